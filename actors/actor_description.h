@@ -1,0 +1,84 @@
+// ActorDescription: what never changes about an actor during a run, built once from the plan.
+//
+// Kept apart from the live state (ActorProtocol) as TensorFlow keeps its immutable executor
+// state apart from its propagator. Descriptions are plain data: no CAF, no threads, no
+// protobuf beyond DescribeActors' input.
+#ifndef SOFTWIRE_ACTORS_ACTOR_DESCRIPTION_H_
+#define SOFTWIRE_ACTORS_ACTOR_DESCRIPTION_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+
+namespace softwire {
+namespace proto {
+class Plan;
+}  // namespace proto
+
+namespace actors {
+
+using ActorId = int64_t;
+using RegisterId = int64_t;
+
+// Mirrors proto::ActorKind.
+enum class ActorKind {
+  kSource,
+  kCompute,
+  kVariable,
+  kAccumulate,
+  kUpdate,
+  kSink,
+  kCopy,
+  kSend,
+  kRecv,
+  kBoxing,
+};
+
+// "source", "compute", ...
+const char* ActorKindName(ActorKind kind);
+
+// One reader of a register (see docs/PROTOCOL.md, "Slots come back").
+struct ConsumerDescription {
+  ActorId actor = -1;
+  int phase = 0;  // 0: reader; 1: in-place writer, gets Ready after every reader released.
+};
+
+// A register as its producer sees it.
+struct OutputDescription {
+  RegisterId register_id = -1;
+  std::string register_name;
+  int slots = 1;
+  int64_t period = 1;
+  std::vector<ConsumerDescription> consumers;  // Plan order.
+};
+
+// A register as a consumer sees it.
+struct InputDescription {
+  RegisterId register_id = -1;
+  std::string register_name;
+  ActorId producer = -1;
+  int64_t period = 1;
+  int phase = 0;
+};
+
+struct ActorDescription {
+  ActorId id = -1;
+  std::string name;
+  ActorKind kind = ActorKind::kCompute;
+  int64_t period = 1;
+  int64_t firings = 0;
+  std::vector<InputDescription> inputs;    // Kernel input order.
+  std::vector<OutputDescription> outputs;  // Kernel output order.
+};
+
+// Builds every actor's description from `plan` and checks the plan invariants of
+// docs/PROTOCOL.md (ids, producer/consumer symmetry, periods, phases, kind rules). The error
+// names the actor or register at fault. Result index == actor id.
+StatusOr<std::vector<ActorDescription>> DescribeActors(const proto::Plan& plan);
+
+}  // namespace actors
+}  // namespace softwire
+
+#endif  // SOFTWIRE_ACTORS_ACTOR_DESCRIPTION_H_

@@ -1,0 +1,58 @@
+# Third-party dependencies, all from Debian 12 packages (scripts/install-deps installs them).
+# Nothing is downloaded at configure, build or run time.
+
+find_package(Threads REQUIRED)
+find_package(CAF 0.17 REQUIRED)
+find_package(Protobuf REQUIRED)
+find_package(gRPC CONFIG REQUIRED)
+find_package(glog CONFIG REQUIRED)
+find_package(GTest REQUIRED)
+
+# BLAS: OpenBLAS (pthreads build). docs/DECISIONS.md records why it won over oneDNN here.
+find_package(OpenBLAS CONFIG QUIET)
+find_path(OPENBLAS_CBLAS_INCLUDE_DIR NAMES cblas.h
+          PATHS /usr/include/x86_64-linux-gnu/openblas-pthread /usr/include/openblas
+          PATH_SUFFIXES openblas-pthread openblas)
+find_library(OPENBLAS_LIBRARY NAMES openblas
+             PATHS /usr/lib/x86_64-linux-gnu/openblas-pthread)
+if(NOT OPENBLAS_CBLAS_INCLUDE_DIR OR NOT OPENBLAS_LIBRARY)
+  message(FATAL_ERROR "OpenBLAS not found: run scripts/install-deps (libopenblas-dev)")
+endif()
+add_library(softwire::blas INTERFACE IMPORTED)
+set_target_properties(softwire::blas PROPERTIES
+  INTERFACE_INCLUDE_DIRECTORIES "${OPENBLAS_CBLAS_INCLUDE_DIR}"
+  INTERFACE_LINK_LIBRARIES "${OPENBLAS_LIBRARY}")
+
+# oneDNN is optional: only the BLAS comparison benchmark uses it. Debian's dnnl-config.cmake
+# insists on OpenCL, so find the library directly.
+find_path(DNNL_INCLUDE_DIR NAMES dnnl.h)
+find_library(DNNL_LIBRARY NAMES dnnl)
+if(DNNL_INCLUDE_DIR AND DNNL_LIBRARY)
+  add_library(softwire::dnnl INTERFACE IMPORTED)
+  set_target_properties(softwire::dnnl PROPERTIES
+    INTERFACE_INCLUDE_DIRECTORIES "${DNNL_INCLUDE_DIR}"
+    INTERFACE_LINK_LIBRARIES "${DNNL_LIBRARY}")
+endif()
+
+# CUDA is optional. AUTO builds the cuda device when a toolkit is found.
+set(SOFTWIRE_HAVE_CUDA OFF)
+if(NOT SOFTWIRE_CUDA STREQUAL "OFF")
+  include(CheckLanguage)
+  if(NOT CMAKE_CUDA_COMPILER AND EXISTS "/usr/local/cuda/bin/nvcc")
+    set(CMAKE_CUDA_COMPILER "/usr/local/cuda/bin/nvcc")
+  endif()
+  check_language(CUDA)
+  if(CMAKE_CUDA_COMPILER)
+    set(CMAKE_CUDA_ARCHITECTURES "${SOFTWIRE_CUDA_ARCHITECTURES}")
+    enable_language(CUDA)
+    find_package(CUDAToolkit)
+    if(CUDAToolkit_FOUND)
+      set(SOFTWIRE_HAVE_CUDA ON)
+    endif()
+  endif()
+  if(SOFTWIRE_CUDA STREQUAL "ON" AND NOT SOFTWIRE_HAVE_CUDA)
+    message(FATAL_ERROR "SOFTWIRE_CUDA=ON but no CUDA toolkit was found")
+  endif()
+endif()
+message(STATUS "softwire: CAF ${CAF_VERSION}, protobuf ${Protobuf_VERSION}, "
+               "gRPC ${gRPC_VERSION}, CUDA ${SOFTWIRE_HAVE_CUDA}")

@@ -1,0 +1,59 @@
+# Helpers that give every softwire target the same flags and record which layer it belongs to.
+
+# softwire_library(NAME <name> SOURCES ... DEPENDS ...)
+# A static library of our own code, compiled with the project warnings, includes rooted at the
+# source tree (`#include "base/status.h"`) and the generated protos.
+function(softwire_library name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPENDS;PRIVATE_DEPENDS" ${ARGN})
+  add_library(${name} STATIC ${ARG_SOURCES})
+  target_include_directories(${name} PUBLIC "${PROJECT_SOURCE_DIR}" "${PROJECT_BINARY_DIR}")
+  target_compile_options(${name} PRIVATE
+    $<$<COMPILE_LANGUAGE:CXX>:${SOFTWIRE_WARNING_FLAGS}>)
+  target_link_libraries(${name} PUBLIC ${ARG_DEPENDS} PRIVATE ${ARG_PRIVATE_DEPENDS})
+endfunction()
+
+# softwire_executable(NAME <name> SOURCES ... DEPENDS ...)
+function(softwire_executable name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPENDS" ${ARGN})
+  add_executable(${name} ${ARG_SOURCES})
+  target_include_directories(${name} PRIVATE "${PROJECT_SOURCE_DIR}" "${PROJECT_BINARY_DIR}")
+  target_compile_options(${name} PRIVATE
+    $<$<COMPILE_LANGUAGE:CXX>:${SOFTWIRE_WARNING_FLAGS}>)
+  target_link_libraries(${name} PRIVATE ${ARG_DEPENDS})
+endfunction()
+
+# softwire_test(NAME <name> SOURCES ... DEPENDS ... [TIMEOUT seconds] [LABELS ...])
+# A GoogleTest binary registered with CTest. Every test has a time bound (default 60 s).
+function(softwire_test name)
+  cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;DEPENDS;LABELS" ${ARGN})
+  if(NOT ARG_TIMEOUT)
+    set(ARG_TIMEOUT 60)
+  endif()
+  softwire_executable(${name} SOURCES ${ARG_SOURCES}
+                      DEPENDS ${ARG_DEPENDS} GTest::gtest GTest::gtest_main)
+  add_test(NAME ${name} COMMAND ${name} --gtest_brief=1
+           WORKING_DIRECTORY "${PROJECT_SOURCE_DIR}")
+  set_tests_properties(${name} PROPERTIES TIMEOUT ${ARG_TIMEOUT})
+  if(ARG_LABELS)
+    set_tests_properties(${name} PROPERTIES LABELS "${ARG_LABELS}")
+  endif()
+endfunction()
+
+# The dependency rules of docs/ARCHITECTURE.md, checked on every configure and by a test:
+# runtime never includes the compiler; actors know neither CAF nor gRPC; placement knows
+# nothing of the runtime.
+function(softwire_check_layering)
+  add_test(NAME layering_test
+           COMMAND "${PROJECT_SOURCE_DIR}/scripts/check-layering" "${PROJECT_SOURCE_DIR}")
+  set_tests_properties(layering_test PROPERTIES TIMEOUT 30)
+endfunction()
+
+# softwire_add_subdirectories(dir...): adds each listed subdirectory that has a CMakeLists.txt,
+# so parts of the tree can grow independently.
+function(softwire_add_subdirectories)
+  foreach(directory IN LISTS ARGN)
+    if(EXISTS "${CMAKE_CURRENT_SOURCE_DIR}/${directory}/CMakeLists.txt")
+      add_subdirectory(${directory})
+    endif()
+  endforeach()
+endfunction()

@@ -1,0 +1,72 @@
+// The compiler's public entry points: job file -> Job -> Plan.
+//
+//   StatusOr<proto::Job> job = ParseJobFile("demos/mlp/mlp.pbtxt");
+//   if (!job.ok()) { std::cerr << job.status().message(); return 2; }
+//   StatusOr<proto::Plan> plan = CompileJob(*job, CompileOptions{...});
+//
+// Errors name the file, the line where known, the op and the field, e.g.
+//   "demos/mlp/mlp.pbtxt:14: op 'fc1': input 'x2' is not produced by any op, source or variable".
+// The compiler's only output is the plan; nothing here runs anything.
+#ifndef SOFTWIRE_COMPILER_COMPILER_H_
+#define SOFTWIRE_COMPILER_COMPILER_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "proto/cluster.pb.h"
+#include "proto/job.pb.h"
+#include "proto/plan.pb.h"
+
+namespace softwire {
+namespace compiler {
+
+// A parsed job plus where it came from, so later errors can point at lines.
+struct JobFile {
+  proto::Job job;
+  std::string path;                       // As given; "" when built in memory.
+  std::string directory;                  // Relative data paths resolve against this.
+  std::map<std::string, int> op_lines;    // Op name -> 1-based line of its `op {` block.
+  std::map<std::string, int> variable_lines;
+};
+
+// Reads and parses a text-format job. Syntax errors and unknown fields carry file:line:column.
+StatusOr<JobFile> ParseJobFile(const std::string& path);
+
+// Parses job text held in memory; `display_name` stands in for the path in errors.
+StatusOr<JobFile> ParseJobText(const std::string& text, const std::string& display_name,
+                               const std::string& directory);
+
+struct CompileOptions {
+  // Devices available. Empty: one node "node0" with one cpu device "cpu:0".
+  proto::Cluster cluster;
+  // Overrides of the job's fields; <= 0 keeps the job's value.
+  int64_t steps = 0;
+  int64_t micro_batches_per_step = 0;
+  // Parallelism override (issue: many devices); unset degrees keep the job's.
+  proto::Parallelism parallel;
+  // Pass names after which to write the graph as text into `dump_directory`.
+  std::vector<std::string> dump_after;
+  std::string dump_directory;
+  // Log each pass's name and duration.
+  bool log_passes = false;
+};
+
+// Validates, differentiates, places and plans `job_file`. Fails with InvalidArgument for bad
+// input (naming file, line, op, field), ResourceExhausted when the plan cannot fit a device's
+// memory (naming the device and bytes), FailedPrecondition when it could deadlock.
+StatusOr<proto::Plan> CompileJob(const JobFile& job_file, const CompileOptions& options);
+
+// A readable summary: devices with planned memory, actor counts by kind, and a table of
+// actors with their registers, slots and bytes. What `softwire compile JOB` prints.
+std::string SummarizePlan(const proto::Plan& plan);
+
+// The whole plan as stable readable text, one actor per block; golden tests compare it.
+std::string DumpPlan(const proto::Plan& plan);
+
+}  // namespace compiler
+}  // namespace softwire
+
+#endif  // SOFTWIRE_COMPILER_COMPILER_H_

@@ -1,0 +1,46 @@
+// The reference interpreter: runs a single-device plan sequentially in double precision, with
+// the reference kernels, the same datasets and the same initial values as the runtime. It is
+// the "plain sequential execution of the same graph" that end-to-end tests compare the engine
+// against. It reads plans only (never the compiler), like the runtime.
+//
+//   StatusOr<ReferenceResult> result = RunReferencePlan(plan, {});
+//   for (const ReferenceStep& step : result->steps) ... step.loss ...
+#ifndef SOFTWIRE_REFERENCE_REFERENCE_INTERPRETER_H_
+#define SOFTWIRE_REFERENCE_REFERENCE_INTERPRETER_H_
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "proto/plan.pb.h"
+#include "reference/reference_tensor.h"
+
+namespace softwire {
+namespace reference {
+
+struct ReferenceStep {
+  int64_t step = 0;
+  double loss = 0;                        // Mean over the step's pieces; 0 without a loss.
+  std::map<std::string, double> outputs;  // Every PlanOutput (loss included), step mean.
+};
+
+struct ReferenceResult {
+  std::vector<ReferenceStep> steps;
+  // Final value of every variable (PlanVariable name), stitched from its parts.
+  std::map<std::string, ReferenceTensor> variables;
+};
+
+struct ReferenceOptions {
+  int64_t steps = -1;  // Override the plan's step count when >= 0 (must not exceed it).
+};
+
+// Fails (naming the actor) on a kernel error, and with Unimplemented for actor kinds it does
+// not model.
+StatusOr<ReferenceResult> RunReferencePlan(const proto::Plan& plan,
+                                           const ReferenceOptions& options);
+
+}  // namespace reference
+}  // namespace softwire
+
+#endif  // SOFTWIRE_REFERENCE_REFERENCE_INTERPRETER_H_

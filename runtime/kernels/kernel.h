@@ -1,0 +1,87 @@
+// Kernel: what an actor runs when it fires, on one device.
+//
+// A kernel object is created once per actor, from the actor's definition in the plan, before
+// the first firing (KernelRegistry::Create). Creation parses attributes and checks shapes, so
+// Run does no string work. Run is called once per firing with views into the register slots
+// the firing reads and writes.
+//
+// Threading: Run is never called concurrently for one kernel object (an actor fires one
+// firing at a time). Different kernel objects run concurrently on different threads.
+// Failure: Run returns a Status; the runtime fails the job naming the actor. A kernel never
+// aborts the process and never reads or writes outside its views.
+#ifndef SOFTWIRE_RUNTIME_KERNELS_KERNEL_H_
+#define SOFTWIRE_RUNTIME_KERNELS_KERNEL_H_
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "base/tensor_view.h"
+#include "proto/plan.pb.h"
+#include "runtime/kernels/parallel_runner.h"
+
+namespace softwire {
+namespace runtime {
+
+// Receives the values sink actors observe. Implementations must be thread-safe.
+class OutputReporter {
+ public:
+  virtual ~OutputReporter() = default;
+  // `output` is the PlanOutput name; `piece` the piece the value belongs to.
+  virtual void Report(const std::string& output, int64_t piece, double value) = 0;
+};
+
+// Everything a kernel may look at when it is created. Borrowed pointers outlive the kernel.
+struct KernelSetup {
+  const proto::Plan* plan = nullptr;
+  const proto::ActorDef* actor = nullptr;    // actor->kernel is the KernelDef.
+  OutputReporter* reporter = nullptr;        // For sink kernels; may be null elsewhere.
+};
+
+// One firing's arguments.
+struct KernelContext {
+  int64_t firing = 0;                       // Firing index.
+  int64_t first_piece = 0;                  // First piece the firing covers.
+  std::vector<TensorView> inputs;           // In ActorDef.input_register order.
+  std::vector<TensorView> outputs;          // In ActorDef.output_register order.
+  std::vector<bool> output_fill_begins;     // Per output: first firing of this fill.
+  void* workspace = nullptr;                // ActorDef.workspace_bytes of scratch.
+  void* state = nullptr;                    // ActorDef.state_bytes, kept across firings.
+  ParallelRunner* parallel = nullptr;       // The device's cores. Never null.
+};
+
+class Kernel {
+ public:
+  virtual ~Kernel() = default;
+  virtual Status Run(const KernelContext& context) = 0;
+};
+
+using KernelFactory = std::function<StatusOr<std::unique_ptr<Kernel>>(const KernelSetup&)>;
+
+// Maps op types to kernel factories for one device kind. Built once at start-up by the
+// device's registration function (e.g. RegisterCpuKernels) and read-only afterwards, so
+// lookups are thread-safe. No global registry: the runtime owns one per device kind.
+class KernelRegistry {
+ public:
+  // CHECK-fails when `op_type` is registered twice.
+  void Register(const std::string& op_type, KernelFactory factory);
+
+  bool Contains(const std::string& op_type) const;
+  std::vector<std::string> OpTypes() const;
+
+  // Creates the kernel for setup.actor->kernel().op_type(). NotFound names the op type and
+  // the actor; other errors come from the factory, prefixed with the actor's name.
+  StatusOr<std::unique_ptr<Kernel>> Create(const KernelSetup& setup) const;
+
+ private:
+  std::map<std::string, KernelFactory> factories_;
+};
+
+}  // namespace runtime
+}  // namespace softwire
+
+#endif  // SOFTWIRE_RUNTIME_KERNELS_KERNEL_H_
