@@ -15,7 +15,7 @@
 
 #include "base/status.h"
 #include "proto/plan.pb.h"
-#include "reference/reference_tensor.h"
+#include "reference/kernels/reference_tensor.h"
 
 namespace softwire {
 namespace reference {

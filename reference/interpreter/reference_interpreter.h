@@ -5,8 +5,8 @@
 //
 //   StatusOr<ReferenceResult> result = RunReferencePlan(plan, {});
 //   for (const ReferenceStep& step : result->steps) ... step.loss ...
-#ifndef SOFTWIRE_REFERENCE_REFERENCE_INTERPRETER_H_
-#define SOFTWIRE_REFERENCE_REFERENCE_INTERPRETER_H_
+#ifndef SOFTWIRE_REFERENCE_INTERPRETER_REFERENCE_INTERPRETER_H_
+#define SOFTWIRE_REFERENCE_INTERPRETER_REFERENCE_INTERPRETER_H_
 
 #include <map>
 #include <string>
@@ -14,7 +14,7 @@
 
 #include "base/status.h"
 #include "proto/plan.pb.h"
-#include "reference/reference_tensor.h"
+#include "reference/kernels/reference_tensor.h"
 
 namespace softwire {
 namespace reference {
@@ -43,4 +43,4 @@ StatusOr<ReferenceResult> RunReferencePlan(const proto::Plan& plan,
 }  // namespace reference
 }  // namespace softwire
 
-#endif  // SOFTWIRE_REFERENCE_REFERENCE_INTERPRETER_H_
+#endif  // SOFTWIRE_REFERENCE_INTERPRETER_REFERENCE_INTERPRETER_H_

@@ -1,7 +1,7 @@
 // ReferenceTensor: a double-precision tensor for the reference kernels. int32 values (labels,
 // ids) are stored as doubles too; they are exact.
-#ifndef SOFTWIRE_REFERENCE_REFERENCE_TENSOR_H_
-#define SOFTWIRE_REFERENCE_REFERENCE_TENSOR_H_
+#ifndef SOFTWIRE_REFERENCE_KERNELS_REFERENCE_TENSOR_H_
+#define SOFTWIRE_REFERENCE_KERNELS_REFERENCE_TENSOR_H_
 
 #include <vector>
 
@@ -20,4 +20,4 @@ struct ReferenceTensor {
 }  // namespace reference
 }  // namespace softwire
 
-#endif  // SOFTWIRE_REFERENCE_REFERENCE_TENSOR_H_
+#endif  // SOFTWIRE_REFERENCE_KERNELS_REFERENCE_TENSOR_H_
