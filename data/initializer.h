@@ -24,8 +24,16 @@ struct VariablePart {
 };
 
 // Writes the initial value of `part` of a variable of shape `logical_shape` into `output`
-// (float32, shaped like the part). npy paths resolve against `job_directory`; the file's
-// shape must equal `logical_shape`. Errors name the file or the initializer field.
+// (shaped like the part; float32, or int32 for frozen int32 variables, which take constant and
+// npy initializers only). npy paths resolve against `job_directory`; the file's shape must
+// equal `logical_shape` and its dtype the variable's. Errors name the file or the initializer
+// field. Thread-safe (no shared state); reads the npy file on every call.
+//
+// Element i of the whole variable (row-major) is, by initializer:
+//   constant: value
+//   normal:   mean + stddev * NormalAt(seed, i)
+//   uniform:  low + (high - low) * UniformAt(seed, i), kept below `high` after rounding
+//   npy:      the file's element i
 Status InitializeVariable(const proto::Initializer& initializer, const Shape& logical_shape,
                           const VariablePart& part, const std::string& job_directory,
                           const TensorView& output);
