@@ -22,7 +22,7 @@ namespace actors {
 using ActorId = int64_t;
 using RegisterId = int64_t;
 
-// Mirrors proto::ActorKind.
+// Mirrors proto::ActorKind (without its UNSPECIFIED value, which DescribeActors rejects).
 enum class ActorKind {
   kSource,
   kCompute,
@@ -61,21 +61,28 @@ struct InputDescription {
   ActorId producer = -1;
   int64_t period = 1;
   int phase = 0;
+  int slots = 1;  // The register's slot count: at most this many fills are in flight.
 };
 
 struct ActorDescription {
   ActorId id = -1;
   std::string name;
   ActorKind kind = ActorKind::kCompute;
+  int32_t device = 0;  // Index in Plan.device.
   int64_t period = 1;
-  int64_t firings = 0;
+  int64_t firings = 0;                     // total_pieces / period.
   std::vector<InputDescription> inputs;    // Kernel input order.
   std::vector<OutputDescription> outputs;  // Kernel output order.
 };
 
 // Builds every actor's description from `plan` and checks the plan invariants of
-// docs/PROTOCOL.md (ids, producer/consumer symmetry, periods, phases, kind rules). The error
-// names the actor or register at fault. Result index == actor id.
+// docs/PROTOCOL.md (ids, producer/consumer symmetry, periods, phases, slots and arena layout)
+// and the rules of each actor kind (actors/kinds/). The error (InvalidArgument) names the actor
+// or register at fault, e.g. "actor 'relu' (2): reads register 'x' (0) with period 3, which
+// its period 2 does not divide". Result index == actor id.
+//
+// An actor may list one register several times among its inputs (mul(x, x)): it is one
+// consumer of that register, receives one Ready per fill and sends one Release.
 StatusOr<std::vector<ActorDescription>> DescribeActors(const proto::Plan& plan);
 
 }  // namespace actors

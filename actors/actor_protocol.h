@@ -8,11 +8,14 @@
 //
 //   ActorProtocol protocol(&description);
 //   Outbox outbox;
-//   protocol.Start(&outbox);                       // A source may launch firing 0 here.
-//   ... host delivers messages ...
-//   Status status = protocol.OnReady(producer, ready, &outbox);
-//   if (outbox.launch) RunKernel(*outbox.launch); // then:
-//   protocol.OnFiringDone(outbox.launch->index, &outbox);
+//   protocol.Start(&outbox);                        // A source may launch firing 0 here.
+//   Send(outbox.messages); if (outbox.launch) RunKernel(*outbox.launch);
+//   ... for each message the actor receives:
+//   outbox.clear();
+//   Status status = protocol.OnReady(producer, ready, &outbox);  // Or OnRelease, ...
+//   ... when the kernel of firing `index` completed:
+//   outbox.clear();
+//   status = protocol.OnFiringDone(index, &outbox);  // Releases, Readies, maybe a launch.
 //
 // Threading: not thread-safe; one host thread at a time per instance (a CAF actor's handler).
 // Ownership: `description` is borrowed and must outlive the protocol.
@@ -24,6 +27,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "actors/actor_description.h"
@@ -42,10 +46,10 @@ struct SlotBinding {
 
 // A firing the host must run.
 struct Firing {
-  int64_t index = 0;                    // 0 .. firings-1.
-  int64_t first_piece = 0;              // index * period.
-  std::vector<SlotBinding> inputs;      // In input order.
-  std::vector<SlotBinding> outputs;     // In output order.
+  int64_t index = 0;                 // 0 .. firings-1.
+  int64_t first_piece = 0;           // index * period.
+  std::vector<SlotBinding> inputs;   // In input order.
+  std::vector<SlotBinding> outputs;  // In output order.
   // Per output: true when this firing begins the fill (accumulate: overwrite, not add).
   std::vector<bool> output_fill_begins;
 };
@@ -55,12 +59,16 @@ struct OutgoingMessage {
   enum class Type { kReady, kRelease, kEndOfStream };
   Type type = Type::kReady;
   ActorId to = -1;
-  Ready ready;              // When type == kReady.
-  Release release;          // When type == kRelease.
+  Ready ready;                // When type == kReady.
+  Release release;            // When type == kRelease.
   EndOfStream end_of_stream;  // When type == kEndOfStream.
 };
 
-// What the protocol asks the host to do after one call. Hosts clear() and reuse it.
+// What the protocol asks the host to do after one call. Hosts clear() and reuse it; then no
+// call allocates after warm-up: `messages` keeps its capacity, and clear() keeps the vectors of
+// the last `launch` for the next one. A host that must keep a Firing past the next clear() (an
+// asynchronous kernel) swaps it out: `std::swap(running_firing, *outbox.launch)`, which hands
+// the outbox the previous firing's vectors to reuse.
 struct Outbox {
   std::vector<OutgoingMessage> messages;  // Send in this order.
   std::optional<Firing> launch;           // Run this firing's kernel, then call OnFiringDone.
@@ -68,18 +76,33 @@ struct Outbox {
 
   void clear() {
     messages.clear();
-    launch.reset();
+    if (launch) {
+      spare_firing_ = std::move(*launch);
+      launch.reset();
+    }
     finished = false;
   }
+
+  // For ActorProtocol: sets `launch` to an empty Firing built from the recycled vectors.
+  Firing& BeginLaunch() {
+    if (!launch) launch.emplace(std::move(spare_firing_));
+    launch->inputs.clear();
+    launch->outputs.clear();
+    launch->output_fill_begins.clear();
+    return *launch;
+  }
+
+ private:
+  Firing spare_firing_;
 };
 
 // Why an actor is not running a firing right now.
 struct WaitState {
   enum class Kind {
-    kRunning,          // A firing is in flight.
-    kStarved,          // Waiting for an input fill.
-    kBlocked,          // Waiting for a free slot of an output.
-    kDraining,         // All firings done; waiting for slots to come back or EndOfStream.
+    kRunning,   // A firing is in flight.
+    kStarved,   // Waiting for an input fill.
+    kBlocked,   // Waiting for a free slot of an output.
+    kDraining,  // All firings done; waiting for slots to come back or EndOfStream.
     kFinished,
   };
   Kind kind = Kind::kStarved;
@@ -99,21 +122,32 @@ class ActorProtocol {
   ActorProtocol(const ActorProtocol&) = delete;
   ActorProtocol& operator=(const ActorProtocol&) = delete;
 
-  // Called once before any message. Launches firing 0 when it needs no input.
+  // Called once, normally before any message (messages that come earlier are recorded).
+  // Launches firing 0 when it needs no input.
   void Start(Outbox* outbox);
 
-  // A message from actor `from`. Errors are protocol violations; the host fails the job.
+  // A message from actor `from`. Errors are protocol violations (InvalidArgument naming this
+  // actor and the register); the host fails the job. After an error the state is undefined.
   Status OnReady(ActorId from, const Ready& ready, Outbox* outbox);
   Status OnRelease(ActorId from, const Release& release, Outbox* outbox);
   Status OnEndOfStream(ActorId from, const EndOfStream& end_of_stream, Outbox* outbox);
 
-  // The kernel of firing `index` (the one last launched) completed.
+  // The kernel of firing `index` (the one last launched) completed. Sends the Releases of the
+  // fills no later firing needs, then the Readies of the fills it completed, then (after the
+  // last firing) EndOfStream; may launch the next firing. Internal error when `index` is not
+  // the running firing (a host bug).
   Status OnFiringDone(int64_t index, Outbox* outbox);
 
+  // All firings completed, every slot of every output came back, every input ended.
   bool finished() const;
   int64_t completed_firings() const;
-  // Filled slots of output `output_index` not yet released by every consumer (for traces).
+  // Slots of output `output_index` in use: begun (being written, or filled) and not yet
+  // released by every consumer. Never exceeds the register's slots. For traces.
   int occupied_slots(int output_index) const;
+  // What the actor waits for now. Starved is reported before blocked when both hold (the
+  // first input lacking its fill, in input order; else the first output without a free slot).
+  // Draining names the first output with slots still out (and its holders), else the first
+  // input whose EndOfStream has not come (and its producer). Allocates: not for the hot path.
   WaitState DescribeWait() const;
   const ActorDescription& description() const;
 

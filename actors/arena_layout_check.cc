@@ -1,0 +1,105 @@
+// Invariant 5 of docs/PROTOCOL.md: every register slot, workspace and actor state has its own
+// bytes in its device's arena, and the arena of planned_bytes holds them all.
+#include <algorithm>
+#include <vector>
+
+#include "actors/plan_invariants.h"
+
+namespace softwire {
+namespace actors {
+namespace {
+
+// One byte range [begin, end) of a device arena and what owns it.
+struct ArenaRegion {
+  int64_t begin = 0;
+  int64_t end = 0;
+  std::string owner;  // "register 'x' (0) slots", "actor 'fc1' (3) workspace", ...
+};
+
+std::string RangeText(const ArenaRegion& region) {
+  return "[" + std::to_string(region.begin) + ", " + std::to_string(region.end) + ")";
+}
+
+StatusOr<int64_t> TensorBytes(const proto::RegisterDef& r) {
+  int64_t elements = 1;
+  for (int64_t dim : r.tensor().dims()) {
+    if (dim < 0) return InvalidArgumentError(RegisterLabel(r) + ": tensor has a negative extent");
+    elements *= dim;
+  }
+  switch (r.tensor().dtype()) {
+    case proto::DATA_TYPE_FLOAT32:
+    case proto::DATA_TYPE_INT32:
+      return elements * 4;
+    default:
+      return InvalidArgumentError(RegisterLabel(r) + ": tensor has no dtype");
+  }
+}
+
+Status CheckRegisterSlots(const proto::RegisterDef& r) {
+  if (r.slots() < 1) {
+    return InvalidArgumentError(RegisterLabel(r) + ": slots is " + std::to_string(r.slots()) +
+                                ", must be >= 1");
+  }
+  SOFTWIRE_ASSIGN_OR_RETURN(int64_t bytes, TensorBytes(r));
+  if (r.bytes_per_slot() < bytes) {
+    return InvalidArgumentError(RegisterLabel(r) + ": bytes_per_slot " +
+                                std::to_string(r.bytes_per_slot()) + " is less than the " +
+                                std::to_string(bytes) + " bytes of its tensor");
+  }
+  if (r.offset() < 0) return InvalidArgumentError(RegisterLabel(r) + ": negative offset");
+  return Status::Ok();
+}
+
+// Adds [offset, offset + bytes) to its device's list; empty ranges take no memory.
+Status AddRegion(const std::string& owner, int64_t offset, int64_t bytes,
+                 std::vector<ArenaRegion>* regions) {
+  if (bytes < 0 || offset < 0) {
+    return InvalidArgumentError(owner + ": negative offset or size");
+  }
+  if (bytes > 0) regions->push_back(ArenaRegion{offset, offset + bytes, owner});
+  return Status::Ok();
+}
+
+Status CheckDeviceArena(const proto::PlanDevice& device, std::vector<ArenaRegion> regions) {
+  const std::string device_label =
+      "device " + std::to_string(device.id()) + " (" + device.node() + "/" + device.name() + ")";
+  std::stable_sort(regions.begin(), regions.end(),
+                   [](const ArenaRegion& a, const ArenaRegion& b) { return a.begin < b.begin; });
+  for (size_t i = 0; i < regions.size(); ++i) {
+    if (i > 0 && regions[i].begin < regions[i - 1].end) {
+      return InvalidArgumentError(device_label + ": " + regions[i - 1].owner + " " +
+                                  RangeText(regions[i - 1]) + " overlaps " + regions[i].owner +
+                                  " " + RangeText(regions[i]));
+    }
+    if (regions[i].end > device.planned_bytes()) {
+      return InvalidArgumentError(device_label + ": " + regions[i].owner + " " +
+                                  RangeText(regions[i]) + " ends beyond planned_bytes " +
+                                  std::to_string(device.planned_bytes()));
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status CheckArenaLayout(const proto::Plan& plan) {
+  std::vector<std::vector<ArenaRegion>> regions(plan.device_size());
+  for (const proto::RegisterDef& r : plan.register_()) {
+    SOFTWIRE_RETURN_IF_ERROR(CheckRegisterSlots(r));
+    SOFTWIRE_RETURN_IF_ERROR(AddRegion(RegisterLabel(r) + " slots", r.offset(),
+                                       r.slots() * r.bytes_per_slot(), &regions[r.device()]));
+  }
+  for (const proto::ActorDef& a : plan.actor()) {
+    SOFTWIRE_RETURN_IF_ERROR(AddRegion(ActorLabel(a) + " workspace", a.workspace_offset(),
+                                       a.workspace_bytes(), &regions[a.device()]));
+    SOFTWIRE_RETURN_IF_ERROR(AddRegion(ActorLabel(a) + " state", a.state_offset(), a.state_bytes(),
+                                       &regions[a.device()]));
+  }
+  for (const proto::PlanDevice& device : plan.device()) {
+    SOFTWIRE_RETURN_IF_ERROR(CheckDeviceArena(device, std::move(regions[device.id()])));
+  }
+  return Status::Ok();
+}
+
+}  // namespace actors
+}  // namespace softwire
