@@ -26,10 +26,18 @@ namespace compiler {
 // A parsed job plus where it came from, so later errors can point at lines.
 struct JobFile {
   proto::Job job;
-  std::string path;                       // As given; "" when built in memory.
-  std::string directory;                  // Relative data paths resolve against this.
-  std::map<std::string, int> op_lines;    // Op name -> 1-based line of its `op {` block.
+  std::string path;                     // As given; "" when built in memory.
+  std::string directory;                // Relative data paths resolve against this.
+  std::map<std::string, int> op_lines;  // Op name -> 1-based line of its `op {` block.
   std::map<std::string, int> variable_lines;
+  std::map<std::string, int> source_lines;  // Source name -> line of its `source {` block.
+  // Lines by position in job.op / job.variable / job.source, so an error about the second of
+  // two blocks with one name points at that block. Empty when the job was built in memory.
+  std::vector<int> op_line_at;
+  std::vector<int> variable_line_at;
+  std::vector<int> source_line_at;
+  std::vector<int> metric_line_at;  // Line of each `metric:` entry.
+  int train_line = 0;               // Line of the `train {` block; 0 when unknown.
 };
 
 // Reads and parses a text-format job. Syntax errors and unknown fields carry file:line:column.
@@ -42,7 +50,8 @@ StatusOr<JobFile> ParseJobText(const std::string& text, const std::string& displ
 struct CompileOptions {
   // Devices available. Empty: one node "node0" with one cpu device "cpu:0".
   proto::Cluster cluster;
-  // Overrides of the job's fields; <= 0 keeps the job's value.
+  // Overrides of the job's fields; <= 0 keeps the job's value. micro_batches_per_step applies
+  // to training jobs (a forward-only job has one piece per step).
   int64_t steps = 0;
   int64_t micro_batches_per_step = 0;
   // Parallelism override (issue: many devices); unset degrees keep the job's.

@@ -1,0 +1,76 @@
+#include "compiler/compilation.h"
+
+#include "compiler/ir/graph_text.h"
+#include "compiler/plan_checker.h"
+
+namespace softwire {
+namespace compiler {
+
+Compilation::Compilation(const JobFile& job_file, const CompileOptions& options,
+                         const OpRegistry& registry)
+    : job_file_(job_file), options_(options), registry_(registry) {}
+
+Status Compilation::ErrorAt(int line, const std::string& message) const {
+  std::string location = job_file_.path.empty() ? "<job>" : job_file_.path;
+  if (line > 0) location += ":" + std::to_string(line);
+  return InvalidArgumentError(location + ": " + message);
+}
+
+Status Compilation::OpError(OpId op_id, const std::string& message) const {
+  const LogicalOp& op = graph.op(op_id);
+  std::string subject = "op '" + op.name + "'";
+  if (!op.gradient_of.empty()) subject += " (gradient of '" + op.gradient_of + "')";
+  return ErrorAt(op.line, subject + ": " + message);
+}
+
+Status Compilation::VerifyLogicalAnnotations() const {
+  for (const LogicalTensor& tensor : graph.tensors()) {
+    if (types_inferred && !tensor.type.known()) {
+      return InternalError("tensor '" + tensor.name + "' has no type after infer_shapes");
+    }
+    if (periods_assigned && (tensor.period <= 0 || schedule.total_pieces() % tensor.period)) {
+      return InternalError("tensor '" + tensor.name + "' has period " +
+                           std::to_string(tensor.period));
+    }
+  }
+  for (const LogicalOp& op : graph.ops()) {
+    if (registry_.Find(op.type) == nullptr) {
+      return InternalError("op '" + op.name + "' has unknown type '" + op.type + "'");
+    }
+    if (periods_assigned) {
+      if (op.period <= 0) return InternalError("op '" + op.name + "' has no period");
+      for (TensorId tensor : op.inputs) {
+        if (graph.tensor(tensor).period % op.period != 0) {
+          return InternalError("op '" + op.name + "' period does not divide input '" +
+                               graph.tensor(tensor).name + "'");
+        }
+      }
+    }
+    if (placed && (op.device < 0 || op.device >= static_cast<int>(devices.size()))) {
+      return InternalError("op '" + op.name + "' is not placed on a known device");
+    }
+  }
+  return Status::Ok();
+}
+
+Status Compilation::Verify() const {
+  SOFTWIRE_RETURN_IF_ERROR(graph.Verify());
+  SOFTWIRE_RETURN_IF_ERROR(VerifyLogicalAnnotations());
+  if (!tasks.empty()) {
+    SOFTWIRE_RETURN_IF_ERROR(tasks.Verify(schedule.total_pieces(), registers_planned));
+  }
+  if (plan.has_value()) {
+    Status plan_status = CheckPlanInvariants(*plan);
+    if (!plan_status.ok()) return InternalError("emitted plan: " + plan_status.message());
+  }
+  return Status::Ok();
+}
+
+std::string Compilation::Dump() const {
+  std::string text = "# logical graph\n" + LogicalGraphToText(graph);
+  if (!tasks.empty()) text += "\n# task graph\n" + TaskGraphToText(tasks);
+  return text;
+}
+
+}  // namespace compiler
+}  // namespace softwire

@@ -1,0 +1,256 @@
+// CompileJob end to end on small jobs: the plan's protocol invariants and its training loop.
+#include "compiler/compiler.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "compiler/plan_checker.h"
+#include "compiler/testing/compiler_test_util.h"
+
+namespace softwire {
+namespace compiler {
+namespace {
+
+using ::testing::HasSubstr;
+
+const char kLinearJob[] = R"(
+  name: "linear"
+  source {
+    name: "data"
+    output { name: "x" dtype: DATA_TYPE_FLOAT32 sample_dims: 6 }
+    output { name: "labels" dtype: DATA_TYPE_INT32 }
+    npy { path: ["data/x.npy", "data/labels.npy"] }
+  }
+  variable { name: "w" dtype: DATA_TYPE_FLOAT32 dims: [6, 3]
+             initializer { npy_path: "init/w.npy" } }
+  variable { name: "b" dtype: DATA_TYPE_FLOAT32 dims: 3 frozen: true
+             initializer { constant { value: 0.1 } } }
+  op { name: "fc" type: "matmul" input: ["x", "w"] output: "h" }
+  op { name: "bias" type: "bias_add" input: ["h", "b"] output: "logits" }
+  op { name: "xent" type: "softmax_cross_entropy" input: ["logits", "labels"] output: "l" }
+  op { name: "mean" type: "reduce_mean" input: "l" output: "loss" }
+  op { name: "acc" type: "accuracy" input: ["logits", "labels"] output: "hits" }
+  metric: "hits"
+  train {
+    loss: "loss"
+    optimizer { sgd { learning_rate: 0.5 momentum: 0.9 } }
+    steps: 3
+    micro_batch_size: 8
+    micro_batches_per_step: 4
+  }
+)";
+
+proto::Plan Compile(const std::string& text, CompileOptions options = {}) {
+  StatusOr<proto::Plan> plan = CompileJobText(text, std::move(options));
+  CHECK(plan.ok()) << plan.status();
+  return std::move(plan).value();
+}
+
+const proto::RegisterDef& OutputOf(const proto::Plan& plan, const std::string& actor) {
+  return plan.register_(FindActor(plan, actor)->output_register(0));
+}
+
+TEST(CompileJob, EmitsAPlanThatSatisfiesTheProtocolInvariants) {
+  proto::Plan plan = Compile(kLinearJob);
+  EXPECT_TRUE(CheckPlanInvariants(plan).ok()) << CheckPlanInvariants(plan);
+  EXPECT_EQ(plan.job_name(), "linear");
+  EXPECT_EQ(plan.schedule().steps(), 3);
+  EXPECT_EQ(plan.schedule().pieces_per_step(), 4);
+  EXPECT_EQ(plan.schedule().micro_batch_size(), 8);
+}
+
+TEST(CompileJob, GivesEachTrainableVariableAOneSlotRegisterItsUpdateWritesInPhaseOne) {
+  proto::Plan plan = Compile(kLinearJob);
+  const proto::ActorDef* variable = FindActor(plan, "w");
+  ASSERT_NE(variable, nullptr);
+  EXPECT_EQ(variable->kind(), proto::ACTOR_KIND_VARIABLE);
+  EXPECT_EQ(variable->period(), 4);
+  EXPECT_EQ(variable->firings(), 3);
+  const proto::RegisterDef& w = OutputOf(plan, "w");
+  EXPECT_EQ(w.slots(), 1);
+  EXPECT_EQ(w.period(), 4);
+  const proto::ActorDef* update = FindActor(plan, "w.update");
+  ASSERT_NE(update, nullptr);
+  EXPECT_EQ(update->kind(), proto::ACTOR_KIND_UPDATE);
+  EXPECT_EQ(update->period(), 4);
+  EXPECT_EQ(plan.register_(update->input_register(0)).name(), "w.grad_accumulated");
+  EXPECT_EQ(update->input_register(1), w.id());
+  for (const proto::RegisterConsumer& consumer : w.consumer()) {
+    EXPECT_EQ(consumer.phase(), consumer.actor() == update->id() ? 1 : 0);
+  }
+  EXPECT_EQ(update->update().variable(), "w");
+  EXPECT_DOUBLE_EQ(update->update().gradient_scale(), 0.25);
+  EXPECT_DOUBLE_EQ(update->update().optimizer().sgd().momentum(), 0.9);
+  EXPECT_EQ(update->state_bytes(), 4 * 6 * 3);
+  EXPECT_EQ(update->kernel().op_type(), "sgd_update");
+}
+
+TEST(CompileJob, KeepsFrozenVariablesWithoutUpdateOrGradient) {
+  proto::Plan plan = Compile(kLinearJob);
+  EXPECT_NE(FindActor(plan, "b"), nullptr);
+  EXPECT_EQ(FindActor(plan, "b.update"), nullptr);
+  EXPECT_EQ(FindActor(plan, "bias.grad_bias"), nullptr);
+  EXPECT_EQ(OutputOf(plan, "b").consumer_size(), 1);
+  EXPECT_EQ(plan.variable_size(), 2);
+}
+
+TEST(CompileJob, AccumulatesEachGradientOverTheStepInOneSlot) {
+  proto::Plan plan = Compile(kLinearJob);
+  const proto::ActorDef* accumulate = FindActor(plan, "w.grad_accumulate");
+  ASSERT_NE(accumulate, nullptr);
+  EXPECT_EQ(accumulate->kind(), proto::ACTOR_KIND_ACCUMULATE);
+  EXPECT_EQ(accumulate->period(), 1);
+  EXPECT_EQ(accumulate->firings(), 12);
+  EXPECT_EQ(OutputOf(plan, "w.grad_accumulate").period(), 4);
+  EXPECT_EQ(OutputOf(plan, "w.grad_accumulate").slots(), 1);
+  EXPECT_EQ(FindActor(plan, "loss.grad")->period(), 4);
+}
+
+TEST(CompileJob, DoubleBuffersSourceOutputsAndAlignsSlots) {
+  proto::Plan plan = Compile(kLinearJob);
+  const proto::ActorDef* source = FindActor(plan, "data");
+  ASSERT_NE(source, nullptr);
+  for (int64_t id : source->output_register()) EXPECT_EQ(plan.register_(id).slots(), 2);
+  EXPECT_EQ(source->source().sample_begin(), 0);
+  EXPECT_EQ(source->source().sample_end(), 8);
+  for (const proto::RegisterDef& reg : plan.register_()) {
+    EXPECT_EQ(reg.bytes_per_slot() % 64, 0) << reg.name();
+    EXPECT_EQ(reg.offset() % 64, 0) << reg.name();
+  }
+  EXPECT_EQ(OutputOf(plan, "fc").bytes_per_slot(), 128);  // 8 x 3 floats = 96 B.
+}
+
+TEST(CompileJob, ResolvesDataAndInitializerPathsAgainstTheJobDirectory) {
+  StatusOr<JobFile> job = ParseJobText(kLinearJob, "jobs/linear.pbtxt", "/srv/jobs");
+  ASSERT_TRUE(job.ok());
+  CompileOptions options;
+  options.cluster = OneCpuCluster();
+  StatusOr<proto::Plan> plan = CompileJob(*job, options);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->job_directory(), "/srv/jobs");
+  EXPECT_EQ(FindActor(*plan, "data")->source().dataset().npy().path(1),
+            "/srv/jobs/data/labels.npy");
+  EXPECT_EQ(FindActor(*plan, "w")->variable().initializer().npy_path(), "/srv/jobs/init/w.npy");
+}
+
+TEST(CompileJob, ReportsTheLossAndEveryMetricThroughSinks) {
+  proto::Plan plan = Compile(kLinearJob);
+  ASSERT_EQ(plan.output_size(), 2);
+  EXPECT_EQ(plan.output(0).name(), "loss");
+  EXPECT_TRUE(plan.output(0).is_loss());
+  EXPECT_EQ(plan.actor(plan.output(0).sink_actor()).sink().output(), "loss");
+  EXPECT_EQ(plan.output(1).name(), "hits");
+  EXPECT_FALSE(plan.output(1).is_loss());
+}
+
+TEST(CompileJob, PlansRegistersThenStateAndSumsThemPerDevice) {
+  proto::Plan plan = Compile(kLinearJob);
+  const proto::PlanDevice& device = plan.device(0);
+  EXPECT_EQ(device.planned_bytes(),
+            device.register_bytes() + device.workspace_bytes() + device.state_bytes());
+  EXPECT_EQ(device.workspace_bytes(), 0);
+  EXPECT_EQ(device.state_bytes(), 128);  // 72 B of velocity, aligned.
+  EXPECT_GE(FindActor(plan, "w.update")->state_offset(), device.register_bytes());
+}
+
+TEST(CompileJob, EstimatesSecondsFromFlopsAndBytes) {
+  CompileOptions options;
+  options.cluster = OneCpuCluster();
+  options.cluster.mutable_node(0)->mutable_device(0)->set_flops(1e9);
+  options.cluster.mutable_node(0)->mutable_device(0)->set_memory_bandwidth(1e9);
+  proto::Plan plan = Compile(kLinearJob, options);
+  // fc: 2 * 8 * 3 * 6 flops; (48 + 18 + 24) floats.
+  EXPECT_DOUBLE_EQ(FindActor(plan, "fc")->estimated_seconds(), (288.0 + 360.0) / 1e9);
+}
+
+TEST(CompileJob, FailsWithTheBytesNeededWhenADeviceIsTooSmall) {
+  CompileOptions options;
+  options.cluster = OneCpuCluster(1024);
+  StatusOr<proto::Plan> plan = CompileJobText(kLinearJob, options);
+  ASSERT_FALSE(plan.ok());
+  EXPECT_EQ(plan.status().code(), StatusCode::kResourceExhausted);
+  EXPECT_THAT(plan.status().message(), HasSubstr("device 'node0/cpu:0': the plan needs "));
+  EXPECT_THAT(plan.status().message(), HasSubstr("but its memory budget is 1024 bytes"));
+  EXPECT_THAT(plan.status().message(), HasSubstr("largest registers: 'x' 2 x 192 B"));
+}
+
+TEST(CompileJob, RunsForwardOnlyJobsWithoutUpdates) {
+  proto::Plan plan = Compile(R"(
+    name: "inference"
+    source { name: "data" output { name: "x" dtype: DATA_TYPE_FLOAT32 sample_dims: 4 }
+             synthetic { seed: 3 } }
+    variable { name: "w" dtype: DATA_TYPE_FLOAT32 dims: [4, 2]
+               initializer { constant { value: 1 } } }
+    op { name: "fc" type: "matmul" input: ["x", "w"] output: "y" }
+    op { name: "total" type: "reduce_sum" input: "y" output: "sum" }
+    metric: "sum"
+    steps: 7
+    micro_batch_size: 5
+  )");
+  EXPECT_EQ(plan.schedule().steps(), 7);
+  EXPECT_EQ(plan.schedule().pieces_per_step(), 1);
+  EXPECT_EQ(plan.schedule().micro_batch_size(), 5);
+  EXPECT_EQ(plan.actor_size(), 5);  // data, w, fc, total, sum.sink
+  EXPECT_EQ(FindActor(plan, "w")->firings(), 7);
+  EXPECT_TRUE(CheckPlanInvariants(plan).ok());
+}
+
+TEST(CompileJob, AppliesStepAndPieceOverridesFromTheOptions) {
+  CompileOptions options;
+  options.steps = 10;
+  options.micro_batches_per_step = 1;
+  proto::Plan plan = Compile(kLinearJob, options);
+  EXPECT_EQ(plan.schedule().steps(), 10);
+  EXPECT_EQ(plan.schedule().pieces_per_step(), 1);
+  EXPECT_EQ(FindActor(plan, "w.grad_accumulate"), nullptr);
+  EXPECT_EQ(plan.register_(FindActor(plan, "w.update")->input_register(0)).name(), "fc.grad_b");
+}
+
+TEST(CompileJob, UsesOneCpuWithEveryHardwareThreadWhenNoClusterIsGiven) {
+  StatusOr<JobFile> job = ParseJobText(kLinearJob, "linear.pbtxt", ".");
+  ASSERT_TRUE(job.ok());
+  StatusOr<proto::Plan> plan = CompileJob(*job, CompileOptions{});
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  ASSERT_EQ(plan->device_size(), 1);
+  EXPECT_EQ(plan->device(0).node(), "node0");
+  EXPECT_EQ(plan->device(0).name(), "cpu:0");
+  EXPECT_EQ(plan->device(0).kind(), proto::DEVICE_KIND_CPU);
+  EXPECT_EQ(plan->device(0).cores(),
+            static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+  EXPECT_EQ(plan->device(0).memory_budget(), 0);
+}
+
+TEST(CompileJob, SaysMultiDeviceParallelismIsNotImplementedYet) {
+  CompileOptions options;
+  options.parallel.set_data_parallel(2);
+  StatusOr<proto::Plan> plan = CompileJobText(kLinearJob, options);
+  EXPECT_EQ(plan.status().code(), StatusCode::kUnimplemented);
+  EXPECT_THAT(plan.status().message(), HasSubstr("options.parallel.data_parallel = 2"));
+}
+
+TEST(CompileJob, KeepsTheKernelAttributesCompleteAndTheShapesPhysical) {
+  proto::Plan plan = Compile(kLinearJob);
+  const proto::KernelDef& kernel = FindActor(plan, "fc")->kernel();
+  EXPECT_EQ(kernel.op_type(), "matmul");
+  ASSERT_EQ(kernel.attr_size(), 2);
+  EXPECT_EQ(kernel.attr(0).name(), "transpose_a");
+  EXPECT_EQ(kernel.input(0).dims_size(), 2);
+  EXPECT_EQ(kernel.output(0).dims(1), 3);
+}
+
+TEST(SummarizePlan, ShowsDevicesKindsAndTheActorTable) {
+  std::string summary = SummarizePlan(Compile(kLinearJob));
+  EXPECT_THAT(summary, HasSubstr("plan 'linear': 3 steps x 4 pieces of 8 samples (12 pieces)"));
+  EXPECT_THAT(summary, HasSubstr("node0/cpu:0 (cpu, 2 cores): planned "));
+  EXPECT_THAT(summary, HasSubstr("budget unlimited"));
+  EXPECT_THAT(summary, HasSubstr("(source 1, compute 10, variable 2, accumulate 1, update 1, "
+                                 "sink 2)"));
+  EXPECT_THAT(summary, ::testing::ContainsRegex("data +source +node0/cpu:0 +x 2 x 192 B, "
+                                                "labels 2 x 64 B"));
+}
+
+}  // namespace
+}  // namespace compiler
+}  // namespace softwire

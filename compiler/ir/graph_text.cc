@@ -1,0 +1,120 @@
+#include "compiler/ir/graph_text.h"
+
+#include <cctype>
+#include <cstdio>
+
+namespace softwire {
+namespace compiler {
+namespace {
+
+std::string TensorList(const LogicalGraph& graph, const std::vector<TensorId>& tensors) {
+  std::string text;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    if (i > 0) text += ", ";
+    const LogicalTensor& tensor = graph.tensor(tensors[i]);
+    text += tensor.name + ": " + tensor.type.ToString();
+  }
+  return text;
+}
+
+std::string OpLine(const LogicalGraph& graph, const LogicalOp& op) {
+  std::string line = "op " + std::to_string(op.id) + " '" + op.name + "' = " + op.type + "(" +
+                     TensorList(graph, op.inputs) + ") -> (" + TensorList(graph, op.outputs) + ")";
+  if (!op.attributes.empty()) line += " " + op.attributes.ToString();
+  if (!op.gradient_of.empty()) line += " gradient_of '" + op.gradient_of + "'";
+  if (op.stage.has_value()) line += " stage " + std::to_string(*op.stage);
+  if (op.period > 0) line += " period " + std::to_string(op.period);
+  if (op.device >= 0) line += " device " + std::to_string(op.device);
+  return line + "\n";
+}
+
+std::string IdList(const std::vector<RegisterId>& ids) {
+  std::string text = "[";
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (i > 0) text += ", ";
+    text += std::to_string(ids[i]);
+  }
+  return text + "]";
+}
+
+std::string TaskLine(const TaskDef& task) {
+  std::string line = "task " + std::to_string(task.id) + " '" + task.name + "' " +
+                     ActorKindLabel(task.kind) + " " + task.op_type + " device " +
+                     std::to_string(task.device) + " period " + std::to_string(task.period) +
+                     " firings " + std::to_string(task.firings) + " in " + IdList(task.inputs) +
+                     " out " + IdList(task.outputs);
+  if (task.state_bytes > 0) {
+    line +=
+        " state " + std::to_string(task.state_bytes) + " B at " + std::to_string(task.state_offset);
+  }
+  return line + "\n";
+}
+
+std::string RegisterLine(const TaskRegister& reg) {
+  std::string line = "register " + std::to_string(reg.id) + " '" + reg.name + "' " +
+                     reg.type.ToString() + " producer " + std::to_string(reg.producer) +
+                     " period " + std::to_string(reg.period) + " readers [";
+  for (size_t i = 0; i < reg.readers.size(); ++i) {
+    if (i > 0) line += ", ";
+    line += std::to_string(reg.readers[i].task);
+    if (reg.readers[i].phase != 0) line += " (phase " + std::to_string(reg.readers[i].phase) + ")";
+  }
+  line += "]";
+  if (reg.slots > 0) {
+    line +=
+        " slots " + std::to_string(reg.slots) + " x " + std::to_string(reg.bytes_per_slot) + " B";
+  }
+  if (reg.offset >= 0) line += " at " + std::to_string(reg.offset);
+  return line + "\n";
+}
+
+}  // namespace
+
+std::string FormatBytes(int64_t bytes) {
+  const char* units[] = {"KiB", "MiB", "GiB", "TiB"};
+  if (bytes < 1024) return std::to_string(bytes) + " B";
+  double value = static_cast<double>(bytes);
+  int unit = -1;
+  while (value >= 1024 && unit < 3) {
+    value /= 1024;
+    ++unit;
+  }
+  char text[32];
+  std::snprintf(text, sizeof(text), unit == 2 ? "%.2f %s" : "%.1f %s", value, units[unit]);
+  return text;
+}
+
+namespace {
+
+// The enum value's name without `prefix`, in lower case.
+std::string EnumLabel(std::string name, const std::string& prefix) {
+  if (name.rfind(prefix, 0) == 0) name = name.substr(prefix.size());
+  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return name;
+}
+
+}  // namespace
+
+std::string ActorKindLabel(proto::ActorKind kind) {
+  return EnumLabel(proto::ActorKind_Name(kind), "ACTOR_KIND_");
+}
+
+std::string DeviceKindLabel(proto::DeviceKind kind) {
+  return EnumLabel(proto::DeviceKind_Name(kind), "DEVICE_KIND_");
+}
+
+std::string LogicalGraphToText(const LogicalGraph& graph) {
+  std::string text;
+  for (const LogicalOp& op : graph.ops()) text += OpLine(graph, op);
+  return text;
+}
+
+std::string TaskGraphToText(const TaskGraph& tasks) {
+  std::string text;
+  for (const TaskDef& task : tasks.tasks()) text += TaskLine(task);
+  for (const TaskRegister& reg : tasks.registers()) text += RegisterLine(reg);
+  return text;
+}
+
+}  // namespace compiler
+}  // namespace softwire

@@ -1,0 +1,114 @@
+// TaskGraph: the compiler's physical IR. One TaskDef per actor the plan will have, one
+// TaskRegister per register, already bound to devices. It is the plan before its last
+// formatting step (emit_plan), kept in plain structs so passes annotate it with slots, memory
+// offsets and costs without touching protobuf.
+//
+// Ids are indices and never reused. Threading: none; owned by one compilation.
+#ifndef SOFTWIRE_COMPILER_IR_TASK_GRAPH_H_
+#define SOFTWIRE_COMPILER_IR_TASK_GRAPH_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "compiler/ir/attribute_map.h"
+#include "compiler/ir/logical_graph.h"
+#include "compiler/ir/tensor_type.h"
+#include "proto/plan.pb.h"
+
+namespace softwire {
+namespace compiler {
+
+using TaskId = int64_t;
+using RegisterId = int64_t;
+
+// One reader of a register. Phase 1 is the in-place writer (an update actor) that gets the
+// fill after every phase-0 reader released it (docs/PROTOCOL.md, "Slots come back").
+struct RegisterReader {
+  TaskId task = -1;
+  int phase = 0;
+};
+
+struct TaskRegister {
+  RegisterId id = -1;
+  std::string name;
+  TaskId producer = -1;
+  int device = -1;
+  TensorType type;
+  int64_t period = 1;                   // Pieces per fill.
+  std::vector<RegisterReader> readers;  // In the order the readers were added.
+  TensorId logical_tensor = -1;
+  // Set by plan_registers.
+  int slots = 0;
+  int64_t bytes_per_slot = 0;
+  // Set by plan_memory.
+  int64_t offset = -1;
+};
+
+struct TaskDef {
+  TaskId id = -1;
+  std::string name;
+  proto::ActorKind kind = proto::ACTOR_KIND_UNSPECIFIED;
+  int device = -1;
+  int queue = 0;
+  std::vector<RegisterId> inputs;   // Kernel input order.
+  std::vector<RegisterId> outputs;  // Kernel output order.
+  int64_t period = 1;               // Pieces per firing.
+  int64_t firings = 0;
+  std::string op_type;
+  AttributeMap attributes;
+  OpId logical_op = -1;
+  int stage = 0;
+  // Set by plan_memory.
+  int64_t workspace_bytes = 0;
+  int64_t workspace_offset = 0;
+  int64_t state_bytes = 0;
+  int64_t state_offset = 0;
+  // Set by estimate_costs.
+  double estimated_seconds = 0;
+};
+
+class TaskGraph {
+ public:
+  // Appends and returns the new id; `task.id` is overwritten.
+  TaskId AddTask(TaskDef task);
+  // Appends a register produced by `register_def.producer` (which must exist) and lists it
+  // among that task's outputs.
+  RegisterId AddRegister(TaskRegister register_def);
+  // Makes `task` read `register_id` in `phase`, appending it to the task's inputs.
+  void AddReader(RegisterId register_id, TaskId task, int phase);
+
+  const TaskDef& task(TaskId id) const;
+  TaskDef& mutable_task(TaskId id);
+  const TaskRegister& register_at(RegisterId id) const;
+  TaskRegister& mutable_register(RegisterId id);
+
+  const std::vector<TaskDef>& tasks() const { return tasks_; }
+  const std::vector<TaskRegister>& registers() const { return registers_; }
+  std::vector<TaskDef>& mutable_tasks() { return tasks_; }
+  std::vector<TaskRegister>& mutable_registers() { return registers_; }
+  bool empty() const { return tasks_.empty(); }
+
+  // Types of a task's inputs and outputs, in kernel order.
+  std::vector<TensorType> InputTypes(TaskId task) const;
+  std::vector<TensorType> OutputTypes(TaskId task) const;
+
+  // The phase in which `task` reads `register_id`. CHECKs that it does.
+  int PhaseOf(RegisterId register_id, TaskId task) const;
+
+  // Checks ids, producer/reader symmetry, periods (a task's period divides those of the
+  // registers it reads and writes; firings * period == total_pieces) and phases (at most one
+  // phase-1 reader per register). Slots are checked only when `slots_planned`. Internal on
+  // the first broken invariant, naming the task or register.
+  Status Verify(int64_t total_pieces, bool slots_planned) const;
+
+ private:
+  std::vector<TaskDef> tasks_;
+  std::vector<TaskRegister> registers_;
+};
+
+}  // namespace compiler
+}  // namespace softwire
+
+#endif  // SOFTWIRE_COMPILER_IR_TASK_GRAPH_H_

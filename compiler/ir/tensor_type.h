@@ -1,0 +1,44 @@
+// TensorType: the element type and shape of one tensor as the compiler sees it, and its
+// conversions to and from proto::TensorDesc.
+#ifndef SOFTWIRE_COMPILER_IR_TENSOR_TYPE_H_
+#define SOFTWIRE_COMPILER_IR_TENSOR_TYPE_H_
+
+#include <cstdint>
+#include <string>
+
+#include "base/dtype.h"
+#include "base/shape.h"
+#include "proto/tensor.pb.h"
+
+namespace softwire {
+namespace compiler {
+
+// A value type. `dtype == kInvalid` means "not inferred yet".
+struct TensorType {
+  DType dtype = DType::kInvalid;
+  Shape shape;
+
+  bool known() const { return dtype != DType::kInvalid; }
+  int64_t NumElements() const { return shape.NumElements(); }
+  int64_t NumBytes() const { return shape.NumElements() * SizeOf(dtype); }
+
+  // "float32[8, 784]", "int32[]", or "unknown".
+  std::string ToString() const;
+
+  bool operator==(const TensorType& other) const {
+    return dtype == other.dtype && shape == other.shape;
+  }
+  bool operator!=(const TensorType& other) const { return !(*this == other); }
+};
+
+// DType <-> proto::DataType. Unknown values map to kInvalid / DATA_TYPE_UNSPECIFIED.
+DType FromProtoDataType(proto::DataType dtype);
+proto::DataType ToProtoDataType(DType dtype);
+
+proto::TensorDesc ToTensorDesc(const TensorType& type);
+TensorType FromTensorDesc(const proto::TensorDesc& desc);
+
+}  // namespace compiler
+}  // namespace softwire
+
+#endif  // SOFTWIRE_COMPILER_IR_TENSOR_TYPE_H_

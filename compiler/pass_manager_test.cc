@@ -1,0 +1,129 @@
+// The pass wrapper: order, verification after each pass, dumps, timings.
+#include "compiler/pass_manager.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "base/file.h"
+#include "compiler/passes/passes.h"
+#include "compiler/testing/compiler_test_util.h"
+
+namespace softwire {
+namespace compiler {
+namespace {
+
+using ::testing::HasSubstr;
+
+const char kJob[] = R"(
+  name: "tiny"
+  source {
+    name: "data"
+    output { name: "x" dtype: DATA_TYPE_FLOAT32 sample_dims: 4 }
+    synthetic { seed: 1 }
+  }
+  op { name: "act" type: "relu" input: "x" output: "y" }
+  op { name: "total" type: "reduce_sum" input: "y" output: "s" }
+  metric: "s"
+  steps: 2
+  micro_batch_size: 3
+)";
+
+class PassManagerTest : public ::testing::Test {
+ protected:
+  PassManagerTest() : job_(*ParseJobText(kJob, "tiny.pbtxt", ".")), registry_(MakeStandardOps()) {
+    options_.cluster = OneCpuCluster();
+  }
+
+  JobFile job_;
+  CompileOptions options_;
+  OpRegistry registry_;
+};
+
+Status BreakTheGraph(Compilation& compilation) {
+  compilation.graph.mutable_tensor(0).producer = -1;
+  return Status::Ok();
+}
+
+Status FailOnPurpose(Compilation&) {
+  return InvalidArgumentError("bad input, on purpose");
+}
+
+TEST_F(PassManagerTest, RunsTheStandardPassesAndEmitsAPlan) {
+  Compilation compilation(job_, options_, registry_);
+  std::vector<PassTiming> timings;
+  ASSERT_TRUE(PassManager(StandardPasses()).Run(compilation, &timings).ok());
+  ASSERT_TRUE(compilation.plan.has_value());
+  ASSERT_EQ(timings.size(), StandardPasses().size());
+  EXPECT_EQ(timings.front().name, "resolve_schedule");
+  EXPECT_EQ(timings.back().name, "emit_plan");
+}
+
+TEST_F(PassManagerTest, ReportsAPassThatBreaksAnInvariantAsInternalNamingIt) {
+  Compilation compilation(job_, options_, registry_);
+  std::vector<Pass> passes = {{"resolve_schedule", ResolveSchedulePass},
+                              {"resolve_cluster", ResolveClusterPass},
+                              {"build_graph", BuildGraphPass},
+                              {"break_the_graph", BreakTheGraph}};
+  Status status = PassManager(passes).Run(compilation);
+  EXPECT_EQ(status.code(), StatusCode::kInternal);
+  EXPECT_THAT(status.message(), HasSubstr("after pass 'break_the_graph': "));
+  EXPECT_THAT(status.message(), HasSubstr("tensor 'x' has no producer"));
+}
+
+TEST_F(PassManagerTest, StopsAtTheFirstFailingPassAndReturnsItsError) {
+  Compilation compilation(job_, options_, registry_);
+  std::vector<PassTiming> timings;
+  Status status = PassManager({{"resolve_schedule", ResolveSchedulePass},
+                               {"fail", FailOnPurpose},
+                               {"build_graph", BuildGraphPass}})
+                      .Run(compilation, &timings);
+  EXPECT_EQ(status, InvalidArgumentError("bad input, on purpose"));
+  EXPECT_EQ(timings.size(), 1u);
+  EXPECT_EQ(compilation.graph.op_count(), 0);
+}
+
+TEST_F(PassManagerTest, DumpsTheGraphAfterTheNamedPass) {
+  // Per process, so test runs of several build trees do not share it.
+  std::string directory = ::testing::TempDir() + "/pass_manager_dump_" + std::to_string(::getpid());
+  std::filesystem::remove_all(directory);
+  options_.dump_after = {"infer_shapes", "plan_memory"};
+  options_.dump_directory = directory;
+  Compilation compilation(job_, options_, registry_);
+  ASSERT_TRUE(PassManager(StandardPasses()).Run(compilation).ok());
+  StatusOr<std::string> shapes = ReadFile(directory + "/04-infer_shapes.txt");
+  ASSERT_TRUE(shapes.ok()) << shapes.status();
+  EXPECT_THAT(*shapes, HasSubstr("op 1 'act' = relu(x: float32[3, 4]) -> (y: float32[3, 4])"));
+  EXPECT_THAT(*shapes, ::testing::Not(HasSubstr("# task graph")));
+  StatusOr<std::string> memory = ReadFile(directory + "/14-plan_memory.txt");
+  ASSERT_TRUE(memory.ok()) << memory.status();
+  EXPECT_THAT(*memory, HasSubstr("register 0 'x' float32[3, 4] producer 0 period 1 readers [1] "
+                                 "slots 2 x 64 B at 0"));
+  std::filesystem::remove_all(directory);
+}
+
+TEST_F(PassManagerTest, LogsEachPassWithItsDurationWhenAsked) {
+  options_.log_passes = true;
+  Compilation compilation(job_, options_, registry_);
+  ::testing::internal::CaptureStderr();
+  Status status = PassManager(StandardPasses()).Run(compilation);
+  std::string log = ::testing::internal::GetCapturedStderr();
+  ASSERT_TRUE(status.ok()) << status;
+  EXPECT_THAT(log, ::testing::ContainsRegex("pass resolve_schedule: [0-9]+\\.[0-9]{3} ms\n"));
+  EXPECT_THAT(log, ::testing::ContainsRegex("pass emit_plan: [0-9]+\\.[0-9]{3} ms\n$"));
+}
+
+TEST_F(PassManagerTest, RejectsADumpOfAPassThatDoesNotExist) {
+  options_.dump_after = {"infer_shape"};
+  options_.dump_directory = ::testing::TempDir();
+  Compilation compilation(job_, options_, registry_);
+  Status status = PassManager(StandardPasses()).Run(compilation);
+  EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(status.message(), HasSubstr("dump_after names unknown pass 'infer_shape'"));
+}
+
+}  // namespace
+}  // namespace compiler
+}  // namespace softwire

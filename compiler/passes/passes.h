@@ -1,0 +1,95 @@
+// The compiler's passes, in the order StandardPasses() runs them. Each is one function with
+// the PassManager signature, in its own file named after it. A pass reads what the passes
+// before it filled in the Compilation (compilation.h names who fills what) and returns
+// InvalidArgument for bad input, naming file, line, op and field.
+//
+// Multi-device work slots in between infer_periods and expand_physical: placement and sbp
+// choice (asking placement/), then boxing insertion, replacing place_on_one_device.
+#ifndef SOFTWIRE_COMPILER_PASSES_PASSES_H_
+#define SOFTWIRE_COMPILER_PASSES_PASSES_H_
+
+#include <vector>
+
+#include "base/status.h"
+#include "compiler/compilation.h"
+#include "compiler/pass_manager.h"
+
+namespace softwire {
+namespace compiler {
+
+// Steps, micro-batch size and pieces per step from the job and CompileOptions overrides;
+// fails on values < 1.
+Status ResolveSchedulePass(Compilation& compilation);
+
+// The target devices from CompileOptions.cluster (or the default one-cpu cluster), with the
+// cost model's default figures filled in; fails on unnamed or duplicate nodes and devices.
+Status ResolveClusterPass(Compilation& compilation);
+
+// The logical graph from the job: one op per source, variable and job op, every attribute
+// checked against its op's schema and completed with defaults. Fails on unknown op types,
+// wrong input or output counts, unknown/missing/ill-typed attributes, duplicate op or tensor
+// names, inputs nobody produces, bad source or variable declarations, and cycles.
+Status BuildGraphPass(Compilation& compilation);
+
+// Output types of every op in topological order, from its definition. Fails naming the op and
+// the input or attribute at fault (shape or dtype mismatch).
+Status InferShapesPass(Compilation& compilation);
+
+// A sink op for the loss and for every metric. Fails when the loss or a metric does not exist
+// or is not a scalar float32 tensor.
+Status AddSinksPass(Compilation& compilation);
+
+// Training only: reverse-mode gradients of the loss for every trainable variable, seeded with
+// fill(1), summing several contributions with add_n, computing only gradients that reach a
+// trainable variable. Fails when an op between a trainable variable and the loss has no
+// gradient rule, or when the loss does not depend on a trainable variable.
+Status AutodiffPass(Compilation& compilation);
+
+// Training with pieces_per_step > 1: an accumulate op per variable gradient.
+Status AccumulateGradientsPass(Compilation& compilation);
+
+// Training only: an sgd_update or adam_update op per trainable variable, with the optimizer's
+// attributes and gradient_scale = 1 / pieces_per_step. Fails on bad optimizer settings.
+Status OptimizerPass(Compilation& compilation);
+
+// Gives every op distinct input tensors: an op that reads one tensor at several inputs (add_n
+// of equal contributions, mul(x, x)) reads identity copies at the later ones, because a
+// consumer appears once per register in a plan.
+Status SeparateRepeatedInputsPass(Compilation& compilation);
+
+// Pieces per firing of every op and per value of every tensor: per step for variables, fills,
+// updates, accumulated gradients and whatever only reads per-step values; per piece otherwise.
+Status InferPeriodsPass(Compilation& compilation);
+
+// Puts every op on the first device. Fails with Unimplemented when the job or the options ask
+// for more than one device (data, tensor or pipeline parallelism).
+Status PlaceOnOneDevicePass(Compilation& compilation);
+
+// The task graph: one task per placed op, one register per tensor, with readers and phases.
+Status ExpandPhysicalPass(Compilation& compilation);
+
+// Slots and bytes per slot of every register.
+Status PlanRegistersPass(Compilation& compilation);
+
+// Offsets in each device's arena (registers, then workspaces, then actor state) and each
+// device's totals. Fails with ResourceExhausted naming the device, the bytes needed and the
+// budget when a device's memory_bytes is too small.
+Status PlanMemoryPass(Compilation& compilation);
+
+// Seconds per firing of every task by the cost model.
+Status EstimateCostsPass(Compilation& compilation);
+
+// Runs the firing rule on the task graph for up to two steps and fails with
+// FailedPrecondition, naming the stuck actors and what each waits for, if it cannot finish.
+Status CheckDeadlockPass(Compilation& compilation);
+
+// The proto::Plan.
+Status EmitPlanPass(Compilation& compilation);
+
+// Every pass above, in order, with the names CompileOptions.dump_after uses.
+std::vector<Pass> StandardPasses();
+
+}  // namespace compiler
+}  // namespace softwire
+
+#endif  // SOFTWIRE_COMPILER_PASSES_PASSES_H_

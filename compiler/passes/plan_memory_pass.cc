@@ -1,0 +1,106 @@
+// plan_memory: where everything lives in each device's arena, and whether it fits.
+//
+// Per device, in order: every register's slots (register id order), every actor's workspace,
+// every actor's persistent state, each region starting on a 64-byte boundary. Regions never
+// overlap: nothing is reused across time yet (a later pass may share slots of registers whose
+// lifetimes cannot overlap).
+#include <algorithm>
+
+#include "compiler/ir/graph_text.h"
+#include "compiler/passes/passes.h"
+
+namespace softwire {
+namespace compiler {
+namespace {
+
+constexpr int64_t kRegionAlignment = 64;
+
+int64_t Align(int64_t offset) {
+  return (offset + kRegionAlignment - 1) / kRegionAlignment * kRegionAlignment;
+}
+
+int64_t StateBytesOf(const Compilation& compilation, const TaskDef& task) {
+  const OpDefinition& definition = *compilation.registry().Find(task.op_type);
+  if (!definition.state_bytes) return 0;
+  std::vector<TensorType> inputs = compilation.tasks.InputTypes(task.id);
+  std::vector<TensorType> outputs = compilation.tasks.OutputTypes(task.id);
+  return definition.state_bytes(OpSignature{inputs, outputs, task.attributes});
+}
+
+// Docs/OPS.md: no kernel needs scratch today; a kernel that does declares its size there and
+// this is where it gets planned.
+int64_t WorkspaceBytesOf(const TaskDef&) {
+  return 0;
+}
+
+std::string LargestRegisters(const TaskGraph& tasks, int device) {
+  std::vector<const TaskRegister*> registers;
+  for (const TaskRegister& reg : tasks.registers()) {
+    if (reg.device == device) registers.push_back(&reg);
+  }
+  std::sort(registers.begin(), registers.end(), [](const TaskRegister* a, const TaskRegister* b) {
+    return a->slots * a->bytes_per_slot > b->slots * b->bytes_per_slot;
+  });
+  std::string text;
+  for (size_t i = 0; i < registers.size() && i < 3; ++i) {
+    if (i > 0) text += ", ";
+    text += "'" + registers[i]->name + "' " + std::to_string(registers[i]->slots) + " x " +
+            FormatBytes(registers[i]->bytes_per_slot);
+  }
+  return text;
+}
+
+Status CheckFits(const Compilation& compilation, const TargetDevice& device,
+                 const DeviceMemoryPlan& memory) {
+  int64_t budget = device.spec.memory_bytes();
+  if (budget == 0 || memory.planned_bytes <= budget) return Status::Ok();
+  return ResourceExhaustedError(
+      "device '" + device.FullName() + "': the plan needs " + std::to_string(memory.planned_bytes) +
+      " bytes (" + FormatBytes(memory.planned_bytes) + ": registers " +
+      FormatBytes(memory.register_bytes) + ", workspaces " + FormatBytes(memory.workspace_bytes) +
+      ", state " + FormatBytes(memory.state_bytes) + ") but its memory budget is " +
+      std::to_string(budget) + " bytes (" + FormatBytes(budget) +
+      "); largest registers: " + LargestRegisters(compilation.tasks, device.id));
+}
+
+DeviceMemoryPlan PlanDevice(Compilation& compilation, int device) {
+  DeviceMemoryPlan memory;
+  int64_t offset = 0;
+  for (TaskRegister& reg : compilation.tasks.mutable_registers()) {
+    if (reg.device != device) continue;
+    reg.offset = Align(offset);
+    offset = reg.offset + reg.slots * reg.bytes_per_slot;
+  }
+  memory.register_bytes = Align(offset);
+  for (TaskDef& task : compilation.tasks.mutable_tasks()) {
+    if (task.device != device) continue;
+    task.workspace_bytes = WorkspaceBytesOf(task);
+    task.workspace_offset = Align(offset);
+    offset = task.workspace_offset + task.workspace_bytes;
+  }
+  memory.workspace_bytes = Align(offset) - memory.register_bytes;
+  for (TaskDef& task : compilation.tasks.mutable_tasks()) {
+    if (task.device != device) continue;
+    task.state_bytes = StateBytesOf(compilation, task);
+    task.state_offset = Align(offset);
+    offset = task.state_offset + task.state_bytes;
+  }
+  memory.planned_bytes = Align(offset);
+  memory.state_bytes = memory.planned_bytes - memory.register_bytes - memory.workspace_bytes;
+  return memory;
+}
+
+}  // namespace
+
+Status PlanMemoryPass(Compilation& compilation) {
+  compilation.device_memory.clear();
+  for (const TargetDevice& device : compilation.devices) {
+    compilation.device_memory.push_back(PlanDevice(compilation, device.id));
+    SOFTWIRE_RETURN_IF_ERROR(CheckFits(compilation, device, compilation.device_memory.back()));
+  }
+  compilation.memory_planned = true;
+  return Status::Ok();
+}
+
+}  // namespace compiler
+}  // namespace softwire

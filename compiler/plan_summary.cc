@@ -1,0 +1,99 @@
+// SummarizePlan (compiler.h): what `softwire compile JOB` prints.
+#include <algorithm>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "compiler/compiler.h"
+#include "compiler/ir/graph_text.h"
+
+namespace softwire {
+namespace compiler {
+namespace {
+
+std::string Pad(std::string text, size_t width) {
+  if (text.size() < width) text.append(width - text.size(), ' ');
+  return text;
+}
+
+std::string DeviceName(const proto::Plan& plan, int device) {
+  if (device < 0 || device >= plan.device_size()) return "?";
+  return plan.device(device).node() + "/" + plan.device(device).name();
+}
+
+std::string ScheduleLine(const proto::Plan& plan) {
+  const proto::Schedule& schedule = plan.schedule();
+  return "plan '" + plan.job_name() + "': " + std::to_string(schedule.steps()) + " steps x " +
+         std::to_string(schedule.pieces_per_step()) + " pieces of " +
+         std::to_string(schedule.micro_batch_size()) + " samples (" +
+         std::to_string(schedule.steps() * schedule.pieces_per_step()) + " pieces)\n";
+}
+
+std::string DeviceLines(const proto::Plan& plan) {
+  std::string text = "devices:\n";
+  for (const proto::PlanDevice& device : plan.device()) {
+    text += "  " + DeviceName(plan, device.id()) + " (" + DeviceKindLabel(device.kind()) + ", " +
+            std::to_string(device.cores()) + " cores): planned " +
+            FormatBytes(device.planned_bytes()) + " = registers " +
+            FormatBytes(device.register_bytes()) + " + workspaces " +
+            FormatBytes(device.workspace_bytes()) + " + state " +
+            FormatBytes(device.state_bytes()) + "; budget " +
+            (device.memory_budget() == 0 ? std::string("unlimited")
+                                         : FormatBytes(device.memory_budget())) +
+            "\n";
+  }
+  return text;
+}
+
+std::string KindCounts(const proto::Plan& plan) {
+  std::map<int, int> counts;
+  for (const proto::ActorDef& actor : plan.actor()) ++counts[actor.kind()];
+  std::string text = "actors: " + std::to_string(plan.actor_size()) + " (";
+  bool first = true;
+  for (const auto& [kind, count] : counts) {
+    text += (first ? "" : ", ") + ActorKindLabel(static_cast<proto::ActorKind>(kind)) + " " +
+            std::to_string(count);
+    first = false;
+  }
+  return text + ")\n";
+}
+
+std::string RegistersWritten(const proto::Plan& plan, const proto::ActorDef& actor) {
+  std::string text;
+  for (int64_t id : actor.output_register()) {
+    const proto::RegisterDef& reg = plan.register_(id);
+    text += (text.empty() ? "" : ", ") + reg.name() + " " + std::to_string(reg.slots()) + " x " +
+            FormatBytes(reg.bytes_per_slot());
+  }
+  return text.empty() ? "-" : text;
+}
+
+std::string ActorTable(const proto::Plan& plan) {
+  size_t name_width = 4;
+  size_t device_width = 6;
+  for (const proto::ActorDef& actor : plan.actor()) {
+    name_width = std::max(name_width, actor.name().size());
+    device_width = std::max(device_width, DeviceName(plan, actor.device()).size());
+  }
+  const size_t id_width = std::max<size_t>(2, std::to_string(plan.actor_size()).size());
+  std::string text = "  " + Pad("id", id_width) + "  " + Pad("name", name_width) + "  " +
+                     Pad("kind", 10) + "  " + Pad("device", device_width) +
+                     "  registers written (slots x bytes)\n";
+  for (const proto::ActorDef& actor : plan.actor()) {
+    std::string id = std::to_string(actor.id());
+    text += "  " + std::string(id_width - id.size(), ' ') + id + "  " +
+            Pad(actor.name(), name_width) + "  " + Pad(ActorKindLabel(actor.kind()), 10) + "  " +
+            Pad(DeviceName(plan, actor.device()), device_width) + "  " +
+            RegistersWritten(plan, actor) + "\n";
+  }
+  return text;
+}
+
+}  // namespace
+
+std::string SummarizePlan(const proto::Plan& plan) {
+  return ScheduleLine(plan) + DeviceLines(plan) + KindCounts(plan) + ActorTable(plan);
+}
+
+}  // namespace compiler
+}  // namespace softwire

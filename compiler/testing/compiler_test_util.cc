@@ -1,0 +1,103 @@
+#include "compiler/testing/compiler_test_util.h"
+
+#include <utility>
+
+#include "compiler/ops/attribute_schema.h"
+#include "compiler/pass_manager.h"
+#include "compiler/passes/passes.h"
+
+namespace softwire {
+namespace compiler {
+
+proto::Cluster OneCpuCluster(int64_t memory_bytes) {
+  proto::Cluster cluster;
+  proto::NodeSpec* node = cluster.add_node();
+  node->set_name("node0");
+  proto::DeviceSpec* device = node->add_device();
+  device->set_name("cpu:0");
+  device->set_kind(proto::DEVICE_KIND_CPU);
+  device->set_cores(2);
+  device->set_memory_bytes(memory_bytes);
+  return cluster;
+}
+
+StatusOr<proto::Plan> CompileJobText(const std::string& text, CompileOptions options) {
+  SOFTWIRE_ASSIGN_OR_RETURN(JobFile job_file, ParseJobText(text, "test.pbtxt", "."));
+  if (options.cluster.node_size() == 0) options.cluster = OneCpuCluster();
+  return CompileJob(job_file, options);
+}
+
+StagedCompilation::StagedCompilation(const std::string& text, CompileOptions options)
+    : options_(std::move(options)), registry_(MakeStandardOps()) {
+  StatusOr<JobFile> parsed = ParseJobText(text, "test.pbtxt", ".");
+  CHECK(parsed.ok()) << parsed.status();
+  job_file_ = std::move(parsed).value();
+  if (options_.cluster.node_size() == 0) options_.cluster = OneCpuCluster();
+  compilation_ = std::make_unique<Compilation>(job_file_, options_, registry_);
+}
+
+Status StagedCompilation::RunThrough(const std::string& last_pass) {
+  std::vector<Pass> passes = StandardPasses();
+  size_t end = 0;
+  while (end < passes.size() && passes[end].name != last_pass) ++end;
+  CHECK_LT(end, passes.size()) << "unknown pass " << last_pass;
+  std::vector<Pass> remaining(passes.begin() + passes_run_, passes.begin() + end + 1);
+  passes_run_ = end + 1;
+  return PassManager(std::move(remaining)).Run(*compilation_);
+}
+
+const LogicalOp& StagedCompilation::op(const std::string& name) const {
+  std::optional<OpId> id = graph().FindOp(name);
+  CHECK(id.has_value()) << "no op named " << name;
+  return graph().op(*id);
+}
+
+const LogicalTensor& StagedCompilation::tensor(const std::string& name) const {
+  std::optional<TensorId> id = graph().FindTensor(name);
+  CHECK(id.has_value()) << "no tensor named " << name;
+  return graph().tensor(*id);
+}
+
+std::vector<std::string> StagedCompilation::OpsOfType(const std::string& type) const {
+  std::vector<std::string> names;
+  for (const LogicalOp& op : graph().ops()) {
+    if (op.type == type) names.push_back(op.name);
+  }
+  return names;
+}
+
+std::string StagedCompilation::InputNames(const std::string& name) const {
+  std::string text;
+  for (TensorId input : op(name).inputs) {
+    text += (text.empty() ? "" : ", ") + graph().tensor(input).name;
+  }
+  return text;
+}
+
+StatusOr<std::vector<TensorType>> InferOp(const OpRegistry& registry, const std::string& type,
+                                          std::vector<TensorType> inputs,
+                                          const AttributeMap& attributes) {
+  SOFTWIRE_ASSIGN_OR_RETURN(const OpDefinition* definition, registry.Lookup(type));
+  SOFTWIRE_ASSIGN_OR_RETURN(AttributeMap complete, CompleteAttributes(*definition, attributes));
+  InferenceContext context(*definition, std::move(inputs), complete,
+                           std::vector<TensorType>(definition->output_names.size()));
+  SOFTWIRE_RETURN_IF_ERROR(definition->infer(context));
+  return context.outputs();
+}
+
+TensorType F32(std::vector<int64_t> dims) {
+  return {DType::kFloat32, Shape(std::move(dims))};
+}
+TensorType I32(std::vector<int64_t> dims) {
+  return {DType::kInt32, Shape(std::move(dims))};
+}
+
+const proto::ActorDef* FindActor(const proto::Plan& plan, const std::string& name) {
+  for (const proto::ActorDef& actor : plan.actor()) {
+    if (actor.name() == name) return &actor;
+  }
+  return nullptr;
+}
+
+}  // namespace compiler
+}  // namespace softwire

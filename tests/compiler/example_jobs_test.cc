@@ -1,0 +1,77 @@
+// The example jobs in tests/compiler/jobs/ (which the end-to-end suites reuse) compile into
+// plans with the structure their comments promise.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "compiler/compiler.h"
+#include "compiler/plan_checker.h"
+#include "compiler/testing/compiler_test_util.h"
+
+namespace softwire {
+namespace compiler {
+namespace {
+
+using ::testing::HasSubstr;
+
+proto::Plan CompileExample(const std::string& name) {
+  StatusOr<JobFile> job = ParseJobFile("tests/compiler/jobs/" + name + ".pbtxt");
+  CHECK(job.ok()) << job.status();
+  CompileOptions options;
+  options.cluster = OneCpuCluster();
+  StatusOr<proto::Plan> plan = CompileJob(*job, options);
+  CHECK(plan.ok()) << plan.status();
+  return std::move(plan).value();
+}
+
+int CountKind(const proto::Plan& plan, proto::ActorKind kind) {
+  int count = 0;
+  for (const proto::ActorDef& actor : plan.actor()) count += actor.kind() == kind ? 1 : 0;
+  return count;
+}
+
+TEST(MlpExample, TrainsSixParametersWithAccumulatedSgdSteps) {
+  proto::Plan plan = CompileExample("mlp");
+  EXPECT_TRUE(CheckPlanInvariants(plan).ok()) << CheckPlanInvariants(plan);
+  EXPECT_EQ(plan.schedule().pieces_per_step(), 2);
+  EXPECT_EQ(CountKind(plan, proto::ACTOR_KIND_VARIABLE), 6);
+  EXPECT_EQ(CountKind(plan, proto::ACTOR_KIND_ACCUMULATE), 6);
+  EXPECT_EQ(CountKind(plan, proto::ACTOR_KIND_UPDATE), 6);
+  EXPECT_EQ(CountKind(plan, proto::ACTOR_KIND_SINK), 2);
+  EXPECT_EQ(FindActor(plan, "fc1.grad_a"), nullptr);
+  EXPECT_EQ(plan.register_(FindActor(plan, "w1")->output_register(0)).bytes_per_slot(),
+            784 * 256 * 4);
+  // sgd keeps one float of velocity per weight; b3's 40 bytes take an aligned 64.
+  EXPECT_EQ(plan.device(0).state_bytes(), 4 * (784 * 256 + 256 + 256 * 256 + 256 + 256 * 10) + 64);
+}
+
+TEST(TransformerExample, TrainsEveryParameterWithAdamThroughCausalAttention) {
+  proto::Plan plan = CompileExample("transformer");
+  EXPECT_TRUE(CheckPlanInvariants(plan).ok()) << CheckPlanInvariants(plan);
+  EXPECT_EQ(CountKind(plan, proto::ACTOR_KIND_VARIABLE), 28);
+  EXPECT_EQ(CountKind(plan, proto::ACTOR_KIND_UPDATE), 28);
+  EXPECT_EQ(FindActor(plan, "wte.update")->kernel().op_type(), "adam_update");
+  // The tied embedding gets its two gradients summed.
+  const proto::ActorDef* tied = FindActor(plan, "wte.grad");
+  ASSERT_NE(tied, nullptr);
+  EXPECT_EQ(tied->kernel().op_type(), "add_n");
+  // The position embedding's gradient undoes the broadcast over the batch.
+  EXPECT_EQ(FindActor(plan, "add_positions.grad_b")->kernel().op_type(), "sum_to_shape");
+  const proto::KernelDef& softmax = FindActor(plan, "h1.softmax")->kernel();
+  EXPECT_EQ(softmax.attr(0).name(), "causal");
+  EXPECT_TRUE(softmax.attr(0).bool_());
+  EXPECT_EQ(softmax.input(0).dims_size(), 4);  // [B, H, T, T]
+  EXPECT_EQ(FindActor(plan, "h0.gelu.grad_x")->kernel().op_type(), "gelu_grad");
+  EXPECT_EQ(FindActor(plan, "ln_f.grad")->kernel().output_size(), 3);
+}
+
+TEST(ExampleJobs, SummarizeWithOneLinePerActor) {
+  proto::Plan plan = CompileExample("mlp");
+  std::string summary = SummarizePlan(plan);
+  EXPECT_THAT(summary, HasSubstr("actors: 46 (source 1, compute 25, variable 6, accumulate 6, "
+                                 "update 6, sink 2)"));
+  EXPECT_EQ(std::count(summary.begin(), summary.end(), '\n'), 4 + 1 + plan.actor_size());
+}
+
+}  // namespace
+}  // namespace compiler
+}  // namespace softwire
