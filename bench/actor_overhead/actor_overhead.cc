@@ -1,0 +1,184 @@
+// Actor overhead: what one actor firing costs softwire's CAF host when the kernel does nothing.
+//
+// A chain of N actors (source -> N-2 computes -> sink), one register per hop with S slots,
+// P pieces; every actor fires once per piece with a no-op kernel. Reported: wall time of the
+// run divided by its N * P firings (amortized microseconds per firing) and firings per second,
+// the median of R repeats, for several slot counts; beside it, in the same process and with
+// the same scheduler settings, CAF's raw messaging through a chain of N actors: one-way
+// forwarding (one message per hop) and credited forwarding (a message and an ack per hop,
+// as softwire's Ready and Release). CPU time per firing (all threads of the process) is
+// printed too: on a shared machine it moves less than wall time.
+//
+//   actor_overhead_bench --actors 16 --pieces 20000 --repeats 7 --slots 1,2,4,8
+#include <glog/logging.h>
+#include <time.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "bench/actor_overhead/caf_chain.h"
+#include "cli/flag_parser.h"
+#include "runtime/host/job_runner.h"
+#include "runtime/host/test_plans.h"
+
+namespace softwire {
+namespace bench {
+namespace {
+
+using runtime::testing::TestActorSpec;
+
+struct Flags {
+  int64_t actors = 16;
+  int64_t pieces = 20000;
+  int64_t repeats = 7;
+  std::string slots = "1,2,4,8";
+  int64_t caf_threads = 1;
+  std::string caf_policy = "sharing";
+  int64_t caf_credits = 2;
+  std::string only;  // Measure only one side, for profiling (see --only).
+};
+
+struct Figure {
+  std::string name;
+  std::vector<double> seconds;      // Wall time, one per repeat.
+  std::vector<double> cpu_seconds;  // CPU time of the whole process, one per repeat.
+  int64_t firings = 0;              // Per repeat.
+};
+
+// CPU seconds this process used so far, all threads together.
+double ProcessCpuSeconds() {
+  timespec now;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
+  return now.tv_sec + now.tv_nsec * 1e-9;
+}
+
+double Median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  size_t middle = values.size() / 2;
+  return values.size() % 2 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
+}
+
+proto::Plan ChainPlan(int actors, int64_t pieces, int slots) {
+  runtime::testing::TestPlan plan(/*steps=*/pieces, /*pieces_per_step=*/1);
+  for (int hop = 0; hop + 1 < actors; ++hop) plan.Register("r" + std::to_string(hop), slots);
+  plan.Actor(TestActorSpec("a0", proto::ACTOR_KIND_SOURCE, "noop", {}, {"r0"}));
+  for (int i = 1; i + 1 < actors; ++i) {
+    plan.Actor(TestActorSpec("a" + std::to_string(i), proto::ACTOR_KIND_COMPUTE, "noop",
+                             {"r" + std::to_string(i - 1)}, {"r" + std::to_string(i)}));
+  }
+  plan.Actor(TestActorSpec("a" + std::to_string(actors - 1), proto::ACTOR_KIND_SINK, "noop",
+                           {"r" + std::to_string(actors - 2)}, {}));
+  return plan.Build();
+}
+
+StatusOr<Figure> MeasureSoftwire(const Flags& flags, int slots) {
+  runtime::KernelRegistry kernels;
+  runtime::testing::RegisterTestKernels(&kernels, /*log=*/nullptr);
+  proto::Plan plan = ChainPlan(static_cast<int>(flags.actors), flags.pieces, slots);
+  runtime::RunOptions options;
+  options.cpu_kernels = &kernels;
+  options.blas_threads = -1;
+  options.caf.max_threads = static_cast<int>(flags.caf_threads);
+  options.caf.policy = flags.caf_policy;
+  Figure figure;
+  figure.name = "softwire chain, " + std::to_string(slots) + " slot" + (slots > 1 ? "s" : "");
+  for (int64_t repeat = 0; repeat < flags.repeats; ++repeat) {
+    double cpu_start = ProcessCpuSeconds();
+    SOFTWIRE_ASSIGN_OR_RETURN(runtime::RunResult result, runtime::RunPlan(plan, options));
+    figure.cpu_seconds.push_back(ProcessCpuSeconds() - cpu_start);
+    figure.seconds.push_back(result.seconds);
+    figure.firings = result.firings;
+  }
+  return figure;
+}
+
+Figure MeasureCaf(const Flags& flags, bool credited) {
+  CafChainOptions options;
+  options.actors = static_cast<int>(flags.actors);
+  options.messages = flags.pieces;
+  options.credits = static_cast<int>(flags.caf_credits);
+  options.threads = static_cast<int>(flags.caf_threads);
+  options.policy = flags.caf_policy;
+  Figure figure;
+  figure.name = credited ? "CAF credited chain, " + std::to_string(flags.caf_credits) + " credits"
+                         : "CAF forward chain (raw hop)";
+  figure.firings = flags.actors * flags.pieces;
+  for (int64_t repeat = 0; repeat < flags.repeats; ++repeat) {
+    double cpu_start = ProcessCpuSeconds();
+    figure.seconds.push_back(credited ? TimeCafCreditChain(options) : TimeCafForwardChain(options));
+    figure.cpu_seconds.push_back(ProcessCpuSeconds() - cpu_start);
+  }
+  return figure;
+}
+
+void Print(const Figure& figure) {
+  double median = Median(figure.seconds);
+  double best = *std::min_element(figure.seconds.begin(), figure.seconds.end());
+  double worst = *std::max_element(figure.seconds.begin(), figure.seconds.end());
+  double firings = static_cast<double>(figure.firings);
+  std::printf("%-34s %7.3f us  (%.3f .. %.3f)  %6.2f M/s   %7.3f us\n", figure.name.c_str(),
+              median / firings * 1e6, best / firings * 1e6, worst / firings * 1e6,
+              firings / median / 1e6, Median(figure.cpu_seconds) / firings * 1e6);
+}
+
+int Main(int argc, char** argv) {
+  Flags flags;
+  cli::FlagParser parser;
+  parser.AddInt("actors", &flags.actors, "N", "actors in the chain (>= 2)");
+  parser.AddInt("pieces", &flags.pieces, "P", "pieces through the chain per run");
+  parser.AddInt("repeats", &flags.repeats, "R", "runs per figure; the median is reported");
+  parser.AddString("slots", &flags.slots, "LIST", "slot counts per register, comma-separated");
+  parser.AddInt("caf-threads", &flags.caf_threads, "N", "CAF scheduler threads");
+  parser.AddString("caf-policy", &flags.caf_policy, "POLICY", "sharing or stealing");
+  parser.AddInt("caf-credits", &flags.caf_credits, "N", "window of the credited CAF chain");
+  parser.AddString("only", &flags.only, "SIDE",
+                   "measure only 'softwire', 'caf', 'caf-forward' or 'caf-credited'");
+  std::vector<std::string> positional;
+  Status status = parser.Parse(std::vector<std::string>(argv + 1, argv + argc), &positional);
+  if (!status.ok() || !positional.empty() || flags.actors < 2 || flags.pieces < 1 ||
+      flags.repeats < 1) {
+    std::fprintf(stderr, "%s\nusage: actor_overhead_bench [flags]\n%s",
+                 status.ok() ? "bad arguments" : status.message().c_str(), parser.Help().c_str());
+    return 2;
+  }
+  std::vector<int> slot_counts;
+  for (size_t begin = 0; begin < flags.slots.size();) {
+    size_t end = flags.slots.find(',', begin);
+    if (end == std::string::npos) end = flags.slots.size();
+    slot_counts.push_back(std::max(1, std::atoi(flags.slots.substr(begin, end - begin).c_str())));
+    begin = end + 1;
+  }
+  std::printf(
+      "chain of %lld actors, %lld pieces, %lld repeats (median, min .. max); CAF %s, "
+      "%lld thread(s)\n",
+      static_cast<long long>(flags.actors), static_cast<long long>(flags.pieces),
+      static_cast<long long>(flags.repeats), flags.caf_policy.c_str(),
+      static_cast<long long>(flags.caf_threads));
+  std::printf("%-34s %10s  %-18s  %9s   %s\n", "", "wall/firing", "(min .. max)", "firings",
+              "cpu/firing");
+  for (int slots : slot_counts) {
+    if (flags.only.compare(0, 3, "caf") == 0) break;
+    StatusOr<Figure> figure = MeasureSoftwire(flags, slots);
+    if (!figure.ok()) {
+      std::fprintf(stderr, "softwire chain failed: %s\n", figure.status().ToString().c_str());
+      return 1;
+    }
+    Print(*figure);
+  }
+  if (flags.only == "softwire") return 0;
+  if (flags.only != "caf-credited") Print(MeasureCaf(flags, /*credited=*/false));
+  if (flags.only != "caf-forward") Print(MeasureCaf(flags, /*credited=*/true));
+  return 0;
+}
+
+}  // namespace
+}  // namespace bench
+}  // namespace softwire
+
+int main(int argc, char** argv) {
+  google::InitGoogleLogging(argv[0]);
+  FLAGS_logtostderr = true;
+  return softwire::bench::Main(argc, argv);
+}

@@ -1,0 +1,95 @@
+// `softwire compile`: the plan a job compiles to, as a summary or in full.
+#include <algorithm>
+#include <cstdio>
+
+#include "cli/commands.h"
+#include "cli/flag_parser.h"
+#include "compiler/compiler.h"
+
+namespace softwire {
+namespace cli {
+namespace {
+
+struct CompileFlags {
+  bool dump = false;
+  int64_t steps = -1;  // -1: not given, the job's steps.
+  bool help = false;
+};
+
+FlagParser MakeParser(CompileFlags* flags) {
+  FlagParser parser;
+  parser.AddBool("dump", &flags->dump, "print the whole plan (stable text) instead of a summary");
+  parser.AddInt("steps", &flags->steps, "N", "compile for N steps instead of the job's");
+  parser.AddBool("help", &flags->help, "show this help");
+  return parser;
+}
+
+}  // namespace
+
+ExitCode ExitCodeFor(const Status& status) {
+  switch (status.code()) {
+    case StatusCode::kOk:
+      return kExitSuccess;
+    case StatusCode::kInvalidArgument:
+    case StatusCode::kNotFound:
+    case StatusCode::kFailedPrecondition:
+    case StatusCode::kResourceExhausted:
+    case StatusCode::kUnimplemented:
+    case StatusCode::kDataLoss:
+      return kExitBadInput;
+    default:
+      return kExitRunFailed;
+  }
+}
+
+std::string CompileHelp() {
+  CompileFlags flags;
+  return "usage: softwire compile JOB.pbtxt [flags]\n"
+         "\n"
+         "Compiles JOB.pbtxt and prints its plan: devices with planned memory, actors by kind,\n"
+         "and a table of actors with their registers, slots and bytes.\n"
+         "\n"
+         "flags:\n" +
+         MakeParser(&flags).Help() +
+         "\n"
+         "exit codes: 0 compiled; 2 bad input (the message names file, line, op and field).\n";
+}
+
+int CompileCommand(const std::vector<std::string>& args) {
+  CompileFlags flags;
+  std::vector<std::string> positional;
+  Status parsed = MakeParser(&flags).Parse(args, &positional);
+  if (flags.help) {
+    std::fputs(CompileHelp().c_str(), stdout);
+    return kExitSuccess;
+  }
+  if (parsed.ok() && flags.steps != -1 && flags.steps < 1) {
+    parsed = InvalidArgumentError("--steps must be at least 1");
+  }
+  if (!parsed.ok() || positional.size() != 1) {
+    std::fprintf(stderr, "softwire compile: %s\nusage: softwire compile JOB.pbtxt [--dump]\n",
+                 !parsed.ok()         ? parsed.message().c_str()
+                 : positional.empty() ? "no job file given"
+                                      : "give exactly one job file");
+    return kExitBadInput;
+  }
+  StatusOr<compiler::JobFile> job = compiler::ParseJobFile(positional[0]);
+  if (!job.ok()) {
+    std::fprintf(stderr, "softwire compile: %s\n", job.status().message().c_str());
+    return ExitCodeFor(job.status());
+  }
+  compiler::CompileOptions options;
+  options.steps = std::max<int64_t>(flags.steps, 0);  // 0: the job's.
+  StatusOr<proto::Plan> plan = compiler::CompileJob(*job, options);
+  if (!plan.ok()) {
+    std::fprintf(stderr, "softwire compile: %s\n", plan.status().message().c_str());
+    return ExitCodeFor(plan.status());
+  }
+  std::string text = flags.dump ? compiler::DumpPlan(*plan) : compiler::SummarizePlan(*plan);
+  std::fputs(text.c_str(), stdout);
+  if (!text.empty() && text.back() != '\n') std::fputc('\n', stdout);
+  return kExitSuccess;
+}
+
+}  // namespace cli
+}  // namespace softwire

@@ -1,0 +1,81 @@
+// softwire: compile and run dataflow jobs.
+//
+//   softwire run demos/digits/digits.pbtxt --steps 100 --metrics-out metrics.jsonl
+//   softwire compile demos/digits/digits.pbtxt --dump
+//   softwire help run
+#include <glog/logging.h>
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+
+namespace softwire {
+namespace cli {
+namespace {
+
+std::string Usage() {
+  return "usage: softwire [--verbose] COMMAND [ARGS]\n"
+         "\n"
+         "commands:\n"
+         "  run JOB.pbtxt       compile a job and run it in this process\n"
+         "  compile JOB.pbtxt   compile a job and print its plan\n"
+         "  help [COMMAND]      show this help, or a command's\n"
+         "\n"
+         "--verbose logs what the engine does to stderr (glog, INFO and up).\n"
+         "exit codes: 0 success, 2 bad input, 1 the run failed.\n";
+}
+
+int Help(const std::vector<std::string>& args) {
+  if (args.empty()) {
+    std::fputs(Usage().c_str(), stdout);
+    return kExitSuccess;
+  }
+  if (args[0] == "run") {
+    std::fputs(RunHelp().c_str(), stdout);
+  } else if (args[0] == "compile") {
+    std::fputs(CompileHelp().c_str(), stdout);
+  } else if (args[0] == "help") {
+    std::fputs(Usage().c_str(), stdout);
+  } else {
+    std::fprintf(stderr, "softwire help: unknown command '%s'\n%s", args[0].c_str(),
+                 Usage().c_str());
+    return kExitBadInput;
+  }
+  return kExitSuccess;
+}
+
+int Main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  bool verbose = false;
+  while (!args.empty() && (args[0] == "--verbose" || args[0] == "-v")) {
+    verbose = true;
+    args.erase(args.begin());
+  }
+  // Logging goes to stderr, never to files; errors only unless asked.
+  FLAGS_logtostderr = true;
+  FLAGS_minloglevel = verbose ? google::GLOG_INFO : google::GLOG_ERROR;
+  if (args.empty()) {
+    std::fputs(Usage().c_str(), stderr);
+    return kExitBadInput;
+  }
+  const std::string command = args[0];
+  args.erase(args.begin());
+  if (command == "run") return RunCommand(args);
+  if (command == "compile") return CompileCommand(args);
+  if (command == "help") return Help(args);
+  if (command == "--help" || command == "-h") return Help({});
+  std::fprintf(stderr, "softwire: unknown command '%s'\n%s", command.c_str(), Usage().c_str());
+  return kExitBadInput;
+}
+
+}  // namespace
+}  // namespace cli
+}  // namespace softwire
+
+int main(int argc, char** argv) {
+  google::InitGoogleLogging(argv[0]);
+  return softwire::cli::Main(argc, argv);
+}

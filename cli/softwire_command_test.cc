@@ -1,0 +1,189 @@
+// Runs the `softwire` binary as a user would and checks exit codes, messages and outputs.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <string>
+
+#include "base/file.h"
+#include "base/npy.h"
+
+namespace softwire {
+namespace {
+
+struct Outcome {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr together.
+};
+
+// Runs `softwire ARGS` with a 60 s bound (`timeout` kills a hung run: exit code 124).
+Outcome RunSoftwire(const std::string& args) {
+  std::string command = "timeout 60 " + std::string(SOFTWIRE_BINARY) + " " + args + " 2>&1";
+  Outcome outcome;
+  std::FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return outcome;
+  char buffer[4096];
+  size_t read = 0;
+  while ((read = std::fread(buffer, 1, sizeof(buffer), pipe)) > 0)
+    outcome.output.append(buffer, read);
+  int status = pclose(pipe);
+  if (WIFEXITED(status)) outcome.exit_code = WEXITSTATUS(status);
+  return outcome;
+}
+
+std::string TempPath(const std::string& name) {
+  return ::testing::TempDir() + "/cli_" + name;
+}
+
+std::string WriteJob(const std::string& name, const std::string& text) {
+  std::string path = TempPath(name);
+  EXPECT_TRUE(WriteFileAtomically(path, text).ok());
+  return path;
+}
+
+const char kTinyJob[] = R"(name: "tiny"
+source {
+  name: "data"
+  output { name: "x" dtype: DATA_TYPE_FLOAT32 sample_dims: 4 }
+  output { name: "labels" dtype: DATA_TYPE_INT32 }
+  synthetic { seed: 7 int_high: 3 }
+}
+variable {
+  name: "w"
+  dtype: DATA_TYPE_FLOAT32
+  dims: [4, 3]
+  initializer { normal { stddev: 0.1 seed: 1 } }
+}
+op { name: "fc" type: "matmul" input: ["x", "w"] output: "logits" }
+op { name: "xent" type: "softmax_cross_entropy" input: ["logits", "labels"] output: "losses" }
+op { name: "mean" type: "reduce_mean" input: "losses" output: "loss" }
+train {
+  loss: "loss"
+  optimizer { sgd { learning_rate: 0.1 } }
+  steps: 4
+  micro_batch_size: 8
+  micro_batches_per_step: 2
+}
+)";
+
+bool Contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+TEST(SoftwireCommandTest, HelpIsThereForTheToolAndEachCommand) {
+  Outcome help = RunSoftwire("--help");
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_TRUE(Contains(help.output, "usage: softwire")) << help.output;
+  Outcome run_help = RunSoftwire("help run");
+  EXPECT_EQ(run_help.exit_code, 0);
+  EXPECT_TRUE(Contains(run_help.output, "--metrics-out FILE")) << run_help.output;
+  EXPECT_EQ(RunSoftwire("run --help").exit_code, 0);
+  EXPECT_EQ(RunSoftwire("help compile").exit_code, 0);
+}
+
+TEST(SoftwireCommandTest, UsageErrorsExitWithTwoAndSayWhatIsWrong) {
+  struct Case {
+    std::string args;
+    std::string message;
+  };
+  for (const Case& c :
+       {Case{"", "usage: softwire"}, Case{"frobnicate", "unknown command"},
+        Case{"run", "no job file given"}, Case{"run a.pbtxt b.pbtxt", "exactly one job file"},
+        Case{"run x.pbtxt --steps three", "--steps: 'three' is not an integer"},
+        Case{"run x.pbtxt --bogus", "unknown flag --bogus"},
+        Case{"help frobnicate", "unknown command"}}) {
+    Outcome outcome = RunSoftwire(c.args);
+    EXPECT_EQ(outcome.exit_code, 2) << c.args << "\n" << outcome.output;
+    EXPECT_TRUE(Contains(outcome.output, c.message)) << c.args << "\n" << outcome.output;
+  }
+}
+
+TEST(SoftwireCommandTest, BadJobFilesExitWithTwoNamingFileAndLine) {
+  Outcome missing = RunSoftwire("run " + TempPath("no_such_job.pbtxt"));
+  EXPECT_EQ(missing.exit_code, 2) << missing.output;
+  EXPECT_TRUE(Contains(missing.output, "no_such_job.pbtxt")) << missing.output;
+
+  std::string broken = WriteJob("broken.pbtxt", "name: \"broken\"\n\nsource { name: \n");
+  Outcome syntax = RunSoftwire("run " + broken);
+  EXPECT_EQ(syntax.exit_code, 2) << syntax.output;
+  EXPECT_TRUE(Contains(syntax.output, "broken.pbtxt:")) << syntax.output;
+
+  std::string unknown_op = kTinyJob;
+  unknown_op.replace(unknown_op.find("\"matmul\""), 8, "\"matmool\"");
+  Outcome op = RunSoftwire("compile " + WriteJob("unknown_op.pbtxt", unknown_op));
+  EXPECT_EQ(op.exit_code, 2) << op.output;
+  EXPECT_TRUE(Contains(op.output, "unknown_op.pbtxt:14")) << op.output;
+  EXPECT_TRUE(Contains(op.output, "matmool")) << op.output;
+}
+
+TEST(SoftwireCommandTest, AKernelFailureDuringTheRunExitsWithOneNamingTheActor) {
+  std::string bad_labels = kTinyJob;  // Labels up to 9 for 3 classes.
+  bad_labels.replace(bad_labels.find("int_high: 3"), 11, "int_high: 10");
+  std::string metrics = TempPath("failed_metrics.jsonl");
+  Outcome outcome =
+      RunSoftwire("run " + WriteJob("bad_labels.pbtxt", bad_labels) + " --metrics-out " + metrics);
+  EXPECT_EQ(outcome.exit_code, 1) << outcome.output;
+  EXPECT_TRUE(Contains(outcome.output, "job 'tiny' failed: actor 'xent'")) << outcome.output;
+  StatusOr<std::string> lines = ReadFile(metrics);
+  ASSERT_TRUE(lines.ok()) << "the metrics file is written whole even when the run fails";
+  EXPECT_TRUE(lines->empty() || lines->back() == '\n') << *lines;
+}
+
+TEST(SoftwireCommandTest, AJobWhoseDataCannotBeLoadedIsBadInput) {
+  std::string missing = kTinyJob;
+  missing.replace(missing.find("synthetic { seed: 7 int_high: 3 }"), 33,
+                  "npy { path: \"nothere_x.npy\" path: \"nothere_y.npy\" }");
+  Outcome outcome = RunSoftwire("run " + WriteJob("missing_data.pbtxt", missing));
+  EXPECT_EQ(outcome.exit_code, 2) << outcome.output;
+  EXPECT_TRUE(Contains(outcome.output, "nothere_x.npy")) << outcome.output;
+}
+
+TEST(SoftwireCommandTest, RunTrainsWritesMetricsAndSavesVariables) {
+  std::string job = WriteJob("tiny.pbtxt", kTinyJob);
+  std::string metrics = TempPath("metrics.jsonl");
+  std::string saved = TempPath("saved");
+  Outcome outcome =
+      RunSoftwire("run " + job + " --steps 3 --metrics-out " + metrics + " --save " + saved);
+  ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
+  EXPECT_TRUE(Contains(outcome.output, "step 1/3  loss ")) << outcome.output;
+  EXPECT_TRUE(Contains(outcome.output, "done: 3 steps")) << outcome.output;
+
+  StatusOr<std::string> lines = ReadFile(metrics);
+  ASSERT_TRUE(lines.ok()) << lines.status();
+  for (int step = 0; step < 3; ++step) {
+    EXPECT_TRUE(Contains(*lines, "{\"step\":" + std::to_string(step) + ",\"loss\":")) << *lines;
+  }
+  EXPECT_EQ(std::count(lines->begin(), lines->end(), '\n'), 3) << *lines;
+
+  StatusOr<NpyArray> w = ReadNpy(saved + "/w.npy");
+  ASSERT_TRUE(w.ok()) << w.status();
+  EXPECT_EQ(w->shape, Shape({4, 3}));
+}
+
+TEST(SoftwireCommandTest, QuietRunsPrintNothing) {
+  std::string job = WriteJob("quiet.pbtxt", kTinyJob);
+  Outcome outcome = RunSoftwire("run " + job + " --quiet");
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.output;
+  EXPECT_EQ(outcome.output, "");
+}
+
+TEST(SoftwireCommandTest, AnUnwritableMetricsPathIsBadInputCaughtBeforeTheRun) {
+  std::string job = WriteJob("unwritable.pbtxt", kTinyJob);
+  Outcome outcome = RunSoftwire("run " + job + " --metrics-out /nonexistent/dir/m.jsonl");
+  EXPECT_EQ(outcome.exit_code, 2) << outcome.output;
+  EXPECT_TRUE(Contains(outcome.output, "--metrics-out")) << outcome.output;
+  EXPECT_FALSE(Contains(outcome.output, "step 1/")) << outcome.output;
+}
+
+TEST(SoftwireCommandTest, CompilePrintsTheSummaryOrTheWholePlan) {
+  std::string job = WriteJob("compile.pbtxt", kTinyJob);
+  Outcome summary = RunSoftwire("compile " + job);
+  EXPECT_EQ(summary.exit_code, 0) << summary.output;
+  Outcome dump = RunSoftwire("compile " + job + " --dump");
+  EXPECT_EQ(dump.exit_code, 0) << dump.output;
+  EXPECT_FALSE(summary.output.empty());
+  EXPECT_NE(summary.output, dump.output);
+}
+
+}  // namespace
+}  // namespace softwire

@@ -1,0 +1,201 @@
+#include "runtime/host/actor_binding.h"
+
+#include <glog/logging.h>
+
+namespace softwire {
+namespace runtime {
+namespace {
+
+StatusOr<TensorView> ViewOf(const proto::TensorDesc& desc, const std::string& what) {
+  TensorView view;
+  switch (desc.dtype()) {
+    case proto::DATA_TYPE_FLOAT32:
+      view.dtype = DType::kFloat32;
+      break;
+    case proto::DATA_TYPE_INT32:
+      view.dtype = DType::kInt32;
+      break;
+    default:
+      return InvalidArgumentError(what + ": tensor has no supported dtype (" +
+                                  proto::DataType_Name(desc.dtype()) + ")");
+  }
+  std::vector<int64_t> dims(desc.dims().begin(), desc.dims().end());
+  for (int64_t dim : dims) {
+    if (dim < 0) return InvalidArgumentError(what + ": tensor has a negative extent");
+  }
+  view.shape = Shape(std::move(dims));
+  return view;
+}
+
+std::string RegisterName(const proto::Plan& plan, int64_t id) {
+  return "register '" + plan.register_(static_cast<int>(id)).name() + "'";
+}
+
+}  // namespace
+
+StatusOr<RegisterSlots> LocateRegisterSlots(const proto::Plan& plan,
+                                            const std::vector<std::unique_ptr<Device>>& devices) {
+  RegisterSlots slots(plan.register__size());
+  for (const proto::RegisterDef& def : plan.register_()) {
+    std::string what = RegisterName(plan, def.id());
+    if (def.device() < 0 || def.device() >= static_cast<int>(devices.size())) {
+      return InvalidArgumentError(what + ": device " + std::to_string(def.device()) +
+                                  " does not exist");
+    }
+    SOFTWIRE_ASSIGN_OR_RETURN(TensorView view, ViewOf(def.tensor(), what));
+    if (view.NumBytes() > def.bytes_per_slot()) {
+      return InvalidArgumentError(what + ": a slot of " + std::to_string(def.bytes_per_slot()) +
+                                  " bytes cannot hold its " + std::to_string(view.NumBytes()) +
+                                  "-byte tensor");
+    }
+    if (def.slots() < 1) return InvalidArgumentError(what + ": has no slots");
+    const DeviceArena& arena = devices[def.device()]->arena();
+    SOFTWIRE_ASSIGN_OR_RETURN(char* first,
+                              arena.Region(def.offset(), def.bytes_per_slot() * def.slots(), what));
+    for (int slot = 0; slot < def.slots(); ++slot) {
+      slots[def.id()].push_back(first + slot * def.bytes_per_slot());
+    }
+  }
+  return slots;
+}
+
+namespace {
+
+// The view kernel `def` sees of its `index`-th input or output: the kernel's own descriptor
+// when the plan gives one, else the register's; never larger than the slot.
+StatusOr<TensorView> KernelView(const proto::Plan& plan, const proto::ActorDef& def, bool input,
+                                int index) {
+  int64_t register_id = input ? def.input_register(index) : def.output_register(index);
+  const proto::RegisterDef& register_def = plan.register_(static_cast<int>(register_id));
+  const auto& kernel_descs = input ? def.kernel().input() : def.kernel().output();
+  std::string what = "actor '" + def.name() + "': " + (input ? "input " : "output ") +
+                     std::to_string(index) + " (" + RegisterName(plan, register_id) + ")";
+  const proto::TensorDesc& desc =
+      kernel_descs.size() == (input ? def.input_register_size() : def.output_register_size())
+          ? kernel_descs.Get(index)
+          : register_def.tensor();
+  SOFTWIRE_ASSIGN_OR_RETURN(TensorView view, ViewOf(desc, what));
+  if (view.NumBytes() > register_def.bytes_per_slot()) {
+    return InvalidArgumentError(what + ": the kernel's " + std::to_string(view.NumBytes()) +
+                                "-byte tensor does not fit the register's " +
+                                std::to_string(register_def.bytes_per_slot()) + "-byte slots");
+  }
+  return view;
+}
+
+StatusOr<std::unique_ptr<ActorBinding>> BindActor(
+    const proto::Plan& plan, const proto::ActorDef& def,
+    const actors::ActorDescription& description, const RegisterSlots& slots,
+    const std::vector<std::unique_ptr<Device>>& devices, const KernelRegistries& registries,
+    OutputReporter* reporter) {
+  std::string what = "actor '" + def.name() + "'";
+  if (def.device() < 0 || def.device() >= static_cast<int>(devices.size())) {
+    return InvalidArgumentError(what + ": device " + std::to_string(def.device()) +
+                                " does not exist");
+  }
+  const Device& device = *devices[def.device()];
+  KernelContext context;
+  context.parallel = device.runner();
+  std::vector<std::vector<char*>> input_slots;
+  std::vector<std::vector<char*>> output_slots;
+  for (int i = 0; i < def.input_register_size(); ++i) {
+    SOFTWIRE_ASSIGN_OR_RETURN(TensorView view, KernelView(plan, def, /*input=*/true, i));
+    context.inputs.push_back(std::move(view));
+    input_slots.push_back(slots[def.input_register(i)]);
+  }
+  for (int i = 0; i < def.output_register_size(); ++i) {
+    SOFTWIRE_ASSIGN_OR_RETURN(TensorView view, KernelView(plan, def, /*input=*/false, i));
+    context.outputs.push_back(std::move(view));
+    output_slots.push_back(slots[def.output_register(i)]);
+  }
+  context.output_fill_begins.assign(def.output_register_size(), true);
+  if (def.workspace_bytes() > 0) {
+    SOFTWIRE_ASSIGN_OR_RETURN(
+        context.workspace,
+        device.arena().Region(def.workspace_offset(), def.workspace_bytes(), what + " workspace"));
+  }
+  if (def.state_bytes() > 0) {
+    SOFTWIRE_ASSIGN_OR_RETURN(
+        context.state,
+        device.arena().Region(def.state_offset(), def.state_bytes(), what + " state"));
+  }
+  const KernelRegistry* registry =
+      device.kind() == proto::DEVICE_KIND_CPU ? registries.cpu : nullptr;
+  if (registry == nullptr) {
+    return UnimplementedError(what + ": no kernels for device '" + device.name() + "'");
+  }
+  KernelSetup setup;
+  setup.plan = &plan;
+  setup.actor = &def;
+  setup.reporter = reporter;
+  SOFTWIRE_ASSIGN_OR_RETURN(std::unique_ptr<Kernel> kernel, registry->Create(setup));
+  return std::make_unique<ActorBinding>(&def, &description, std::move(kernel),
+                                        device.queue(def.queue()), std::move(context),
+                                        std::move(input_slots), std::move(output_slots));
+}
+
+}  // namespace
+
+ActorBinding::ActorBinding(const proto::ActorDef* def, const actors::ActorDescription* description,
+                           std::unique_ptr<Kernel> kernel, DeviceQueue* queue,
+                           KernelContext context, std::vector<std::vector<char*>> input_slots,
+                           std::vector<std::vector<char*>> output_slots)
+    : def_(def),
+      description_(description),
+      kernel_(std::move(kernel)),
+      queue_(queue),
+      context_(std::move(context)),
+      input_slots_(std::move(input_slots)),
+      output_slots_(std::move(output_slots)),
+      display_name_("actor '" + def->name() + "'") {
+  request_.actor = def->id();
+  request_.kernel = kernel_.get();
+  request_.context = &context_;
+  request_.estimated_seconds = def->estimated_seconds();
+}
+
+const LaunchRequest& ActorBinding::Bind(const actors::Firing& firing) {
+  // Per firing: only data pointers and numbers change. The checks guard the arena against a
+  // protocol bug (a slot out of range); each is one comparison.
+  const size_t inputs = input_slots_.size();
+  const size_t outputs = output_slots_.size();
+  CHECK(firing.inputs.size() == inputs && firing.outputs.size() == outputs)
+      << display_name_ << ": firing binds the wrong number of registers";
+  for (size_t i = 0; i < inputs; ++i) {
+    const size_t slot = static_cast<size_t>(firing.inputs[i].slot);
+    CHECK(slot < input_slots_[i].size()) << display_name_ << ": input slot " << slot;
+    context_.inputs[i].data = input_slots_[i][slot];
+  }
+  for (size_t i = 0; i < outputs; ++i) {
+    const size_t slot = static_cast<size_t>(firing.outputs[i].slot);
+    CHECK(slot < output_slots_[i].size()) << display_name_ << ": output slot " << slot;
+    context_.outputs[i].data = output_slots_[i][slot];
+  }
+  if (firing.output_fill_begins.size() == outputs) {
+    for (size_t i = 0; i < outputs; ++i) {
+      context_.output_fill_begins[i] = firing.output_fill_begins[i];
+    }
+  }
+  context_.firing = firing.index;
+  context_.first_piece = firing.first_piece;
+  request_.firing = firing.index;
+  return request_;
+}
+
+StatusOr<std::vector<std::unique_ptr<ActorBinding>>> BindActors(
+    const proto::Plan& plan, const std::vector<actors::ActorDescription>& descriptions,
+    const std::vector<std::unique_ptr<Device>>& devices, const RegisterSlots& slots,
+    const KernelRegistries& registries, OutputReporter* reporter) {
+  std::vector<std::unique_ptr<ActorBinding>> bindings;
+  bindings.reserve(plan.actor_size());
+  for (const proto::ActorDef& def : plan.actor()) {
+    SOFTWIRE_ASSIGN_OR_RETURN(
+        std::unique_ptr<ActorBinding> binding,
+        BindActor(plan, def, descriptions[def.id()], slots, devices, registries, reporter));
+    bindings.push_back(std::move(binding));
+  }
+  return bindings;
+}
+
+}  // namespace runtime
+}  // namespace softwire

@@ -1,0 +1,89 @@
+// ActorBinding: what never changes about one hosted actor during a run, bound to memory: its
+// description, its kernel, the address of every slot it reads or writes, and the
+// KernelContext its firings reuse (only the data pointers and firing numbers change, so a
+// firing allocates nothing).
+//
+// Bindings are built once per job by BindActors, owned by the job, and outlive the CAF actors
+// and every device queue, so a launch still queued when a job fails never points at freed
+// memory.
+//
+// Threading: Bind and the context are used by the actor's handler, or by the thread running
+// its launch while the actor waits for the completion; never both at once. The progress
+// fields are atomics read by the job's waiting thread.
+#ifndef SOFTWIRE_RUNTIME_HOST_ACTOR_BINDING_H_
+#define SOFTWIRE_RUNTIME_HOST_ACTOR_BINDING_H_
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "actors/actor_description.h"
+#include "actors/actor_protocol.h"
+#include "base/status.h"
+#include "proto/plan.pb.h"
+#include "runtime/host/device.h"
+#include "runtime/host/device_queue.h"
+#include "runtime/kernels/kernel.h"
+
+namespace softwire {
+namespace runtime {
+
+class ActorBinding {
+ public:
+  ActorBinding(const proto::ActorDef* def, const actors::ActorDescription* description,
+               std::unique_ptr<Kernel> kernel, DeviceQueue* queue, KernelContext context,
+               std::vector<std::vector<char*>> input_slots,
+               std::vector<std::vector<char*>> output_slots);
+
+  // Points the context at the slots `firing` reads and writes and returns its launch.
+  const LaunchRequest& Bind(const actors::Firing& firing);
+
+  const proto::ActorDef& def() const { return *def_; }
+  const actors::ActorDescription& description() const { return *description_; }
+  DeviceQueue* queue() const { return queue_; }
+  // "actor 'fc1'": how errors name it.
+  const std::string& display_name() const { return display_name_; }
+
+  // Progress, for the stall watchdog and for steps of plans without outputs. Written by the
+  // actor's handler, read by the job's waiting thread.
+  std::atomic<int64_t> completed_firings{0};
+  std::atomic<bool> firing_in_flight{false};  // Launched (running or queued), not completed.
+  std::atomic<bool> finished{false};
+
+ private:
+  const proto::ActorDef* def_;
+  const actors::ActorDescription* description_;
+  std::unique_ptr<Kernel> kernel_;
+  DeviceQueue* queue_;
+  KernelContext context_;
+  std::vector<std::vector<char*>> input_slots_;   // [input][slot] -> address.
+  std::vector<std::vector<char*>> output_slots_;  // [output][slot] -> address.
+  LaunchRequest request_;
+  std::string display_name_;
+};
+
+// Where to find the kernels of each device kind.
+struct KernelRegistries {
+  const KernelRegistry* cpu = nullptr;
+};
+
+// Slot addresses of every register: [register id][slot]. Checks each register's dtype, that
+// its tensor fits a slot and that its slots lie inside its device's arena; errors name it.
+using RegisterSlots = std::vector<std::vector<char*>>;
+StatusOr<RegisterSlots> LocateRegisterSlots(const proto::Plan& plan,
+                                            const std::vector<std::unique_ptr<Device>>& devices);
+
+// Binds every actor of `plan`: checks its views, workspace and state range against the
+// arenas, creates its kernel, and prepares its context. Errors name the actor or register.
+// Result index == actor id. Borrowed arguments must outlive the bindings.
+StatusOr<std::vector<std::unique_ptr<ActorBinding>>> BindActors(
+    const proto::Plan& plan, const std::vector<actors::ActorDescription>& descriptions,
+    const std::vector<std::unique_ptr<Device>>& devices, const RegisterSlots& slots,
+    const KernelRegistries& registries, OutputReporter* reporter);
+
+}  // namespace runtime
+}  // namespace softwire
+
+#endif  // SOFTWIRE_RUNTIME_HOST_ACTOR_BINDING_H_

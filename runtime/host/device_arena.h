@@ -1,0 +1,59 @@
+// DeviceArena: the one block of memory a device gets for a whole job.
+//
+// The compiler plans every byte a device needs (register slots, kernel workspaces, actor state)
+// as offsets into one arena of PlanDevice.planned_bytes; the runtime allocates exactly that,
+// once, when it loads the plan, and nothing else per piece (docs/PROTOCOL.md, "Memory").
+//
+//   StatusOr<std::unique_ptr<DeviceArena>> arena = DeviceArena::Allocate("node0/cpu:0", bytes);
+//   StatusOr<void*> slot = (*arena)->Region(offset, bytes, "register 'x'");
+//
+// Threading: Allocate and Region are called while the job is set up, on one thread; the memory
+// itself is then read and written by kernels under the register/slot protocol.
+// Ownership: the arena owns its memory; Region pointers are borrowed and die with the arena.
+#ifndef SOFTWIRE_RUNTIME_HOST_DEVICE_ARENA_H_
+#define SOFTWIRE_RUNTIME_HOST_DEVICE_ARENA_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "base/status.h"
+
+namespace softwire {
+namespace runtime {
+
+class DeviceArena {
+ public:
+  // Start address alignment. A page: more than any kernel or vector unit asks for, and the
+  // planner's offsets are relative to it.
+  static constexpr int64_t kAlignment = 4096;
+
+  // Allocates exactly `bytes` (zero-filled, so a run is deterministic even if a kernel reads a
+  // slot before its first fill). ResourceExhausted names the device when `bytes` exceeds the
+  // machine's physical memory or the allocation fails.
+  static StatusOr<std::unique_ptr<DeviceArena>> Allocate(const std::string& device_name,
+                                                         int64_t bytes);
+  ~DeviceArena();
+  DeviceArena(const DeviceArena&) = delete;
+  DeviceArena& operator=(const DeviceArena&) = delete;
+
+  // The address of [offset, offset + bytes). InvalidArgument naming `what` and the device when
+  // the range is not inside the arena (a plan whose offsets do not fit its planned bytes).
+  StatusOr<char*> Region(int64_t offset, int64_t bytes, const std::string& what) const;
+
+  // Bytes allocated: always the planned figure given to Allocate.
+  int64_t allocated_bytes() const { return bytes_; }
+  char* base() const { return base_; }
+
+ private:
+  DeviceArena(std::string device_name, char* base, int64_t bytes);
+
+  std::string device_name_;
+  char* base_;
+  int64_t bytes_;
+};
+
+}  // namespace runtime
+}  // namespace softwire
+
+#endif  // SOFTWIRE_RUNTIME_HOST_DEVICE_ARENA_H_

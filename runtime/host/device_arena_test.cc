@@ -1,0 +1,53 @@
+#include "runtime/host/device_arena.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+
+namespace softwire {
+namespace runtime {
+namespace {
+
+TEST(DeviceArenaTest, AllocatesExactlyThePlannedBytesAlignedAndZeroed) {
+  StatusOr<std::unique_ptr<DeviceArena>> arena = DeviceArena::Allocate("node0/cpu:0", 1000);
+  ASSERT_TRUE(arena.ok()) << arena.status();
+  EXPECT_EQ((*arena)->allocated_bytes(), 1000);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>((*arena)->base()) % DeviceArena::kAlignment, 0u);
+  for (int i = 0; i < 1000; ++i) ASSERT_EQ((*arena)->base()[i], 0) << i;
+}
+
+TEST(DeviceArenaTest, RegionsInsideTheArenaAreItsAddresses) {
+  auto arena = DeviceArena::Allocate("node0/cpu:0", 256);
+  ASSERT_TRUE(arena.ok());
+  StatusOr<char*> region = (*arena)->Region(64, 192, "register 'x'");
+  ASSERT_TRUE(region.ok()) << region.status();
+  EXPECT_EQ(*region, (*arena)->base() + 64);
+}
+
+TEST(DeviceArenaTest, RegionsBeyondTheArenaAreErrorsNamingWhatAndTheDevice) {
+  auto arena = DeviceArena::Allocate("node0/cpu:0", 256);
+  ASSERT_TRUE(arena.ok());
+  StatusOr<char*> region = (*arena)->Region(200, 64, "register 'x'");
+  ASSERT_FALSE(region.ok());
+  EXPECT_EQ(region.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(region.status().message().find("register 'x'"), std::string::npos);
+  EXPECT_NE(region.status().message().find("node0/cpu:0"), std::string::npos);
+  EXPECT_FALSE((*arena)->Region(-1, 4, "x").ok());
+}
+
+TEST(DeviceArenaTest, AnEmptyPlanGetsAnEmptyArena) {
+  auto arena = DeviceArena::Allocate("node0/cpu:0", 0);
+  ASSERT_TRUE(arena.ok());
+  EXPECT_EQ((*arena)->allocated_bytes(), 0);
+  EXPECT_TRUE((*arena)->Region(0, 0, "nothing").ok());
+}
+
+TEST(DeviceArenaTest, AnImpossibleSizeIsResourceExhaustedNotACrash) {
+  auto arena = DeviceArena::Allocate("node0/cpu:0", int64_t{1} << 62);
+  ASSERT_FALSE(arena.ok());
+  EXPECT_EQ(arena.status().code(), StatusCode::kResourceExhausted);
+}
+
+}  // namespace
+}  // namespace runtime
+}  // namespace softwire

@@ -1,0 +1,66 @@
+// DeviceQueue: where an actor's firings execute. Every device has one or more queues, and a
+// queue runs one kernel at a time, so one trace track per queue never overlaps and a device's
+// cores are never oversubscribed. docs/RUNTIME.md explains the execution model.
+//
+// A launch completes in one of two ways, and hosts handle both:
+//   - inline: the queue was idle and ran the kernel right away on the calling thread (the cpu
+//     strand). The caller continues its protocol synchronously, then calls ReleaseInline();
+//   - deferred: the queue accepted the launch and later reports its completion, from any
+//     thread, to the LaunchListener (a busy cpu strand; later, sim timers and cuda events).
+//
+//   Status kernel_status;
+//   if (queue->Launch(request, &kernel_status) == DeviceQueue::Outcome::kRanInline) {
+//     ... OnFiringDone, send Releases and Readies ...
+//     queue->ReleaseInline();
+//   }  // else: wait for LaunchListener::OnLaunchCompleted(actor, firing, status).
+//
+// Threading: every method may be called from any thread.
+#ifndef SOFTWIRE_RUNTIME_HOST_DEVICE_QUEUE_H_
+#define SOFTWIRE_RUNTIME_HOST_DEVICE_QUEUE_H_
+
+#include <cstdint>
+
+#include "base/status.h"
+#include "runtime/kernels/kernel.h"
+
+namespace softwire {
+namespace runtime {
+
+// One firing to run. The pointers are borrowed: the kernel and its context belong to the job
+// and outlive every queue; the context is not touched by its actor until the firing completed.
+struct LaunchRequest {
+  int64_t actor = -1;
+  int64_t firing = 0;
+  Kernel* kernel = nullptr;
+  const KernelContext* context = nullptr;
+  double estimated_seconds = 0;  // ActorDef.estimated_seconds, for queues that simulate time.
+};
+
+// Told when a deferred launch completed. Thread-safe; must not block.
+class LaunchListener {
+ public:
+  virtual ~LaunchListener() = default;
+  virtual void OnLaunchCompleted(int64_t actor, int64_t firing, Status status) = 0;
+};
+
+class DeviceQueue {
+ public:
+  enum class Outcome { kRanInline, kDeferred };
+
+  virtual ~DeviceQueue() = default;
+
+  // Runs `request` now on the calling thread (kRanInline; *kernel_status is the kernel's
+  // result and the caller holds the queue until ReleaseInline), or accepts it and reports its
+  // completion to the listener later (kDeferred). A caller holding the queue must not launch
+  // again before ReleaseInline.
+  virtual Outcome Launch(const LaunchRequest& request, Status* kernel_status) = 0;
+
+  // Gives back a queue taken by an inline launch. Launches deferred meanwhile run first, on
+  // this thread, each reported to the listener.
+  virtual void ReleaseInline() = 0;
+};
+
+}  // namespace runtime
+}  // namespace softwire
+
+#endif  // SOFTWIRE_RUNTIME_HOST_DEVICE_QUEUE_H_

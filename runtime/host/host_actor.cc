@@ -1,0 +1,180 @@
+#include "runtime/host/host_actor.h"
+
+#include <caf/all.hpp>
+#include <exception>
+
+#include "runtime/host/host_messages.h"
+
+namespace softwire {
+namespace runtime {
+
+HostActor::HostActor(caf::actor_config& config, ActorBinding* binding,
+                     const ActorDirectory* directory, JobMonitor* monitor)
+    : caf::event_based_actor(config),
+      binding_(binding),
+      directory_(directory),
+      monitor_(monitor),
+      id_(binding->def().id()),
+      protocol_(&binding->description()) {
+  // CAF would print unexpected messages and uncaught exceptions to stdout; they are errors of
+  // this job instead.
+  set_default_handler([this](caf::scheduled_actor*, caf::message_view& view) {
+    Fail(InternalError("unexpected message " + caf::to_string(view.copy_content_to_message())));
+    return caf::result<caf::message>(caf::sec::unexpected_message);
+  });
+  set_exception_handler([this](caf::scheduled_actor*, std::exception_ptr& exception) {
+    std::string what = "unknown exception";
+    try {
+      std::rethrow_exception(exception);
+    } catch (const std::exception& caught) {
+      what = caught.what();
+    } catch (...) {
+    }
+    Fail(InternalError("exception: " + what));
+    return caf::error(caf::exit_reason::unhandled_exception);
+  });
+}
+
+HostActor::~HostActor() = default;
+
+const char* HostActor::name() const {
+  return binding_->def().name().c_str();
+}
+
+caf::behavior HostActor::make_behavior() {
+  // The protocol's messages first: CAF tries handlers in order.
+  return {
+      [this](const PeerMessage& message) {
+        EnsureStarted();
+        if (stopped_) return;
+        switch (message.type) {
+          case PeerMessage::kReady:
+            Drive(protocol_.OnReady(message.from, message.ready, &outbox_));
+            break;
+          case PeerMessage::kRelease:
+            Drive(protocol_.OnRelease(message.from, message.release, &outbox_));
+            break;
+          default:
+            Drive(protocol_.OnEndOfStream(message.from, message.end_of_stream, &outbox_));
+            break;
+        }
+      },
+      [this](const LaunchDone& done) {
+        if (stopped_) return;
+        Drive(Complete(done.firing, Status(static_cast<StatusCode>(done.code), done.message)));
+      },
+      [this](start_atom) { EnsureStarted(); },
+      [this](describe_wait_atom, const caf::actor& reply_to) {
+        actors::WaitState wait = protocol_.DescribeWait();
+        WaitReport report;
+        report.actor = id_;
+        report.kind = static_cast<int32_t>(wait.kind);
+        report.next_firing = wait.next_firing;
+        report.register_id = wait.register_id;
+        report.sequence = wait.sequence;
+        report.waiting_on.assign(wait.waiting_on.begin(), wait.waiting_on.end());
+        report.completed_firings = protocol_.completed_firings();
+        caf::anon_send(reply_to, std::move(report));
+      },
+  };
+}
+
+void HostActor::EnsureStarted() {
+  if (started_) return;
+  started_ = true;
+  outbox_.clear();
+  protocol_.Start(&outbox_);
+  Drive(Status::Ok());
+}
+
+void HostActor::Drive(Status status) {
+  while (true) {
+    if (!status.ok()) {
+      Fail(std::move(status));
+      return;
+    }
+    SendOutbox();
+    if (holding_queue_) {
+      holding_queue_ = false;
+      binding_->queue()->ReleaseInline();
+    }
+    if (outbox_.finished) {
+      outbox_.clear();
+      stopped_ = true;
+      binding_->finished.store(true, std::memory_order_relaxed);
+      monitor_->ActorFinished();
+      quit();
+      return;
+    }
+    if (!outbox_.launch) {
+      outbox_.clear();
+      return;
+    }
+    const LaunchRequest& request = binding_->Bind(*outbox_.launch);
+    outbox_.clear();
+    Status kernel_status;
+    binding_->firing_in_flight.store(true, std::memory_order_relaxed);
+    if (binding_->queue()->Launch(request, &kernel_status) == DeviceQueue::Outcome::kDeferred) {
+      return;  // LaunchDone follows.
+    }
+    holding_queue_ = true;
+    status = Complete(request.firing, kernel_status);
+  }
+}
+
+Status HostActor::Complete(int64_t firing, const Status& kernel_status) {
+  binding_->firing_in_flight.store(false, std::memory_order_relaxed);
+  if (!kernel_status.ok()) {
+    return kernel_status.WithContext("firing " + std::to_string(firing) + " of kernel '" +
+                                     binding_->def().kernel().op_type() + "'");
+  }
+  // Only this actor writes its counter: a plain increment, published for the watchdog.
+  binding_->completed_firings.store(binding_->completed_firings.load(std::memory_order_relaxed) + 1,
+                                    std::memory_order_relaxed);
+  return protocol_.OnFiringDone(firing, &outbox_);
+}
+
+void HostActor::SendOutbox() {
+  for (const actors::OutgoingMessage& message : outbox_.messages) {
+    PeerMessage peer_message;
+    peer_message.from = id_;
+    switch (message.type) {
+      case actors::OutgoingMessage::Type::kReady:
+        peer_message.type = PeerMessage::kReady;
+        peer_message.ready = message.ready;
+        break;
+      case actors::OutgoingMessage::Type::kRelease:
+        peer_message.type = PeerMessage::kRelease;
+        peer_message.release = message.release;
+        break;
+      case actors::OutgoingMessage::Type::kEndOfStream:
+        peer_message.type = PeerMessage::kEndOfStream;
+        peer_message.end_of_stream = message.end_of_stream;
+        break;
+    }
+    // What send() does, minus the sender: nobody answers protocol messages, so the mailbox
+    // element need not hold (and count a reference to) this actor. The worker running us is
+    // passed on, so the receiver is scheduled on it where the policy allows.
+    directory_->Get(message.to)
+        ->enqueue(caf::make_mailbox_element(nullptr, caf::make_message_id(), {}, peer_message),
+                  context());
+  }
+  outbox_.messages.clear();
+}
+
+void HostActor::Fail(Status status) {
+  if (stopped_) return;
+  stopped_ = true;
+  // The first failure raises the stop flag before we let go of the queue, so launches queued
+  // behind ours are cancelled rather than run.
+  monitor_->Fail(status.WithContext(binding_->display_name() + " (" +
+                                    actors::ActorKindName(binding_->description().kind) + ")"));
+  if (holding_queue_) {
+    holding_queue_ = false;
+    binding_->queue()->ReleaseInline();
+  }
+  quit(caf::exit_reason::user_shutdown);
+}
+
+}  // namespace runtime
+}  // namespace softwire

@@ -1,0 +1,62 @@
+// HostActor: the CAF actor that hosts one plan actor. It feeds the pure protocol state
+// machine (actors/actor_protocol.h) the messages it receives and the completions of its
+// kernels, sends what the protocol asks, and launches firings on its device queue.
+//
+// A firing whose queue is idle runs inline, inside the handler that made it possible, and the
+// protocol continues synchronously: in the common case a piece crosses an actor with no
+// thread hand-off and no message besides the protocol's own Ready and Release. Errors (a
+// protocol violation, a kernel failure, an unexpected message, an exception) fail the job
+// through the JobMonitor with a Status naming the actor; the actor then stops.
+//
+// Messages handled: PeerMessage (Ready, Release or EndOfStream from a peer); LaunchDone;
+// start_atom; (describe_wait_atom, caf::actor reply_to) -> WaitReport to reply_to.
+// Threading: CAF runs one handler of an actor at a time, on any worker thread.
+// Ownership: the binding, directory and monitor are borrowed from the job and outlive it.
+#ifndef SOFTWIRE_RUNTIME_HOST_HOST_ACTOR_H_
+#define SOFTWIRE_RUNTIME_HOST_ACTOR_H_
+
+#include <caf/event_based_actor.hpp>
+
+#include "actors/actor_protocol.h"
+#include "runtime/host/actor_binding.h"
+#include "runtime/host/actor_directory.h"
+#include "runtime/host/job_monitor.h"
+
+namespace softwire {
+namespace runtime {
+
+class HostActor final : public caf::event_based_actor {
+ public:
+  HostActor(caf::actor_config& config, ActorBinding* binding, const ActorDirectory* directory,
+            JobMonitor* monitor);
+  ~HostActor() override;
+
+  caf::behavior make_behavior() override;
+  const char* name() const override;
+
+ private:
+  // Runs the protocol's Start once, before the first message is handled.
+  void EnsureStarted();
+  // Acts on the outcome of one protocol call: sends its messages, launches its firing, and
+  // keeps going while launches complete inline.
+  void Drive(Status status);
+  // The protocol's answer to a completed firing, or the kernel's error with context.
+  Status Complete(int64_t firing, const Status& kernel_status);
+  void SendOutbox();
+  void Fail(Status status);
+
+  ActorBinding* const binding_;
+  const ActorDirectory* const directory_;
+  JobMonitor* const monitor_;
+  const actors::ActorId id_;
+  actors::ActorProtocol protocol_;
+  actors::Outbox outbox_;
+  bool started_ = false;
+  bool holding_queue_ = false;  // An inline launch left us holding the queue.
+  bool stopped_ = false;        // Finished or failed: later messages are ignored.
+};
+
+}  // namespace runtime
+}  // namespace softwire
+
+#endif  // SOFTWIRE_RUNTIME_HOST_HOST_ACTOR_H_

@@ -1,0 +1,100 @@
+// The runtime's CAF messages and configuration.
+#include "runtime/host/host_messages.h"
+
+#include <gtest/gtest.h>
+
+#include <caf/all.hpp>
+#include <caf/binary_deserializer.hpp>
+#include <caf/binary_serializer.hpp>
+
+#include "runtime/host/caf_options.h"
+
+namespace softwire {
+namespace runtime {
+namespace {
+
+template <class T>
+T RoundTrip(const T& value) {
+  std::vector<char> buffer;
+  caf::binary_serializer sink{nullptr, buffer};
+  T copy = value;
+  EXPECT_FALSE(sink(copy)) << "serialize";
+  T result;
+  caf::binary_deserializer source{nullptr, buffer};
+  EXPECT_FALSE(source(result)) << "deserialize";
+  return result;
+}
+
+TEST(HostMessagesTest, ProtocolMessagesSurviveCafSerialization) {
+  // Later they cross nodes; every field must be part of inspect().
+  PeerMessage message;
+  message.from = 7;
+  message.type = PeerMessage::kRelease;
+  message.ready = {3, 1, 41};
+  message.release = {4, 2, 42};
+  message.end_of_stream.register_id = 5;
+  PeerMessage copy = RoundTrip(message);
+  EXPECT_EQ(copy.from, 7);
+  EXPECT_EQ(copy.type, PeerMessage::kRelease);
+  EXPECT_EQ(copy.ready.register_id, 3);
+  EXPECT_EQ(copy.ready.slot, 1);
+  EXPECT_EQ(copy.ready.sequence, 41);
+  EXPECT_EQ(copy.release.register_id, 4);
+  EXPECT_EQ(copy.release.slot, 2);
+  EXPECT_EQ(copy.release.sequence, 42);
+  EXPECT_EQ(copy.end_of_stream.register_id, 5);
+
+  WaitReport report;
+  report.actor = 2;
+  report.kind = 3;
+  report.next_firing = 9;
+  report.register_id = 1;
+  report.sequence = 8;
+  report.waiting_on = {4, 6};
+  report.completed_firings = 9;
+  WaitReport report_copy = RoundTrip(report);
+  EXPECT_EQ(report_copy.waiting_on, std::vector<int64_t>({4, 6}));
+  EXPECT_EQ(report_copy.completed_firings, 9);
+
+  LaunchDone done;
+  done.firing = 12;
+  done.code = static_cast<int32_t>(StatusCode::kInternal);
+  done.message = "kernel says no";
+  LaunchDone done_copy = RoundTrip(done);
+  EXPECT_EQ(done_copy.firing, 12);
+  EXPECT_EQ(done_copy.message, "kernel says no");
+}
+
+TEST(HostMessagesTest, TheTypeIdBlockNamesEveryMessage) {
+  EXPECT_STREQ(caf::type_name_by_id<caf::type_id<PeerMessage>::value>::value,
+               "softwire::runtime::PeerMessage");
+  EXPECT_EQ(caf::id_block::softwire_runtime::end - caf::id_block::softwire_runtime::begin, 6);
+}
+
+TEST(CafOptionsTest, DefaultsGiveOneSharingWorkerPerCpuDevice) {
+  caf::actor_system_config config;
+  ASSERT_TRUE(ConfigureCaf(CafOptions(), /*cpu_devices=*/1, &config).ok());
+  caf::actor_system system{config};
+  EXPECT_EQ(system.scheduler().num_workers(), 1u);
+  EXPECT_EQ(caf::get_or(caf::content(config), "scheduler.policy", caf::atom("")),
+            caf::atom("sharing"));
+  EXPECT_EQ(caf::get_or(caf::content(config), "scheduler.max-throughput", size_t{0}), 300u);
+}
+
+TEST(CafOptionsTest, ThreadsFollowTheOptionsOrTheDevicesCappedAtTheCores) {
+  CafOptions options;
+  EXPECT_EQ(CafThreads(options, 1), 1);
+  EXPECT_EQ(CafThreads(options, 0), 1);
+  EXPECT_LE(CafThreads(options, 1000), static_cast<int>(std::thread::hardware_concurrency()));
+  options.max_threads = 3;
+  EXPECT_EQ(CafThreads(options, 1), 3);
+  caf::actor_system_config config;
+  options.policy = "stealing";
+  ASSERT_TRUE(ConfigureCaf(options, 1, &config).ok());
+  caf::actor_system system{config};
+  EXPECT_EQ(system.scheduler().num_workers(), 3u);
+}
+
+}  // namespace
+}  // namespace runtime
+}  // namespace softwire

@@ -1,0 +1,212 @@
+#include "runtime/host/job.h"
+
+#include <algorithm>
+#include <caf/all.hpp>
+#include <map>
+
+#include "runtime/host/host_actor.h"
+#include "runtime/host/host_messages.h"
+#include "runtime/host/stall_report.h"
+
+namespace softwire {
+namespace runtime {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// How long the stall watchdog waits for unfinished actors to say what they wait for. An actor
+// that does not answer in time is busy in a kernel or has its worker blocked; the report
+// says so instead of waiting longer.
+constexpr auto kWaitReportTimeout = std::chrono::seconds(1);
+// Stall reports list at most this many actors.
+constexpr int kMaxReportedActors = 40;
+
+}  // namespace
+
+StatusOr<std::unique_ptr<Job>> Job::Create(const proto::Plan& plan, JobOptions options) {
+  std::unique_ptr<Job> job(new Job(plan, std::move(options)));
+  SOFTWIRE_ASSIGN_OR_RETURN(job->descriptions_, actors::DescribeActors(plan));
+  for (const proto::PlanDevice& plan_device : plan.device()) {
+    SOFTWIRE_ASSIGN_OR_RETURN(std::unique_ptr<Device> device,
+                              Device::Create(plan_device, job->options_.device,
+                                             job->directory_.get(), &job->monitor_->stopping()));
+    job->devices_.push_back(std::move(device));
+  }
+  SOFTWIRE_ASSIGN_OR_RETURN(job->slots_, LocateRegisterSlots(plan, job->devices_));
+  SOFTWIRE_ASSIGN_OR_RETURN(job->bindings_,
+                            BindActors(plan, job->descriptions_, job->devices_, job->slots_,
+                                       job->options_.kernels, job->collector_.get()));
+  return job;
+}
+
+Job::Job(const proto::Plan& plan, JobOptions options)
+    : plan_(plan),
+      options_(std::move(options)),
+      monitor_(std::make_unique<JobMonitor>(plan.actor_size())),
+      directory_(std::make_unique<ActorDirectory>(plan.actor_size())),
+      collector_(std::make_unique<StepCollector>(plan, monitor_.get(),
+                                                 /*notify_steps=*/options_.on_step != nullptr)) {}
+
+Job::~Job() = default;
+
+int Job::CpuDevices() const {
+  return static_cast<int>(std::count_if(devices_.begin(), devices_.end(), [](const auto& device) {
+    return device->kind() == proto::DEVICE_KIND_CPU;
+  }));
+}
+
+bool Job::AnyFiringInFlight() const {
+  for (const auto& binding : bindings_) {
+    if (binding->firing_in_flight.load(std::memory_order_relaxed)) return true;
+  }
+  return false;
+}
+
+int64_t Job::completed_firings() const {
+  int64_t total = 0;
+  for (const auto& binding : bindings_) total += binding->completed_firings.load();
+  return total;
+}
+
+Status Job::Run() {
+  CHECK(!ran_) << "Job::Run called twice";
+  ran_ = true;
+  caf::actor_system_config config;  // Must outlive the system, which keeps a reference.
+  SOFTWIRE_RETURN_IF_ERROR(ConfigureCaf(options_.caf, CpuDevices(), &config));
+  Status status;
+  {
+    caf::actor_system system{config};
+    for (const auto& binding : bindings_) {
+      directory_->Set(binding->def().id(),
+                      system.spawn<HostActor>(binding.get(), directory_.get(), monitor_.get()));
+    }
+    started_at_ = Clock::now();
+    for (int64_t id = 0; id < directory_->size(); ++id) {
+      caf::anon_send(directory_->Get(id), start_atom_v);
+    }
+    status = WaitForEnd(system);
+    if (!status.ok()) StopActors();
+    system.await_all_actors_done();
+    // Handles die before the system they belong to.
+    directory_->Clear();
+  }
+  return status;
+}
+
+Status Job::WaitForEnd(caf::actor_system& system) {
+  const Clock::duration stall_timeout = options_.stall_timeout;
+  Clock::duration poll = std::chrono::seconds(1);
+  if (stall_timeout > Clock::duration::zero()) {
+    poll = std::min<Clock::duration>(
+        poll, std::max<Clock::duration>(stall_timeout / 4, std::chrono::milliseconds(1)));
+  }
+  if (options_.on_step && !collector_->has_outputs()) {
+    poll = std::min<Clock::duration>(poll, std::chrono::milliseconds(20));
+  }
+  int64_t last_progress = -1;
+  Clock::time_point last_change = Clock::now();
+  for (bool first = true;; first = false) {
+    if (!first) monitor_->WaitFor(poll);
+    ReportSteps();
+    if (monitor_->failed()) return monitor_->failure();
+    if (monitor_->all_finished()) {
+      ReportSteps();
+      if (collector_->has_outputs() && reported_steps_ < plan_.schedule().steps() &&
+          options_.on_step) {
+        return InternalError("every actor finished, but the outputs of step " +
+                             std::to_string(reported_steps_) + " never all arrived");
+      }
+      return monitor_->failure();  // OK unless a late report broke the plan.
+    }
+    if (stall_timeout <= Clock::duration::zero()) continue;
+    // A firing in flight is progress too: a long kernel is busy, not stalled. (A kernel that
+    // never returns is therefore not reported; kernels must return.)
+    int64_t progress = completed_firings();
+    Clock::time_point now = Clock::now();
+    if (progress != last_progress || AnyFiringInFlight()) {
+      last_progress = progress;
+      last_change = now;
+    } else if (now - last_change >= stall_timeout) {
+      monitor_->Fail(DescribeStall(system, now - last_change));
+      return monitor_->failure();  // The stall report, or a failure that just beat it.
+    }
+  }
+}
+
+void Job::ReportSteps() {
+  if (!options_.on_step) return;
+  if (collector_->has_outputs()) {
+    for (const CollectedStep& step : collector_->TakeCompletedSteps()) {
+      options_.on_step(step);
+      reported_steps_ = step.step + 1;
+    }
+    return;
+  }
+  // No outputs: a step is complete once every actor completed the firings that cover it.
+  int64_t pieces_per_step = std::max<int64_t>(1, plan_.schedule().pieces_per_step());
+  int64_t complete = plan_.schedule().steps();
+  for (const auto& binding : bindings_) {
+    int64_t pieces =
+        binding->completed_firings.load() * std::max<int64_t>(1, binding->def().period());
+    complete = std::min(complete, pieces / pieces_per_step);
+  }
+  Clock::time_point now = Clock::now();
+  for (; reported_steps_ < complete; ++reported_steps_) {
+    CollectedStep step;
+    step.step = reported_steps_;
+    step.completed_at = now;
+    options_.on_step(step);
+  }
+}
+
+Status Job::DescribeStall(caf::actor_system& system, std::chrono::duration<double> idle) {
+  caf::scoped_actor self{system};
+  caf::actor reply_to = caf::actor_cast<caf::actor>(self);
+  std::vector<int64_t> unfinished;
+  for (const auto& binding : bindings_) {
+    if (binding->finished.load()) continue;
+    unfinished.push_back(binding->def().id());
+    caf::anon_send(directory_->Get(binding->def().id()), describe_wait_atom_v, reply_to);
+  }
+  std::map<int64_t, WaitReport> reports;
+  Clock::time_point deadline = Clock::now() + kWaitReportTimeout;
+  bool timed_out = false;
+  while (reports.size() < unfinished.size() && !timed_out) {
+    auto remaining = std::max<Clock::duration>(deadline - Clock::now(), Clock::duration::zero());
+    self->receive([&](WaitReport& report) { reports[report.actor] = std::move(report); },
+                  caf::after(std::chrono::duration_cast<caf::timespan>(remaining)) >>
+                      [&] { timed_out = true; });
+  }
+  char idle_text[32];
+  std::snprintf(idle_text, sizeof(idle_text), "%.2f", idle.count());
+  std::string text = "job stalled: no actor completed a firing for " + std::string(idle_text) +
+                     " s; " + std::to_string(unfinished.size()) + " of " +
+                     std::to_string(bindings_.size()) + " actors have not finished:";
+  int listed = 0;
+  for (int64_t id : unfinished) {
+    if (listed == kMaxReportedActors) {
+      text += "\n  ... and " + std::to_string(unfinished.size() - listed) + " more";
+      break;
+    }
+    auto found = reports.find(id);
+    if (found != reports.end()) {
+      text += "\n  " + DescribeWaitReport(plan_, found->second);
+    } else if (!bindings_[id]->finished.load()) {
+      text += "\n  " + bindings_[id]->display_name() +
+              ": did not answer (busy in a kernel, or its worker thread is blocked)";
+    } else {
+      continue;  // Finished while we asked.
+    }
+    ++listed;
+  }
+  return DeadlineExceededError(text);
+}
+
+void Job::StopActors() {
+  for (int64_t id = 0; id < directory_->size(); ++id) {
+    caf::anon_send_exit(directory_->Get(id), caf::exit_reason::user_shutdown);
+  }
+}
+
+}  // namespace runtime
+}  // namespace softwire

@@ -1,0 +1,97 @@
+// Job: one run of one plan in this process, from loaded plan to clean shutdown.
+//
+// Create loads the plan: checks it (actors::DescribeActors), allocates one arena per device
+// of exactly its planned bytes, creates one kernel per actor, and binds every slot. Run then
+// starts a CAF actor system configured for the plan, spawns one HostActor per plan actor,
+// starts them, and waits on the calling thread until one of:
+//   - every actor finished: the system shuts down cleanly; OK;
+//   - an actor failed (protocol violation, kernel error): every actor is stopped; the error
+//     names the actor;
+//   - no actor completed a firing for `stall_timeout` and none has one in flight: the watchdog
+//     asks every unfinished actor what it waits for, stops them all, and fails with that
+//     report.
+// In every case every CAF thread and kernel thread has been joined when Run returns.
+//
+// Threading: Create and Run on one thread; on_step runs on that thread too.
+#ifndef SOFTWIRE_RUNTIME_HOST_JOB_H_
+#define SOFTWIRE_RUNTIME_HOST_JOB_H_
+
+#include <caf/fwd.hpp>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "actors/actor_description.h"
+#include "base/status.h"
+#include "proto/plan.pb.h"
+#include "runtime/host/actor_binding.h"
+#include "runtime/host/actor_directory.h"
+#include "runtime/host/caf_options.h"
+#include "runtime/host/device.h"
+#include "runtime/host/job_monitor.h"
+#include "runtime/host/step_collector.h"
+
+namespace softwire {
+namespace runtime {
+
+struct JobOptions {
+  CafOptions caf;
+  DeviceOptions device;
+  KernelRegistries kernels;
+  // No firing completed, and none in flight, for this long -> fail with a stall report.
+  // <= 0 disables.
+  std::chrono::steady_clock::duration stall_timeout = std::chrono::seconds(60);
+  // Called once per completed step, in step order, on the thread that calls Run.
+  std::function<void(const CollectedStep&)> on_step;
+};
+
+class Job {
+ public:
+  // `plan` is borrowed and must outlive the job.
+  static StatusOr<std::unique_ptr<Job>> Create(const proto::Plan& plan, JobOptions options);
+  ~Job();
+  Job(const Job&) = delete;
+  Job& operator=(const Job&) = delete;
+
+  // Runs the plan once (see the file comment). Call at most once.
+  Status Run();
+
+  const proto::Plan& plan() const { return plan_; }
+  const std::vector<std::unique_ptr<Device>>& devices() const { return devices_; }
+  const RegisterSlots& register_slots() const { return slots_; }
+  // When Run started the actors.
+  std::chrono::steady_clock::time_point started_at() const { return started_at_; }
+  // Firings completed by every actor together (after Run: the whole job's).
+  int64_t completed_firings() const;
+
+ private:
+  Job(const proto::Plan& plan, JobOptions options);
+
+  Status WaitForEnd(caf::actor_system& system);
+  // Hands the steps completed since the last call to options_.on_step, in order.
+  void ReportSteps();
+  Status DescribeStall(caf::actor_system& system, std::chrono::duration<double> idle);
+  void StopActors();
+  bool AnyFiringInFlight() const;
+  int CpuDevices() const;
+
+  const proto::Plan& plan_;
+  JobOptions options_;
+  std::vector<actors::ActorDescription> descriptions_;
+  std::unique_ptr<JobMonitor> monitor_;
+  std::unique_ptr<ActorDirectory> directory_;
+  std::unique_ptr<StepCollector> collector_;
+  std::vector<std::unique_ptr<Device>> devices_;
+  RegisterSlots slots_;
+  std::vector<std::unique_ptr<ActorBinding>> bindings_;
+  std::chrono::steady_clock::time_point started_at_;
+  int64_t reported_steps_ = 0;
+  bool ran_ = false;
+};
+
+}  // namespace runtime
+}  // namespace softwire
+
+#endif  // SOFTWIRE_RUNTIME_HOST_JOB_H_

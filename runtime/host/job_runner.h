@@ -1,0 +1,124 @@
+// RunPlan: run a compiled plan in this process and collect what it produced.
+//
+//   RunOptions options;
+//   options.progress = [](const StepResult& step) {
+//     std::printf("step %lld loss %.4f\n", (long long)step.step, step.loss);
+//   };
+//   StatusOr<RunResult> result = RunPlan(plan, options);
+//   if (!result.ok()) { std::cerr << result.status() << "\n"; return 1; }
+//   WriteNpy(..., result->variables.at("fc1.weight") ...);
+//
+// Failure: InvalidArgument for a plan this runtime cannot load (naming the actor, register or
+// device), Unimplemented for device kinds this build cannot host, and for a run that went
+// wrong the Status of the failing actor (protocol or kernel error) or the stall watchdog's
+// report. Every thread the run started has been joined when RunPlan returns.
+// Threading: RunPlan blocks its caller, which also runs the progress listener.
+#ifndef SOFTWIRE_RUNTIME_HOST_JOB_RUNNER_H_
+#define SOFTWIRE_RUNTIME_HOST_JOB_RUNNER_H_
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/npy.h"
+#include "base/status.h"
+#include "proto/plan.pb.h"
+#include "runtime/host/caf_options.h"
+#include "runtime/kernels/kernel.h"
+
+namespace softwire {
+namespace runtime {
+
+// One completed step.
+struct StepResult {
+  int64_t step = 0;
+  // Mean of the loss output over the step's pieces; NaN when the plan has no loss.
+  double loss = 0;
+  // Every output (the loss included) by name: the mean over the step's pieces.
+  std::map<std::string, double> outputs;
+  // Wall seconds since the previous step completed (the first: since the actors started).
+  double seconds = 0;
+  // Samples (pieces_per_step * micro_batch_size) per wall second of this step.
+  double samples_per_second = 0;
+};
+
+struct RunOptions {
+  // Steps to run; <= 0: the plan's. May not exceed the plan's.
+  int64_t steps = 0;
+  // Called once per completed step, in order, on the caller's thread. May be empty.
+  std::function<void(const StepResult&)> progress;
+  // Fail with a report of what every unfinished actor waits for when no actor completed a
+  // firing, and none had one running or queued, for this long (a stalled plan, not a slow
+  // kernel). <= 0 disables the watchdog.
+  double stall_timeout_seconds = 60;
+  // CAF scheduler settings (caf_options.h explains the defaults).
+  CafOptions caf;
+  // Kernel threads per cpu device; <= 0: the plan's PlanDevice.cores.
+  int kernel_threads = 0;
+  // Threads BLAS calls may use (process-wide); 0: the kernel threads of the plan's cpu devices
+  // (the smallest, when they differ); < 0: leave BLAS as it is.
+  int blas_threads = 0;
+  // Kernels of cpu devices. Null: every cpu kernel (RegisterCpuKernels). Tests inject their
+  // own. Borrowed; must outlive the call.
+  const KernelRegistry* cpu_kernels = nullptr;
+};
+
+// Memory of one device.
+struct DeviceMemory {
+  std::string device;  // "node0/cpu:0".
+  int64_t planned_bytes = 0;
+  int64_t allocated_bytes = 0;
+};
+
+struct RunResult {
+  std::vector<StepResult> steps;
+  // Final value of every PlanVariable, its parts stitched together, by name.
+  std::map<std::string, NpyArray> variables;
+  std::vector<DeviceMemory> memory;  // Plan device order.
+  double seconds = 0;                // Wall time from the actors' start to the end.
+  int64_t firings = 0;               // Kernel firings of all actors together.
+};
+
+// Loads `plan` and runs it once: LoadedPlan::Load, then Run.
+StatusOr<RunResult> RunPlan(const proto::Plan& plan, const RunOptions& options);
+
+class Job;
+class StepRecorder;
+
+// RunPlan in two steps, for callers that tell a plan that cannot be loaded (a dataset that does
+// not match, an op without a kernel, memory the host refuses: usually bad input) from a run
+// that failed. Load does everything but start the actors: it checks the plan, allocates the
+// arenas, starts the kernel threads and creates the kernels.
+class LoadedPlan {
+ public:
+  static StatusOr<std::unique_ptr<LoadedPlan>> Load(const proto::Plan& plan,
+                                                    const RunOptions& options);
+  ~LoadedPlan();
+  LoadedPlan(const LoadedPlan&) = delete;
+  LoadedPlan& operator=(const LoadedPlan&) = delete;
+
+  // Runs the plan to its end. Call at most once.
+  StatusOr<RunResult> Run();
+
+  // The plan as it runs (after the steps override).
+  const proto::Plan& plan() const;
+
+ private:
+  explicit LoadedPlan(const RunOptions& options);
+
+  RunOptions options_;
+  proto::Plan plan_;
+  KernelRegistry cpu_kernels_;
+  RunResult result_;
+  std::unique_ptr<StepRecorder> recorder_;
+  std::unique_ptr<Job> job_;
+  bool ran_ = false;
+};
+
+}  // namespace runtime
+}  // namespace softwire
+
+#endif  // SOFTWIRE_RUNTIME_HOST_JOB_RUNNER_H_

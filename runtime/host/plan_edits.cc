@@ -1,0 +1,111 @@
+#include "runtime/host/plan_edits.h"
+
+#include <cstring>
+
+namespace softwire {
+namespace runtime {
+namespace {
+
+StatusOr<DType> DTypeOf(const proto::TensorDesc& desc, const std::string& what) {
+  switch (desc.dtype()) {
+    case proto::DATA_TYPE_FLOAT32:
+      return DType::kFloat32;
+    case proto::DATA_TYPE_INT32:
+      return DType::kInt32;
+    default:
+      return InvalidArgumentError(what + ": tensor has no supported dtype");
+  }
+}
+
+// Copies one part (a slice on `axis` of [begin, end), or the whole when axis is -1) from the
+// packed `source` into `target`, laid out as `shape`.
+Status CopyPart(const proto::VariablePart& part, const Shape& shape, int64_t element_bytes,
+                const char* source, int64_t source_bytes, char* target, const std::string& what) {
+  if (part.split_axis() < 0) {
+    int64_t bytes = shape.NumElements() * element_bytes;
+    if (source_bytes < bytes) return InvalidArgumentError(what + ": its register is too small");
+    std::memcpy(target, source, static_cast<size_t>(bytes));
+    return Status::Ok();
+  }
+  int axis = part.split_axis();
+  if (axis >= shape.rank() || part.split_begin() < 0 || part.split_end() > shape.dim(axis) ||
+      part.split_begin() >= part.split_end()) {
+    return InvalidArgumentError(what + ": slice [" + std::to_string(part.split_begin()) + ", " +
+                                std::to_string(part.split_end()) + ") on axis " +
+                                std::to_string(axis) + " does not fit shape " + shape.ToString());
+  }
+  int64_t outer = shape.NumElements(0, axis);
+  int64_t inner = shape.NumElements(axis + 1, shape.rank()) * element_bytes;
+  int64_t extent = part.split_end() - part.split_begin();
+  if (source_bytes < outer * extent * inner) {
+    return InvalidArgumentError(what + ": its register is smaller than its slice");
+  }
+  for (int64_t o = 0; o < outer; ++o) {
+    std::memcpy(target + (o * shape.dim(axis) + part.split_begin()) * inner,
+                source + o * extent * inner, static_cast<size_t>(extent * inner));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+StatusOr<proto::Plan> LimitSteps(const proto::Plan& plan, int64_t steps) {
+  if (steps < 1 || steps > plan.schedule().steps()) {
+    return InvalidArgumentError("cannot run " + std::to_string(steps) +
+                                " steps of a plan made for " +
+                                std::to_string(plan.schedule().steps()));
+  }
+  proto::Plan limited = plan;
+  limited.mutable_schedule()->set_steps(steps);
+  int64_t pieces = steps * std::max<int64_t>(1, plan.schedule().pieces_per_step());
+  for (proto::ActorDef& actor : *limited.mutable_actor()) {
+    if (actor.period() < 1 || pieces % actor.period() != 0) {
+      return InvalidArgumentError("actor '" + actor.name() + "': period " +
+                                  std::to_string(actor.period()) + " does not divide " +
+                                  std::to_string(pieces) + " pieces");
+    }
+    actor.set_firings(pieces / actor.period());
+  }
+  for (const proto::RegisterDef& def : limited.register_()) {
+    if (def.period() < 1 || pieces % def.period() != 0) {
+      return InvalidArgumentError("register '" + def.name() + "': period " +
+                                  std::to_string(def.period()) + " does not divide " +
+                                  std::to_string(pieces) + " pieces");
+    }
+  }
+  return limited;
+}
+
+StatusOr<std::map<std::string, NpyArray>> ReadVariables(const proto::Plan& plan,
+                                                        const RegisterSlots& slots) {
+  std::map<std::string, NpyArray> variables;
+  int64_t pieces =
+      plan.schedule().steps() * std::max<int64_t>(1, plan.schedule().pieces_per_step());
+  for (const proto::PlanVariable& variable : plan.variable()) {
+    std::string what = "variable '" + variable.name() + "'";
+    NpyArray array;
+    SOFTWIRE_ASSIGN_OR_RETURN(array.dtype, DTypeOf(variable.tensor(), what));
+    array.shape = Shape(
+        std::vector<int64_t>(variable.tensor().dims().begin(), variable.tensor().dims().end()));
+    int64_t element_bytes = SizeOf(array.dtype);
+    array.data.assign(static_cast<size_t>(array.shape.NumElements() * element_bytes), 0);
+    for (const proto::VariablePart& part : variable.part()) {
+      if (part.register_() < 0 || part.register_() >= plan.register__size()) {
+        return InvalidArgumentError(what + ": part register " + std::to_string(part.register_()) +
+                                    " does not exist");
+      }
+      const proto::RegisterDef& def = plan.register_(static_cast<int>(part.register_()));
+      // Fills go round robin over the slots; the last fill is the final value.
+      int64_t fills = pieces / std::max<int64_t>(1, def.period());
+      int slot = fills > 0 ? static_cast<int>((fills - 1) % def.slots()) : 0;
+      SOFTWIRE_RETURN_IF_ERROR(CopyPart(
+          part, array.shape, element_bytes, slots[part.register_()][slot], def.bytes_per_slot(),
+          array.data.data(), what + " part in register '" + def.name() + "'"));
+    }
+    variables[variable.name()] = std::move(array);
+  }
+  return variables;
+}
+
+}  // namespace runtime
+}  // namespace softwire

@@ -1,0 +1,62 @@
+#include "runtime/host/strand_queue.h"
+
+#include <glog/logging.h>
+
+#include <exception>
+#include <string>
+
+namespace softwire {
+namespace runtime {
+
+StrandQueue::StrandQueue(LaunchListener* listener, const std::atomic<bool>* stopping)
+    : listener_(listener), stopping_(stopping) {}
+
+DeviceQueue::Outcome StrandQueue::Launch(const LaunchRequest& request, Status* kernel_status) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (held_) {
+      deferred_.push_back(request);
+      return Outcome::kDeferred;
+    }
+    held_ = true;
+  }
+  *kernel_status = Run(request);
+  return Outcome::kRanInline;
+}
+
+void StrandQueue::ReleaseInline() {
+  while (true) {
+    LaunchRequest request;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      CHECK(held_) << "ReleaseInline on a strand nobody holds";
+      if (deferred_.empty()) {
+        held_ = false;
+        return;
+      }
+      request = deferred_.front();
+      deferred_.pop_front();
+    }
+    // Reported after the kernel returned and while we still hold the strand: the owner's
+    // next launch then queues behind any launch already waiting, in arrival order.
+    listener_->OnLaunchCompleted(request.actor, request.firing, Run(request));
+  }
+}
+
+Status StrandQueue::Run(const LaunchRequest& request) const {
+  if (stopping_->load(std::memory_order_relaxed)) {
+    return CancelledError("the job is stopping");
+  }
+  // Kernels return Status and must not throw; if one does anyway (std::bad_alloc), the
+  // exception must not unwind through the strand, which would stay held forever.
+  try {
+    return request.kernel->Run(*request.context);
+  } catch (const std::exception& exception) {
+    return InternalError(std::string("kernel threw: ") + exception.what());
+  } catch (...) {
+    return InternalError("kernel threw an exception");
+  }
+}
+
+}  // namespace runtime
+}  // namespace softwire

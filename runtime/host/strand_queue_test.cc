@@ -1,0 +1,184 @@
+#include "runtime/host/strand_queue.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+namespace softwire {
+namespace runtime {
+namespace {
+
+// Records completions reported for deferred launches, with the thread that reported them.
+class RecordingListener final : public LaunchListener {
+ public:
+  struct Completion {
+    int64_t actor;
+    int64_t firing;
+    Status status;
+    std::thread::id thread;
+  };
+  void OnLaunchCompleted(int64_t actor, int64_t firing, Status status) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    completions_.push_back({actor, firing, std::move(status), std::this_thread::get_id()});
+  }
+  std::vector<Completion> completions() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return completions_;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<Completion> completions_;
+};
+
+// Blocks in Run until opened; records the thread it ran on.
+class GateKernel final : public Kernel {
+ public:
+  Status Run(const KernelContext&) override {
+    ran_on = std::this_thread::get_id();
+    entered.store(true);
+    std::unique_lock<std::mutex> lock(mutex_);
+    condition_.wait(lock, [&] { return open_; });
+    return Status::Ok();
+  }
+  void Open() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    open_ = true;
+    condition_.notify_all();
+  }
+  std::atomic<bool> entered{false};
+  std::thread::id ran_on;
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable condition_;
+  bool open_ = false;
+};
+
+class CountingKernel final : public Kernel {
+ public:
+  Status Run(const KernelContext&) override {
+    ran_on = std::this_thread::get_id();
+    ++runs;
+    return Status::Ok();
+  }
+  int runs = 0;
+  std::thread::id ran_on;
+};
+
+class ThrowingKernel final : public Kernel {
+ public:
+  Status Run(const KernelContext&) override { throw std::runtime_error("out of luck"); }
+};
+
+LaunchRequest RequestFor(int64_t actor, int64_t firing, Kernel* kernel,
+                         const KernelContext* context) {
+  LaunchRequest request;
+  request.actor = actor;
+  request.firing = firing;
+  request.kernel = kernel;
+  request.context = context;
+  return request;
+}
+
+TEST(StrandQueueTest, AnIdleStrandRunsTheKernelInlineOnTheCallingThread) {
+  RecordingListener listener;
+  std::atomic<bool> stopping{false};
+  StrandQueue queue(&listener, &stopping);
+  CountingKernel kernel;
+  KernelContext context;
+  Status status = InternalError("unset");
+  EXPECT_EQ(queue.Launch(RequestFor(1, 0, &kernel, &context), &status),
+            DeviceQueue::Outcome::kRanInline);
+  EXPECT_TRUE(status.ok());
+  EXPECT_EQ(kernel.runs, 1);
+  EXPECT_EQ(kernel.ran_on, std::this_thread::get_id());
+  queue.ReleaseInline();
+  EXPECT_TRUE(listener.completions().empty());
+}
+
+TEST(StrandQueueTest, ABusyStrandDefersAndItsHolderRunsTheLaunchBeforeLettingGo) {
+  RecordingListener listener;
+  std::atomic<bool> stopping{false};
+  StrandQueue queue(&listener, &stopping);
+  GateKernel gate;
+  CountingKernel deferred;
+  KernelContext context;
+  std::thread holder([&] {
+    Status status;
+    ASSERT_EQ(queue.Launch(RequestFor(1, 0, &gate, &context), &status),
+              DeviceQueue::Outcome::kRanInline);
+    queue.ReleaseInline();
+  });
+  while (!gate.entered.load()) std::this_thread::yield();
+  Status unused;
+  EXPECT_EQ(queue.Launch(RequestFor(2, 7, &deferred, &context), &unused),
+            DeviceQueue::Outcome::kDeferred);
+  EXPECT_EQ(deferred.runs, 0);
+  gate.Open();
+  holder.join();
+  EXPECT_EQ(deferred.runs, 1);
+  EXPECT_EQ(deferred.ran_on, gate.ran_on) << "the holder ran it";
+  std::vector<RecordingListener::Completion> completions = listener.completions();
+  ASSERT_EQ(completions.size(), 1u);
+  EXPECT_EQ(completions[0].actor, 2);
+  EXPECT_EQ(completions[0].firing, 7);
+  EXPECT_TRUE(completions[0].status.ok());
+  // The strand is free again.
+  Status status;
+  EXPECT_EQ(queue.Launch(RequestFor(3, 0, &deferred, &context), &status),
+            DeviceQueue::Outcome::kRanInline);
+  queue.ReleaseInline();
+}
+
+TEST(StrandQueueTest, LaunchesQueuedWhenTheJobStopsAreCancelledNotRun) {
+  RecordingListener listener;
+  std::atomic<bool> stopping{false};
+  StrandQueue queue(&listener, &stopping);
+  GateKernel gate;
+  CountingKernel deferred;
+  KernelContext context;
+  std::thread holder([&] {
+    Status status;
+    queue.Launch(RequestFor(1, 0, &gate, &context), &status);
+    queue.ReleaseInline();
+  });
+  while (!gate.entered.load()) std::this_thread::yield();
+  Status unused;
+  ASSERT_EQ(queue.Launch(RequestFor(2, 0, &deferred, &context), &unused),
+            DeviceQueue::Outcome::kDeferred);
+  stopping.store(true);
+  gate.Open();
+  holder.join();
+  EXPECT_EQ(deferred.runs, 0);
+  ASSERT_EQ(listener.completions().size(), 1u);
+  EXPECT_EQ(listener.completions()[0].status.code(), StatusCode::kCancelled);
+}
+
+TEST(StrandQueueTest, AKernelThatThrowsFailsItsLaunchAndFreesTheStrand) {
+  RecordingListener listener;
+  std::atomic<bool> stopping{false};
+  StrandQueue queue(&listener, &stopping);
+  ThrowingKernel throwing;
+  CountingKernel counting;
+  KernelContext context;
+  Status status;
+  ASSERT_EQ(queue.Launch(RequestFor(1, 0, &throwing, &context), &status),
+            DeviceQueue::Outcome::kRanInline);
+  EXPECT_EQ(status.code(), StatusCode::kInternal);
+  EXPECT_NE(status.message().find("out of luck"), std::string::npos) << status;
+  queue.ReleaseInline();
+  EXPECT_EQ(queue.Launch(RequestFor(2, 0, &counting, &context), &status),
+            DeviceQueue::Outcome::kRanInline);
+  EXPECT_TRUE(status.ok());
+  queue.ReleaseInline();
+}
+
+}  // namespace
+}  // namespace runtime
+}  // namespace softwire
