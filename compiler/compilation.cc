@@ -46,18 +46,56 @@ Status Compilation::VerifyLogicalAnnotations() const {
         }
       }
     }
-    if (placed && (op.device < 0 || op.device >= static_cast<int>(devices.size()))) {
-      return InternalError("op '" + op.name + "' is not placed on a known device");
+    if (staged && (op.placement.stage < 0 || op.placement.stage >= parallel.pipeline)) {
+      return InternalError("op '" + op.name + "' has no pipeline stage");
     }
+    if (placed) SOFTWIRE_RETURN_IF_ERROR(VerifyPlacement(op));
   }
   return Status::Ok();
+}
+
+Status Compilation::VerifyPlacement(const LogicalOp& op) const {
+  const std::string where = "op '" + op.name + "'";
+  if (op.placement.mesh < 0 || op.placement.mesh >= static_cast<int>(meshes.size())) {
+    return InternalError(where + " is not placed on a known mesh");
+  }
+  if (op.placement.inputs.size() != op.inputs.size() ||
+      op.placement.outputs.size() != op.outputs.size()) {
+    return InternalError(where + " lacks an nd-sbp for an input or output");
+  }
+  const placement::DeviceMesh& mesh = meshes[op.placement.mesh];
+  for (int device : mesh.devices) {
+    if (device < 0 || device >= static_cast<int>(devices.size())) {
+      return InternalError(where + " is placed on unknown device " + std::to_string(device));
+    }
+  }
+  auto check = [&](const std::vector<TensorId>& tensors,
+                   const std::vector<placement::NdSbp>& layouts) -> Status {
+    for (size_t i = 0; i < tensors.size(); ++i) {
+      const TensorType& type = graph.tensor(tensors[i]).type;
+      if (!placement::SplitsEvenly(type.shape.dims(), layouts[i], mesh.shape)) {
+        return InternalError(where + ": tensor '" + graph.tensor(tensors[i]).name + "' " +
+                             type.ToString() + " does not split evenly as " +
+                             placement::NdSbpToString(layouts[i]) + " on mesh " +
+                             mesh.ToString());
+      }
+    }
+    return Status::Ok();
+  };
+  SOFTWIRE_RETURN_IF_ERROR(check(op.inputs, op.placement.inputs));
+  return check(op.outputs, op.placement.outputs);
 }
 
 Status Compilation::Verify() const {
   SOFTWIRE_RETURN_IF_ERROR(graph.Verify());
   SOFTWIRE_RETURN_IF_ERROR(VerifyLogicalAnnotations());
   if (!tasks.empty()) {
-    SOFTWIRE_RETURN_IF_ERROR(tasks.Verify(schedule.total_pieces(), registers_planned));
+    if (tasks.structure_version() != verified_task_structure_) {
+      SOFTWIRE_RETURN_IF_ERROR(tasks.Verify(schedule.total_pieces(), registers_planned));
+      verified_task_structure_ = tasks.structure_version();
+    } else if (registers_planned) {
+      SOFTWIRE_RETURN_IF_ERROR(tasks.VerifyAnnotations());
+    }
   }
   if (plan.has_value()) {
     Status plan_status = CheckPlanInvariants(*plan);
@@ -68,6 +106,8 @@ Status Compilation::Verify() const {
 
 std::string Compilation::Dump() const {
   std::string text = "# logical graph\n" + LogicalGraphToText(graph);
+  // emit_plan moves the task graph's names into the plan: from then on the plan is the dump.
+  if (plan.has_value()) return text + "\n# plan\n" + DumpPlan(*plan);
   if (!tasks.empty()) text += "\n# task graph\n" + TaskGraphToText(tasks);
   return text;
 }

@@ -21,6 +21,9 @@
 #include "compiler/ir/logical_graph.h"
 #include "compiler/ir/task_graph.h"
 #include "compiler/ops/op_registry.h"
+#include "placement/boxing_plan.h"
+#include "placement/cluster_model.h"
+#include "placement/sbp.h"
 #include "proto/cluster.pb.h"
 #include "proto/plan.pb.h"
 
@@ -45,6 +48,48 @@ struct TargetDevice {
 
   // "node0/cpu:0".
   std::string FullName() const { return node + "/" + spec.name(); }
+};
+
+// Degrees of parallelism (job.proto Parallelism, with CompileOptions.parallel winning).
+struct ParallelSettings {
+  int data = 1;
+  int tensor = 1;
+  int pipeline = 1;
+
+  int devices() const { return data * tensor * pipeline; }
+};
+
+// How partition_stages cut the forward ops, for --explain.
+struct StageReport {
+  std::vector<double> stage_seconds;  // Work + incoming transfers of each stage, per piece.
+  std::vector<int> forward_ops;       // Forward ops per stage.
+  double bottleneck_seconds = 0;
+};
+
+// The boxing one consumer requirement of one tensor needs (insert_boxing): from the producer's
+// layout to the consumer's, and how (placement/boxing_plan.h). Consumers with the same
+// requirement share one edge.
+struct BoxingEdge {
+  TensorId tensor = -1;
+  int from_mesh = -1;
+  placement::NdSbp from;
+  int to_mesh = -1;
+  placement::NdSbp to;
+  int stage = 0;  // The first consumer's stage; its actors carry it.
+  placement::BoxingPlan plan;
+  int bucket = -1;  // The GradientBucket it is fused into, or -1.
+};
+
+// Per-step gradient all-reduces fused into one (insert_boxing): the edges' values, flattened
+// and concatenated on every device, are all-reduced over `mesh_axis` of `mesh` as one ring,
+// then split back (docs/PARALLELISM.md, "Gradient buckets"). An edge's other boxing step, on
+// the other mesh axis, runs on its own before packing or after unpacking.
+struct GradientBucket {
+  static constexpr int kWholeMesh = placement::kMeshAxes;  // A mesh_axis: every device at once.
+  int mesh = -1;
+  int mesh_axis = 0;  // The ring's mesh axis, or kWholeMesh for (P, P) -> (B, B).
+  std::vector<int> edges;  // Into Compilation::boxing, in the order their values complete.
+  int64_t bytes = 0;       // Of one device's packed value.
 };
 
 // Bytes of one device's arena (plan.proto PlanDevice).
@@ -73,10 +118,25 @@ class Compilation {
   const OpRegistry& registry() const { return registry_; }
 
   CompilationSchedule schedule;                     // resolve_schedule
-  std::vector<TargetDevice> devices;                // resolve_cluster
+  std::optional<placement::ClusterModel> cluster;   // resolve_cluster
+  std::vector<TargetDevice> devices;                // resolve_cluster; resolve_parallelism
+                                                    // keeps those the plan uses
+  ParallelSettings parallel;                        // resolve_parallelism
+  // Stage s's mesh is meshes[s] (resolve_parallelism); choose_sbp appends one-device meshes
+  // (sinks).
+  std::vector<placement::DeviceMesh> meshes;
   LogicalGraph graph;                               // build_graph, then every graph pass
+  OpId job_ops_end = 0;                             // build_graph: ids below are the job's
+  OpId backward_ops_begin = 0;                      // autodiff: ids in [begin, end) are the
+  OpId backward_ops_end = 0;                        // backward ops it made
+  StageReport stage_report;                         // partition_stages
+  std::vector<BoxingEdge> boxing;                   // insert_boxing
+  std::vector<std::vector<int>> input_boxing;       // insert_boxing: [op][input] -> edge or -1
+  std::vector<GradientBucket> gradient_buckets;     // insert_boxing
   std::vector<CompilationOutput> outputs;           // add_sinks
   std::map<TensorId, TensorId> variable_gradients;  // autodiff: variable -> per-piece gradient
+  std::map<OpId, TensorId> gradient_sums;           // autodiff: seed/add_n op -> the tensor
+                                                    // whose gradient it makes
   std::map<TensorId, TensorId> step_gradients;      // accumulate_gradients: variable -> per step
   TaskGraph tasks;                                  // expand_physical, then every task pass
   std::vector<DeviceMemoryPlan> device_memory;      // plan_memory; index = device id
@@ -85,7 +145,8 @@ class Compilation {
   // How far the pipeline got, so Verify checks what should hold by now.
   bool types_inferred = false;     // infer_shapes
   bool periods_assigned = false;   // infer_periods
-  bool placed = false;             // placement
+  bool staged = false;             // partition_stages
+  bool placed = false;             // choose_sbp
   bool registers_planned = false;  // plan_registers
   bool memory_planned = false;     // plan_memory
 
@@ -104,6 +165,11 @@ class Compilation {
 
  private:
   Status VerifyLogicalAnnotations() const;
+  Status VerifyPlacement(const LogicalOp& op) const;
+
+  // The task graph structure last verified whole; later checks of an unchanged structure check
+  // only its annotations (the emitted plan is checked whole again).
+  mutable int64_t verified_task_structure_ = -1;
 
   const JobFile& job_file_;
   const CompileOptions& options_;

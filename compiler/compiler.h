@@ -48,13 +48,16 @@ StatusOr<JobFile> ParseJobText(const std::string& text, const std::string& displ
                                const std::string& directory);
 
 struct CompileOptions {
-  // Devices available. Empty: one node "node0" with one cpu device "cpu:0".
+  // Devices available. Empty: one node "node0" with one cpu device "cpu:0". The CLI's
+  // `--cluster SPEC` is placement::LoadClusterSpec(SPEC) (placement/cluster_spec.h): a cluster
+  // text file or a shorthand such as "4cpu", "2x4cpu", "8sim" or "2x4sim:16GiB".
   proto::Cluster cluster;
   // Overrides of the job's fields; <= 0 keeps the job's value. micro_batches_per_step applies
   // to training jobs (a forward-only job has one piece per step).
   int64_t steps = 0;
   int64_t micro_batches_per_step = 0;
-  // Parallelism override (issue: many devices); unset degrees keep the job's.
+  // Degrees of parallelism (`--dp`, `--tp`, `--pp`); each degree > 0 here wins over the job's
+  // `parallel` section (docs/PARALLELISM.md). `--micro-batches` is micro_batches_per_step.
   proto::Parallelism parallel;
   // Pass names after which to write the graph as text into `dump_directory`.
   std::vector<std::string> dump_after;
@@ -67,6 +70,12 @@ struct CompileOptions {
 // input (naming file, line, op, field), ResourceExhausted when the plan cannot fit a device's
 // memory (naming the device and bytes), FailedPrecondition when it could deadlock.
 StatusOr<proto::Plan> CompileJob(const JobFile& job_file, const CompileOptions& options);
+
+// What `softwire compile --explain` prints: the parallel settings, each pipeline stage's
+// devices and estimated seconds, every op's stage, devices and nd-sbp with the compute and
+// boxing seconds that chose it (and the runner-up), and every boxing edge with its method and
+// cost. Runs the passes up to the boxing insertion; fails like CompileJob does.
+StatusOr<std::string> ExplainPlacement(const JobFile& job_file, const CompileOptions& options);
 
 // A readable summary: devices with planned memory, actor counts by kind, and a table of
 // actors with their registers, slots and bytes. What `softwire compile JOB` prints.

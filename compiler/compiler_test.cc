@@ -171,9 +171,23 @@ TEST(CompileJob, FailsWithTheBytesNeededWhenADeviceIsTooSmall) {
   StatusOr<proto::Plan> plan = CompileJobText(kLinearJob, options);
   ASSERT_FALSE(plan.ok());
   EXPECT_EQ(plan.status().code(), StatusCode::kResourceExhausted);
-  EXPECT_THAT(plan.status().message(), HasSubstr("device 'node0/cpu:0': the plan needs "));
+  // 1600 bytes even with one slot per register (the source's 'x' and 'labels' lowered).
+  EXPECT_THAT(plan.status().message(),
+              HasSubstr("device 'node0/cpu:0': the plan needs at least 1600 bytes"));
   EXPECT_THAT(plan.status().message(), HasSubstr("but its memory budget is 1024 bytes"));
-  EXPECT_THAT(plan.status().message(), HasSubstr("largest registers: 'x' 2 x 192 B"));
+  EXPECT_THAT(plan.status().message(), HasSubstr("largest registers: 'x' 1 x 192 B"));
+}
+
+TEST(CompileJob, LowersSlotsLargestRegisterFirstToFitADevice) {
+  // Two slots everywhere the plan wants them take 1600 + 192 + 64 bytes; 1800 fit once the
+  // source's 192-byte 'x' keeps one slot.
+  CompileOptions options;
+  options.cluster = OneCpuCluster(1800);
+  proto::Plan plan = Compile(kLinearJob, options);
+  const proto::ActorDef* source = FindActor(plan, "data");
+  EXPECT_EQ(plan.register_(source->output_register(0)).slots(), 1);
+  EXPECT_EQ(plan.register_(source->output_register(1)).slots(), 2);
+  EXPECT_LE(plan.device(0).planned_bytes(), 1800);
 }
 
 TEST(CompileJob, RunsForwardOnlyJobsWithoutUpdates) {
@@ -222,12 +236,15 @@ TEST(CompileJob, UsesOneCpuWithEveryHardwareThreadWhenNoClusterIsGiven) {
   EXPECT_EQ(plan->device(0).memory_budget(), 0);
 }
 
-TEST(CompileJob, SaysMultiDeviceParallelismIsNotImplementedYet) {
+TEST(CompileJob, RejectsParallelismThatNeedsMoreDevicesThanTheClusterHas) {
   CompileOptions options;
   options.parallel.set_data_parallel(2);
   StatusOr<proto::Plan> plan = CompileJobText(kLinearJob, options);
-  EXPECT_EQ(plan.status().code(), StatusCode::kUnimplemented);
-  EXPECT_THAT(plan.status().message(), HasSubstr("options.parallel.data_parallel = 2"));
+  EXPECT_EQ(plan.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(plan.status().message(),
+            "test.pbtxt: parallel: data_parallel 2 x tensor_parallel 1 x pipeline_stages 1 needs "
+            "2 devices "
+            "but the cluster has 1 (node0/cpu:0)");
 }
 
 TEST(CompileJob, KeepsTheKernelAttributesCompleteAndTheShapesPhysical) {

@@ -59,8 +59,11 @@ Status CheckIds(const proto::Plan& plan) {
 }
 
 Status CheckProducersAndConsumers(const proto::Plan& plan) {
-  std::vector<int> producers(plan.register__size(), 0);
-  std::vector<std::multiset<int64_t>> readers(plan.register__size());
+  const size_t registers = static_cast<size_t>(plan.register__size());
+  std::vector<int> producers(registers, 0);
+  // Every register's readers, sorted, back to back (begin[r] .. begin[r + 1]): plans have
+  // millions of reads, and a vector per register would mean millions of allocations.
+  std::vector<int64_t> begin(registers + 1, 0);
   for (const proto::ActorDef& actor : plan.actor()) {
     for (int64_t id : actor.output_register()) {
       ++producers[id];
@@ -69,21 +72,33 @@ Status CheckProducersAndConsumers(const proto::Plan& plan) {
                     " whose producer is another actor");
       }
     }
-    for (int64_t id : actor.input_register()) readers[id].insert(actor.id());
+    for (int64_t id : actor.input_register()) ++begin[id + 1];
   }
+  for (size_t r = 0; r < registers; ++r) begin[r + 1] += begin[r];
+  std::vector<int64_t> readers(begin.back());
+  std::vector<int64_t> filled(begin.begin(), begin.end() - 1);
+  for (const proto::ActorDef& actor : plan.actor()) {
+    for (int64_t id : actor.input_register()) readers[filled[id]++] = actor.id();
+  }
+  for (size_t r = 0; r < registers; ++r) {
+    std::sort(readers.begin() + begin[r], readers.begin() + begin[r + 1]);
+  }
+  std::vector<int64_t> consumers;
   for (const proto::RegisterDef& reg : plan.register_()) {
     if (producers[reg.id()] != 1) return Fail(RegisterLabel(reg) + " has not exactly 1 producer");
-    std::multiset<int64_t> consumers;
+    consumers.clear();
     int phase_one = 0;
     for (const proto::RegisterConsumer& consumer : reg.consumer()) {
-      consumers.insert(consumer.actor());
+      consumers.push_back(consumer.actor());
       if (consumer.phase() != 0 && consumer.phase() != 1) {
         return Fail(RegisterLabel(reg) + " has a consumer in phase " +
                     std::to_string(consumer.phase()));
       }
       phase_one += consumer.phase();
     }
-    if (consumers != readers[reg.id()]) {
+    std::sort(consumers.begin(), consumers.end());
+    if (!std::equal(consumers.begin(), consumers.end(), readers.begin() + begin[reg.id()],
+                    readers.begin() + begin[reg.id() + 1])) {
       return Fail(RegisterLabel(reg) + " consumer list differs from the actors that read it");
     }
     if (phase_one > 1) return Fail(RegisterLabel(reg) + " has more than one phase-1 consumer");
@@ -124,44 +139,61 @@ Status CheckPeriods(const proto::Plan& plan) {
   return Status::Ok();
 }
 
+// A region of a device arena: a register's slots, or an actor's workspace or state. Labels are
+// built only for a message.
 struct Region {
+  enum class Kind { kRegister, kWorkspace, kState };
   int64_t begin;
   int64_t end;
-  std::string what;
+  Kind kind;
+  int64_t id;  // Register or actor.
 };
 
+std::string RegionLabel(const proto::Plan& plan, const Region& region) {
+  switch (region.kind) {
+    case Region::Kind::kRegister:
+      return RegisterLabel(plan.register_(static_cast<int>(region.id)));
+    case Region::Kind::kWorkspace:
+      return "workspace of " + ActorLabel(plan.actor(static_cast<int>(region.id)));
+    case Region::Kind::kState:
+    default:
+      return "state of " + ActorLabel(plan.actor(static_cast<int>(region.id)));
+  }
+}
+
 Status CheckMemory(const proto::Plan& plan) {
-  std::map<int, std::vector<Region>> regions;
+  std::vector<std::vector<Region>> regions(plan.device_size());
   for (const proto::RegisterDef& reg : plan.register_()) {
     if (reg.slots() < 1) return Fail(RegisterLabel(reg) + " has fewer than 1 slot");
     if (reg.bytes_per_slot() < FromTensorDesc(reg.tensor()).NumBytes()) {
       return Fail(RegisterLabel(reg) + " bytes_per_slot is below the tensor's bytes");
     }
-    regions[reg.device()].push_back(
-        {reg.offset(), reg.offset() + reg.slots() * reg.bytes_per_slot(), RegisterLabel(reg)});
+    regions[reg.device()].push_back({reg.offset(), reg.offset() + reg.slots() * reg.bytes_per_slot(),
+                                     Region::Kind::kRegister, reg.id()});
   }
   for (const proto::ActorDef& actor : plan.actor()) {
     if (actor.workspace_bytes() > 0) {
       regions[actor.device()].push_back({actor.workspace_offset(),
                                          actor.workspace_offset() + actor.workspace_bytes(),
-                                         "workspace of " + ActorLabel(actor)});
+                                         Region::Kind::kWorkspace, actor.id()});
     }
     if (actor.state_bytes() > 0) {
       regions[actor.device()].push_back({actor.state_offset(),
                                          actor.state_offset() + actor.state_bytes(),
-                                         "state of " + ActorLabel(actor)});
+                                         Region::Kind::kState, actor.id()});
     }
   }
-  for (auto& [device, list] : regions) {
+  for (int device = 0; device < plan.device_size(); ++device) {
+    std::vector<Region>& list = regions[device];
     std::sort(list.begin(), list.end(),
               [](const Region& a, const Region& b) { return a.begin < b.begin; });
     for (size_t i = 0; i < list.size(); ++i) {
-      if (list[i].begin < 0) return Fail(list[i].what + " has a negative offset");
+      if (list[i].begin < 0) return Fail(RegionLabel(plan, list[i]) + " has a negative offset");
       if (i > 0 && list[i].begin < list[i - 1].end) {
-        return Fail(list[i].what + " overlaps " + list[i - 1].what);
+        return Fail(RegionLabel(plan, list[i]) + " overlaps " + RegionLabel(plan, list[i - 1]));
       }
       if (list[i].end > plan.device(device).planned_bytes()) {
-        return Fail(list[i].what + " ends beyond the device's planned bytes");
+        return Fail(RegionLabel(plan, list[i]) + " ends beyond the device's planned bytes");
       }
     }
   }

@@ -107,7 +107,11 @@ std::string ActorBlock(const proto::Plan& plan, const proto::ActorDef& actor) {
                      std::to_string(actor.stage()) + " period " + std::to_string(actor.period()) +
                      " firings " + std::to_string(actor.firings()) + " estimated " +
                      Seconds(actor.estimated_seconds()) + " s\n";
-  if (actor.logical_op() != actor.name()) text += "  logical_op '" + actor.logical_op() + "'\n";
+  // Shown unless the name says it: "fc1" or "fc1@2" for op 'fc1'; inserted transfers have none.
+  const std::string& op = actor.logical_op();
+  if (!op.empty() && op != actor.name() && actor.name().rfind(op + "@", 0) != 0) {
+    text += "  logical_op '" + op + "'\n";
+  }
   text += KernelLine(actor.kernel());
   text += InputLines(plan, actor);
   text += OutputLines(plan, actor);

@@ -6,114 +6,227 @@ namespace compiler {
 SlotSimulator::SlotSimulator(const TaskGraph& tasks, int64_t total_pieces)
     : tasks_(tasks),
       total_pieces_(total_pieces),
+      task_info_(tasks.tasks().size()),
+      registers_(tasks.registers().size()),
       next_firing_(tasks.tasks().size(), 0),
-      registers_(tasks.registers().size()) {
-  for (const TaskDef& task : tasks.tasks()) {
-    CHECK(total_pieces % task.period == 0) << "task '" << task.name << "' period";
-  }
+      checked_inputs_(tasks.tasks().size(), 0),
+      scheduled_(tasks.tasks().size(), 0) {
   for (const TaskRegister& reg : tasks.registers()) {
     CHECK_GE(reg.slots, 1) << "register '" << reg.name << "' has no slots planned";
+    RegisterState& state = registers_[reg.id];
+    state.period = reg.period;
+    state.slots = reg.slots;
+    state.producer = reg.producer;
+    state.readers_begin = static_cast<int64_t>(readers_.size());
+    for (const RegisterReader& reader : reg.readers) {
+      if (reader.phase == 0) readers_.push_back(reader.task);
+      if (reader.phase == 1) state.phase_one_reader = reader.task;
+    }
+    state.readers_end = static_cast<int64_t>(readers_.size());
+    state.pending_begin = static_cast<int64_t>(pending_zero_.size());
+    pending_zero_.resize(pending_zero_.size() + reg.slots, 0);
+    pending_one_.resize(pending_one_.size() + reg.slots, 0);
   }
+  for (const TaskDef& task : tasks.tasks()) {
+    CHECK(total_pieces % task.period == 0) << "task '" << task.name << "' period";
+    TaskInfo& info = task_info_[task.id];
+    info.period = task.period;
+    info.firings = total_pieces / task.period;
+    info.inputs_begin = static_cast<int64_t>(inputs_.size());
+    for (RegisterId input : task.inputs) {
+      const RegisterState& reg = registers_[input];
+      int phase = 0;
+      if (reg.phase_one_reader == task.id) phase = 1;
+      inputs_.push_back({input, phase});
+    }
+    info.inputs_end = static_cast<int64_t>(inputs_.size());
+    info.outputs_begin = static_cast<int64_t>(outputs_.size());
+    outputs_.insert(outputs_.end(), task.outputs.begin(), task.outputs.end());
+    info.outputs_end = static_cast<int64_t>(outputs_.size());
+  }
+}
+
+int SlotSimulator::PhaseOf(TaskId task, size_t input) const {
+  return inputs_[task_info_[task].inputs_begin + static_cast<int64_t>(input)].phase;
 }
 
 bool SlotSimulator::InputAvailable(RegisterId input, int64_t fill, int phase) const {
   const RegisterState& state = registers_[input];
   if (fill >= state.completed) return false;
   if (phase == 0) return true;
-  auto live = state.live.find(fill);
-  return live != state.live.end() && live->second.phase_zero_pending == 0;
+  return fill >= state.freed && pending_zero_[state.pending_begin + fill % state.slots] == 0;
 }
 
-bool SlotSimulator::CanFire(TaskId id) const {
-  const TaskDef& task = tasks_.task(id);
+bool SlotSimulator::CanFire(TaskId id) {
+  const TaskInfo& task = task_info_[id];
   const int64_t firing = next_firing_[id];
-  if (firing >= total_pieces_ / task.period) return false;
+  if (firing >= task.firings) return false;
   const int64_t first_piece = firing * task.period;
-  for (RegisterId input : task.inputs) {
-    const int64_t fill = first_piece / tasks_.register_at(input).period;
-    if (!InputAvailable(input, fill, tasks_.PhaseOf(input, id))) return false;
+  int64_t& checked = checked_inputs_[id];
+  for (; task.inputs_begin + checked < task.inputs_end; ++checked) {
+    const InputInfo& input = inputs_[task.inputs_begin + checked];
+    if (!InputAvailable(input.reg, first_piece / registers_[input.reg].period, input.phase)) {
+      return false;
+    }
   }
-  for (RegisterId output : task.outputs) {
-    const TaskRegister& reg = tasks_.register_at(output);
-    if (first_piece % reg.period != 0) continue;  // Continues a fill it holds.
-    const RegisterState& state = registers_[output];
-    if (state.begun - state.freed >= reg.slots) return false;
+  for (int64_t k = task.outputs_begin; k < task.outputs_end; ++k) {
+    const RegisterState& state = registers_[outputs_[k]];
+    if (first_piece % state.period != 0) continue;  // Continues a fill it holds.
+    if (state.begun - state.freed >= state.slots) return false;
   }
   return true;
 }
 
 void SlotSimulator::FreeCompletedFills(RegisterId id) {
   RegisterState& state = registers_[id];
-  while (!state.live.empty()) {
-    auto oldest = state.live.begin();
-    bool released = oldest->second.phase_zero_pending == 0 && !oldest->second.phase_one_pending;
-    if (oldest->first >= state.completed || !released) return;
-    state.live.erase(oldest);
+  bool freed_any = false;
+  while (state.freed < state.completed) {
+    const int64_t slot = state.pending_begin + state.freed % state.slots;
+    if (pending_zero_[slot] != 0 || pending_one_[slot]) break;
     ++state.freed;
+    freed_any = true;
   }
+  if (freed_any) Schedule(state.producer);
 }
 
 void SlotSimulator::Release(RegisterId id, int64_t fill, int phase) {
-  FillState& state = registers_[id].live.at(fill);
+  RegisterState& state = registers_[id];
+  const int64_t slot = state.pending_begin + fill % state.slots;
   if (phase == 0) {
-    --state.phase_zero_pending;
+    if (--pending_zero_[slot] == 0 && state.phase_one_reader >= 0) {
+      Schedule(state.phase_one_reader);
+    }
   } else {
-    state.phase_one_pending = false;
+    pending_one_[slot] = 0;
   }
   FreeCompletedFills(id);
+}
+
+void SlotSimulator::Schedule(TaskId task) {
+  if (scheduled_[task]) return;
+  scheduled_[task] = 1;
+  worklist_.push_back(task);
 }
 
 // Launch and completion at once: claim slots of fills that begin, then (as on completion)
 // release inputs, then complete fills that end.
 void SlotSimulator::Fire(TaskId id) {
-  const TaskDef& task = tasks_.task(id);
+  const TaskInfo& task = task_info_[id];
   const int64_t first_piece = next_firing_[id] * task.period;
   const int64_t end_piece = first_piece + task.period;
-  for (RegisterId output : task.outputs) {
-    const TaskRegister& reg = tasks_.register_at(output);
-    if (first_piece % reg.period != 0) continue;
+  for (int64_t k = task.outputs_begin; k < task.outputs_end; ++k) {
+    RegisterState& state = registers_[outputs_[k]];
+    if (first_piece % state.period != 0) continue;
+    const int64_t slot = state.pending_begin + state.begun % state.slots;
+    pending_zero_[slot] = static_cast<int>(state.readers_end - state.readers_begin);
+    pending_one_[slot] = state.phase_one_reader >= 0 ? 1 : 0;
+    ++state.begun;
+  }
+  for (int64_t k = task.inputs_begin; k < task.inputs_end; ++k) {
+    const InputInfo& input = inputs_[k];
+    const int64_t period = registers_[input.reg].period;
+    if (end_piece % period == 0) Release(input.reg, first_piece / period, input.phase);
+  }
+  for (int64_t k = task.outputs_begin; k < task.outputs_end; ++k) {
+    const RegisterId output = outputs_[k];
     RegisterState& state = registers_[output];
-    FillState fill;
-    for (const RegisterReader& reader : reg.readers) {
-      if (reader.phase == 0) ++fill.phase_zero_pending;
-      if (reader.phase == 1) fill.phase_one_pending = true;
+    if (end_piece % state.period != 0) continue;
+    state.completed = first_piece / state.period + 1;
+    for (int64_t r = state.readers_begin; r < state.readers_end; ++r) Schedule(readers_[r]);
+    if (state.phase_one_reader >= 0 && state.readers_end == state.readers_begin) {
+      Schedule(state.phase_one_reader);
     }
-    state.live[state.begun++] = fill;
-  }
-  for (RegisterId input : task.inputs) {
-    const int64_t period = tasks_.register_at(input).period;
-    if (end_piece % period == 0) Release(input, first_piece / period, tasks_.PhaseOf(input, id));
-  }
-  for (RegisterId output : task.outputs) {
-    const int64_t period = tasks_.register_at(output).period;
-    if (end_piece % period != 0) continue;
-    registers_[output].completed = first_piece / period + 1;
     FreeCompletedFills(output);
   }
   ++next_firing_[id];
+  checked_inputs_[id] = 0;
 }
 
 SimulationResult SlotSimulator::Run() {
   SimulationResult result;
-  for (const TaskDef& task : tasks_.tasks()) result.expected_firings += total_pieces_ / task.period;
-  bool progressed = true;
-  while (progressed) {
-    progressed = false;
-    for (TaskId id = 0; id < static_cast<TaskId>(next_firing_.size()); ++id) {
-      while (CanFire(id)) {
-        Fire(id);
-        ++result.firings;
-        progressed = true;
-      }
+  for (const TaskInfo& task : task_info_) result.expected_firings += task.firings;
+  for (TaskId id = static_cast<TaskId>(task_info_.size()) - 1; id >= 0; --id) Schedule(id);
+  while (!worklist_.empty()) {
+    const TaskId id = worklist_.back();
+    worklist_.pop_back();
+    scheduled_[id] = 0;
+    while (CanFire(id)) {
+      Fire(id);
+      ++result.firings;
     }
   }
   result.finished = result.firings == result.expected_firings;
   for (TaskId id = 0; id < static_cast<TaskId>(next_firing_.size()); ++id) {
-    if (next_firing_[id] < total_pieces_ / tasks_.task(id).period) {
-      result.waits.push_back(DescribeWait(id));
+    if (next_firing_[id] < task_info_[id].firings) result.waits.push_back(DescribeWait(id));
+  }
+  if (!result.finished) result.cycle = DescribeCycle();
+  return result;
+}
+
+TaskId SlotSimulator::WaitsFor(TaskId id, std::string* why) const {
+  const TaskDef& task = tasks_.task(id);
+  if (next_firing_[id] >= task_info_[id].firings) return -1;
+  const int64_t first_piece = next_firing_[id] * task.period;
+  for (size_t i = 0; i < task.inputs.size(); ++i) {
+    const TaskRegister& reg = tasks_.register_at(task.inputs[i]);
+    const int phase = PhaseOf(id, i);
+    const int64_t fill = first_piece / reg.period;
+    if (InputAvailable(reg.id, fill, phase)) continue;
+    if (phase == 1 && fill < registers_[reg.id].completed) {
+      // The fill is there but a phase-0 reader still holds it.
+      for (const RegisterReader& reader : reg.readers) {
+        if (reader.phase != 0 || reader.task == id) continue;
+        const TaskDef& other = tasks_.task(reader.task);
+        if (next_firing_[reader.task] * other.period < (fill + 1) * reg.period) {
+          *why = "'" + task.name + "' waits for every reader of '" + reg.name + "', such as '" +
+                 other.name + "'";
+          return reader.task;
+        }
+      }
+    }
+    *why = "'" + task.name + "' waits for '" + reg.name + "' from '" +
+           tasks_.task(reg.producer).name + "'";
+    return reg.producer;
+  }
+  for (RegisterId output : task.outputs) {
+    const TaskRegister& reg = tasks_.register_at(output);
+    const RegisterState& state = registers_[output];
+    if (first_piece % reg.period != 0 || state.begun - state.freed < reg.slots) continue;
+    for (const RegisterReader& reader : reg.readers) {
+      const TaskDef& other = tasks_.task(reader.task);
+      if (next_firing_[reader.task] * other.period < (state.freed + 1) * reg.period) {
+        *why = "'" + task.name + "' waits for a slot of '" + reg.name + "' held by '" + other.name +
+               "'";
+        return reader.task;
+      }
     }
   }
-  return result;
+  return -1;
+}
+
+std::string SlotSimulator::DescribeCycle() const {
+  TaskId start = -1;
+  for (TaskId id = 0; id < static_cast<TaskId>(next_firing_.size()) && start < 0; ++id) {
+    if (next_firing_[id] < task_info_[id].firings) start = id;
+  }
+  std::vector<TaskId> walk;
+  std::vector<std::string> reasons;
+  std::vector<int> seen(next_firing_.size(), -1);
+  for (TaskId current = start; current >= 0;) {
+    if (seen[current] >= 0) {
+      std::string text;
+      for (size_t i = seen[current]; i < walk.size(); ++i) {
+        text += (text.empty() ? "" : "; ") + reasons[i];
+      }
+      return text;
+    }
+    seen[current] = static_cast<int>(walk.size());
+    walk.push_back(current);
+    std::string why;
+    current = WaitsFor(current, &why);
+    reasons.push_back(why);
+  }
+  return "";
 }
 
 std::string SlotSimulator::HoldersOf(RegisterId id, int64_t fill) const {
@@ -138,11 +251,11 @@ std::string SlotSimulator::DescribeWait(TaskId id) const {
   const int64_t firing = next_firing_[id];
   const int64_t first_piece = firing * task.period;
   std::string text = "actor '" + task.name + "' (firing " + std::to_string(firing) + " of " +
-                     std::to_string(total_pieces_ / task.period) + ") waits for ";
-  for (RegisterId input : task.inputs) {
-    const TaskRegister& reg = tasks_.register_at(input);
+                     std::to_string(task_info_[id].firings) + ") waits for ";
+  for (size_t i = 0; i < task.inputs.size(); ++i) {
+    const TaskRegister& reg = tasks_.register_at(task.inputs[i]);
     const int64_t fill = first_piece / reg.period;
-    if (InputAvailable(input, fill, tasks_.PhaseOf(input, id))) continue;
+    if (InputAvailable(reg.id, fill, PhaseOf(id, i))) continue;
     return text + "fill " + std::to_string(fill) + " of register '" + reg.name + "' from '" +
            tasks_.task(reg.producer).name + "'";
   }

@@ -114,6 +114,13 @@ TEST(SlotSimulator, FindsADeadlockAndSaysWhatEachStuckActorWaitsFor) {
                           "'sum'"));
 }
 
+TEST(SlotSimulator, NamesTheCycleOfActorsWaitingOnEachOther) {
+  SimulationResult result = PerStepSumReadBesidePerPieceValue(1).Simulate();
+  EXPECT_EQ(result.cycle,
+            "'f' waits for a slot of 'y' held by 'z'; 'z' waits for 'y_sum' from 'sum'; 'sum' "
+            "waits for 'y' from 'f'");
+}
+
 TEST(SlotSimulator, AnotherSlotResolvesThatDeadlock) {
   EXPECT_TRUE(PerStepSumReadBesidePerPieceValue(2).Simulate().finished);
 }

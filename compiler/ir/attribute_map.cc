@@ -81,29 +81,35 @@ StatusOr<AttributeValue> AttributeValueFromProto(const proto::Attribute& attribu
 
 proto::Attribute AttributeToProto(const std::string& name, const AttributeValue& value) {
   proto::Attribute attribute;
-  attribute.set_name(name);
+  AttributeToProto(name, value, &attribute);
+  return attribute;
+}
+
+void AttributeToProto(const std::string& name, const AttributeValue& value,
+                      proto::Attribute* attribute) {
+  attribute->set_name(name);
   switch (KindOf(value)) {
     case AttributeKind::kInt:
-      attribute.set_int_(std::get<int64_t>(value));
+      attribute->set_int_(std::get<int64_t>(value));
       break;
     case AttributeKind::kFloat:
-      attribute.set_float_(std::get<double>(value));
+      attribute->set_float_(std::get<double>(value));
       break;
     case AttributeKind::kBool:
-      attribute.set_bool_(std::get<bool>(value));
+      attribute->set_bool_(std::get<bool>(value));
       break;
     case AttributeKind::kString:
-      attribute.set_string(std::get<std::string>(value));
+      attribute->set_string(std::get<std::string>(value));
       break;
-    case AttributeKind::kInts:
-      for (int64_t entry : std::get<std::vector<int64_t>>(value)) {
-        attribute.mutable_ints()->add_value(entry);
-      }
-      // An empty list still has to select the `ints` alternative.
-      attribute.mutable_ints();
+    case AttributeKind::kInts: {
+      // An empty list still selects the `ints` alternative.
+      proto::IntList* ints = attribute->mutable_ints();
+      const std::vector<int64_t>& entries = std::get<std::vector<int64_t>>(value);
+      ints->mutable_value()->Reserve(static_cast<int>(entries.size()));
+      for (int64_t entry : entries) ints->add_value(entry);
       break;
+    }
   }
-  return attribute;
 }
 
 void AttributeMap::Set(const std::string& name, AttributeValue value) {

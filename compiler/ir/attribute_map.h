@@ -40,6 +40,9 @@ std::string AttributeValueToString(const AttributeValue& value);
 // Reads the value of a proto attribute. InvalidArgument when no value is set.
 StatusOr<AttributeValue> AttributeValueFromProto(const proto::Attribute& attribute);
 proto::Attribute AttributeToProto(const std::string& name, const AttributeValue& value);
+// The same, written into `attribute` (no temporary: plans hold millions of attributes).
+void AttributeToProto(const std::string& name, const AttributeValue& value,
+                      proto::Attribute* attribute);
 
 // An ordered list of (name, value); order is the order of Set calls (the schema's order once
 // validated), which keeps plans and dumps stable. Not thread-safe for writes; a value type.

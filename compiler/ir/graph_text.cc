@@ -24,7 +24,17 @@ std::string OpLine(const LogicalGraph& graph, const LogicalOp& op) {
   if (!op.gradient_of.empty()) line += " gradient_of '" + op.gradient_of + "'";
   if (op.stage.has_value()) line += " stage " + std::to_string(*op.stage);
   if (op.period > 0) line += " period " + std::to_string(op.period);
-  if (op.device >= 0) line += " device " + std::to_string(op.device);
+  if (op.placement.stage >= 0) line += " on stage " + std::to_string(op.placement.stage);
+  if (op.placement.mesh >= 0) {
+    line += " mesh " + std::to_string(op.placement.mesh);
+    for (const placement::NdSbp& sbp : op.placement.inputs) {
+      line += " " + placement::NdSbpToString(sbp);
+    }
+    line += " ->";
+    for (const placement::NdSbp& sbp : op.placement.outputs) {
+      line += " " + placement::NdSbpToString(sbp);
+    }
+  }
   return line + "\n";
 }
 

@@ -45,6 +45,7 @@ StatusOr<OpId> LogicalGraph::AddOp(NewOp new_op) {
   op.line = new_op.line;
   op.gradient_of = std::move(new_op.gradient_of);
   op.stage = new_op.stage;
+  op.sbp_hint = std::move(new_op.sbp_hint);
   op.sequence = op.id;
   for (size_t i = 0; i < op.outputs.size(); ++i) {
     tensors_[op.outputs[i]].producer = op.id;
@@ -203,13 +204,26 @@ Status Broken(const std::string& message) {
 
 }  // namespace
 
+// Names are checked by walking the name maps once (every entry names an element of that id,
+// and there are as many entries as elements) rather than by a lookup per element: Verify runs
+// after every pass.
 Status LogicalGraph::Verify() const {
+  if (tensor_by_name_.size() != tensors_.size() || op_by_name_.size() != ops_.size()) {
+    return Broken("the name index and the elements differ in number");
+  }
+  for (const auto& [name, id] : tensor_by_name_) {
+    if (id < 0 || id >= tensor_count() || tensors_[id].name != name) {
+      return Broken("tensor '" + name + "' is not found under its own name");
+    }
+  }
+  for (const auto& [name, id] : op_by_name_) {
+    if (id < 0 || id >= op_count() || ops_[id].name != name) {
+      return Broken("op '" + name + "' is not found under its own name");
+    }
+  }
   for (size_t i = 0; i < tensors_.size(); ++i) {
     const LogicalTensor& tensor = tensors_[i];
     if (tensor.id != static_cast<TensorId>(i)) return Broken("tensor id differs from its index");
-    if (FindTensor(tensor.name) != tensor.id) {
-      return Broken("tensor '" + tensor.name + "' is not found under its own name");
-    }
     if (tensor.producer < 0 || tensor.producer >= op_count()) {
       return Broken("tensor '" + tensor.name + "' has no producer");
     }
@@ -230,9 +244,6 @@ Status LogicalGraph::Verify() const {
   for (size_t i = 0; i < ops_.size(); ++i) {
     const LogicalOp& op = ops_[i];
     if (op.id != static_cast<OpId>(i)) return Broken("op id differs from its index");
-    if (FindOp(op.name) != op.id) {
-      return Broken("op '" + op.name + "' is not found under its own name");
-    }
     for (size_t k = 0; k < op.inputs.size(); ++k) {
       TensorId input = op.inputs[k];
       if (input < 0 || input >= tensor_count()) return Broken("op '" + op.name + "' input id");

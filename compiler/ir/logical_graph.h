@@ -7,7 +7,8 @@
 // valid for the whole compilation.
 //
 // Annotations are filled in by later passes and are "unset" until then: TensorType
-// (infer_shapes), period in pieces (infer_periods), device (placement).
+// (infer_shapes), period in pieces (infer_periods), OpPlacement (partition_stages and
+// choose_sbp).
 //
 // Threading: none; a graph belongs to one compilation. Failure: structural mistakes a user can
 // make (duplicate names, a cycle) are InvalidArgument; broken invariants a pass introduced are
@@ -25,6 +26,7 @@
 #include "base/status.h"
 #include "compiler/ir/attribute_map.h"
 #include "compiler/ir/tensor_type.h"
+#include "placement/sbp.h"
 
 namespace softwire {
 namespace compiler {
@@ -48,6 +50,28 @@ struct LogicalTensor {
   int64_t period = 0;                // Pieces per value; 0 until infer_periods.
 };
 
+// What each op is in the training loop; partition_stages assigns it and later passes read it
+// (slots: forward activations kept for backward get more).
+enum class OpRole { kUnknown, kSource, kVariable, kForward, kSink, kBackward, kOptimizer };
+
+// Where an op runs and how its tensors lie: its pipeline stage, the device mesh (an index
+// into Compilation::meshes) and the nd-sbp of every input (as the op reads it, after boxing)
+// and output. Filled by partition_stages (role, stage) and choose_sbp (the rest).
+struct OpPlacement {
+  OpRole role = OpRole::kUnknown;
+  int stage = -1;
+  int mesh = -1;
+  std::vector<placement::NdSbp> inputs;
+  std::vector<placement::NdSbp> outputs;
+  // What chose it, for --explain: seconds per piece of the chosen signature's compute and
+  // input boxing, how many candidates were weighed, and the runner-up.
+  double compute_seconds = 0;
+  double boxing_seconds = 0;
+  int candidates = 0;
+  std::string runner_up;
+  double runner_up_seconds = 0;
+};
+
 struct LogicalOp {
   OpId id = -1;
   std::string name;
@@ -58,8 +82,9 @@ struct LogicalOp {
   int line = 0;              // 1-based line in the job file; 0 for compiler-made ops.
   std::string gradient_of;   // For ops autodiff adds: the forward op's name.
   std::optional<int> stage;  // Pipeline stage the job asked for.
+  std::string sbp_hint;      // The job's `sbp` attribute: output 0's nd-sbp, e.g. "S(0), B".
   int64_t period = 0;        // Pieces per firing; 0 until infer_periods.
-  int device = -1;           // Index into Compilation::devices; -1 until placed.
+  OpPlacement placement;     // Unset (stage -1) until placed.
   // Where the op goes among ops that are ready at the same time in TopologicalOrder (smaller
   // first): its id, unless a pass placed it next to the op it was made for.
   double sequence = 0;
@@ -75,6 +100,7 @@ struct NewOp {
   int line = 0;
   std::string gradient_of;
   std::optional<int> stage;
+  std::string sbp_hint;
 };
 
 class LogicalGraph {

@@ -17,10 +17,10 @@ class SmallGraph : public ::testing::Test {
     b_ = *graph_.AddTensor("b");
     c_ = *graph_.AddTensor("c");
     d_ = *graph_.AddTensor("d");
-    source_ = *graph_.AddOp({"source", "source", {}, {a_}, {}, 1, "", std::nullopt});
-    op2_ = *graph_.AddOp({"op2", "relu", {b_}, {c_}, {}, 3, "", std::nullopt});
-    op1_ = *graph_.AddOp({"op1", "relu", {a_}, {b_}, {}, 2, "", std::nullopt});
-    op3_ = *graph_.AddOp({"op3", "relu", {a_}, {d_}, {}, 4, "", std::nullopt});
+    source_ = *graph_.AddOp({"source", "source", {}, {a_}, {}, 1, "", std::nullopt, ""});
+    op2_ = *graph_.AddOp({"op2", "relu", {b_}, {c_}, {}, 3, "", std::nullopt, ""});
+    op1_ = *graph_.AddOp({"op1", "relu", {a_}, {b_}, {}, 2, "", std::nullopt, ""});
+    op3_ = *graph_.AddOp({"op3", "relu", {a_}, {d_}, {}, 4, "", std::nullopt, ""});
   }
 
   LogicalGraph graph_;
@@ -44,7 +44,7 @@ TEST_F(SmallGraph, LinksProducersAndConsumersBothWays) {
 TEST_F(SmallGraph, RejectsATakenTensorOrOpName) {
   EXPECT_EQ(graph_.AddTensor("a").status().message(), "tensor 'a' is defined twice");
   TensorId e = *graph_.AddTensor("e");
-  EXPECT_EQ(graph_.AddOp({"op1", "relu", {a_}, {e}, {}, 0, "", std::nullopt}).status().message(),
+  EXPECT_EQ(graph_.AddOp({"op1", "relu", {a_}, {e}, {}, 0, "", std::nullopt, ""}).status().message(),
             "op name 'op1' is used twice");
 }
 
@@ -73,9 +73,9 @@ TEST(LogicalGraph, NamesTheOpsOfACycle) {
   TensorId x = *graph.AddTensor("x");
   TensorId y = *graph.AddTensor("y");
   TensorId z = *graph.AddTensor("z");
-  ASSERT_TRUE(graph.AddOp({"first", "relu", {z}, {x}, {}, 0, "", std::nullopt}).ok());
-  ASSERT_TRUE(graph.AddOp({"second", "relu", {x}, {y}, {}, 0, "", std::nullopt}).ok());
-  ASSERT_TRUE(graph.AddOp({"third", "relu", {y}, {z}, {}, 0, "", std::nullopt}).ok());
+  ASSERT_TRUE(graph.AddOp({"first", "relu", {z}, {x}, {}, 0, "", std::nullopt, ""}).ok());
+  ASSERT_TRUE(graph.AddOp({"second", "relu", {x}, {y}, {}, 0, "", std::nullopt, ""}).ok());
+  ASSERT_TRUE(graph.AddOp({"third", "relu", {y}, {z}, {}, 0, "", std::nullopt, ""}).ok());
   OpId first_on_cycle = -1;
   StatusOr<std::vector<OpId>> order = graph.TopologicalOrder(&first_on_cycle);
   ASSERT_FALSE(order.ok());

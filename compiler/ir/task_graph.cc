@@ -1,17 +1,20 @@
 #include "compiler/ir/task_graph.h"
 
+#include <algorithm>
 #include <utility>
 
 namespace softwire {
 namespace compiler {
 
 TaskId TaskGraph::AddTask(TaskDef task) {
+  ++structure_version_;
   task.id = static_cast<TaskId>(tasks_.size());
   tasks_.push_back(std::move(task));
   return tasks_.back().id;
 }
 
 RegisterId TaskGraph::AddRegister(TaskRegister register_def) {
+  ++structure_version_;
   TaskDef& producer = mutable_task(register_def.producer);
   register_def.id = static_cast<RegisterId>(registers_.size());
   producer.outputs.push_back(register_def.id);
@@ -19,7 +22,13 @@ RegisterId TaskGraph::AddRegister(TaskRegister register_def) {
   return registers_.back().id;
 }
 
+void TaskGraph::Reserve(size_t tasks, size_t registers) {
+  tasks_.reserve(tasks);
+  registers_.reserve(registers);
+}
+
 void TaskGraph::AddReader(RegisterId register_id, TaskId task, int phase) {
+  ++structure_version_;
   mutable_register(register_id).readers.push_back({task, phase});
   mutable_task(task).inputs.push_back(register_id);
 }
@@ -70,72 +79,146 @@ Status Broken(const std::string& message) {
   return InternalError("task graph invariant broken: " + message);
 }
 
-int CountReads(const TaskDef& task, RegisterId register_id) {
-  int count = 0;
-  for (RegisterId input : task.inputs) count += input == register_id ? 1 : 0;
-  return count;
-}
+// One sorted list per index, stored back to back: counting a value in a list is a binary
+// search (a pack or assemble task may read hundreds of registers, and a register may have
+// hundreds of readers).
+class FlatLists {
+ public:
+  explicit FlatLists(size_t lists) { begin_.reserve(lists + 1); }
+
+  template <typename Iterator>
+  void Append(Iterator first, Iterator last) {
+    begin_.push_back(values_.size());
+    values_.insert(values_.end(), first, last);
+    std::sort(values_.begin() + static_cast<int64_t>(begin_.back()), values_.end());
+  }
+  void AppendReaders(const std::vector<RegisterReader>& readers) {
+    begin_.push_back(values_.size());
+    for (const RegisterReader& reader : readers) values_.push_back(reader.task);
+    std::sort(values_.begin() + static_cast<int64_t>(begin_.back()), values_.end());
+  }
+  int64_t Count(size_t list, int64_t value) const {
+    auto first = values_.begin() + static_cast<int64_t>(begin_[list]);
+    auto last = list + 1 < begin_.size() ? values_.begin() + static_cast<int64_t>(begin_[list + 1])
+                                         : values_.end();
+    auto range = std::equal_range(first, last, value);
+    return range.second - range.first;
+  }
+
+ private:
+  std::vector<size_t> begin_;
+  std::vector<int64_t> values_;
+};
 
 }  // namespace
 
+// Names are built only for the message of a broken invariant: Verify runs after every pass on
+// graphs of millions of tasks.
 Status TaskGraph::Verify(int64_t total_pieces, bool slots_planned) const {
   const TaskId task_count = static_cast<TaskId>(tasks_.size());
+  // Every task's inputs and every register's readers, sorted, in two flat arrays (a few large
+  // allocations rather than millions of small ones).
+  FlatLists inputs_of(tasks_.size());
+  for (size_t i = 0; i < tasks_.size(); ++i) {
+    inputs_of.Append(tasks_[i].inputs.begin(), tasks_[i].inputs.end());
+  }
+  FlatLists readers_of(registers_.size());
+  for (size_t i = 0; i < registers_.size(); ++i) {
+    readers_of.AppendReaders(registers_[i].readers);
+  }
   for (size_t i = 0; i < registers_.size(); ++i) {
     const TaskRegister& reg = registers_[i];
-    const std::string where = "register '" + reg.name + "'";
-    if (reg.id != static_cast<RegisterId>(i)) return Broken(where + ": id differs from index");
-    if (reg.producer < 0 || reg.producer >= task_count) return Broken(where + ": no producer");
-    int listed = 0;
-    for (RegisterId output : tasks_[reg.producer].outputs) listed += output == reg.id ? 1 : 0;
-    if (listed != 1) return Broken(where + ": not listed once by its producer");
+    auto fail = [&reg](const std::string& what) {
+      return Broken("register '" + reg.name + "': " + what);
+    };
+    if (reg.id != static_cast<RegisterId>(i)) return fail("id differs from index");
+    if (reg.producer < 0 || reg.producer >= task_count) return fail("no producer");
     if (reg.period <= 0 || total_pieces % reg.period != 0) {
-      return Broken(where + ": period " + std::to_string(reg.period) +
-                    " does not divide total pieces " + std::to_string(total_pieces));
+      return fail("period " + std::to_string(reg.period) + " does not divide total pieces " +
+                  std::to_string(total_pieces));
     }
     int phase_one_readers = 0;
     for (const RegisterReader& reader : reg.readers) {
-      if (reader.task < 0 || reader.task >= task_count) return Broken(where + ": reader id");
-      if (CountReads(tasks_[reader.task], reg.id) != 1) {
-        return Broken(where + ": reader '" + tasks_[reader.task].name + "' does not read it once");
+      if (reader.task < 0 || reader.task >= task_count) return fail("reader id");
+      if (inputs_of.Count(reader.task, reg.id) != 1) {
+        return fail("reader '" + tasks_[reader.task].name + "' does not read it once");
       }
-      if (reader.phase != 0 && reader.phase != 1) return Broken(where + ": phase not 0 or 1");
+      if (reader.phase != 0 && reader.phase != 1) return fail("phase not 0 or 1");
       phase_one_readers += reader.phase;
     }
-    if (phase_one_readers > 1) return Broken(where + ": more than one phase-1 reader");
+    if (phase_one_readers > 1) return fail("more than one phase-1 reader");
     if (slots_planned) {
-      if (reg.slots < 1) return Broken(where + ": fewer than one slot");
+      if (reg.slots < 1) return fail("fewer than one slot");
       if (phase_one_readers == 1 && reg.slots != 1) {
-        return Broken(where + ": a phase-1 reader needs a register of exactly one slot");
+        return fail("a phase-1 reader needs a register of exactly one slot");
       }
       if (reg.bytes_per_slot < reg.type.NumBytes()) {
-        return Broken(where + ": bytes per slot below the tensor's bytes");
+        return fail("bytes per slot below the tensor's bytes");
       }
     }
   }
+  // Every task lists only registers it produces, each once; with as many listings as registers,
+  // every register is listed once by its producer.
+  size_t listings = 0;
+  std::vector<int64_t> outputs;
   for (size_t i = 0; i < tasks_.size(); ++i) {
     const TaskDef& task = tasks_[i];
-    const std::string where = "task '" + task.name + "'";
-    if (task.id != static_cast<TaskId>(i)) return Broken(where + ": id differs from index");
+    auto fail = [&task](const std::string& what) {
+      return Broken("task '" + task.name + "': " + what);
+    };
+    outputs = task.outputs;
+    std::sort(outputs.begin(), outputs.end());
+    if (std::adjacent_find(outputs.begin(), outputs.end()) != outputs.end()) {
+      return fail("lists an output twice");
+    }
+    listings += outputs.size();
+    if (task.id != static_cast<TaskId>(i)) return fail("id differs from index");
     if (task.period <= 0 || task.period * task.firings != total_pieces) {
-      return Broken(where + ": period " + std::to_string(task.period) + " times firings " +
-                    std::to_string(task.firings) + " is not total pieces " +
-                    std::to_string(total_pieces));
+      return fail("period " + std::to_string(task.period) + " times firings " +
+                  std::to_string(task.firings) + " is not total pieces " +
+                  std::to_string(total_pieces));
     }
     for (RegisterId input : task.inputs) {
       const TaskRegister& reg = register_at(input);
-      bool listed = false;
-      for (const RegisterReader& reader : reg.readers) listed |= reader.task == task.id;
-      if (!listed) return Broken(where + ": reads '" + reg.name + "' without being its reader");
+      if (readers_of.Count(input, task.id) == 0) {
+        return fail("reads '" + reg.name + "' without being its reader");
+      }
       if (reg.period % task.period != 0) {
-        return Broken(where + ": its period does not divide that of input '" + reg.name + "'");
+        return fail("its period does not divide that of input '" + reg.name + "'");
       }
     }
     for (RegisterId output : task.outputs) {
       const TaskRegister& reg = register_at(output);
-      if (reg.producer != task.id) return Broken(where + ": lists output '" + reg.name + "'");
+      if (reg.producer != task.id) return fail("lists output '" + reg.name + "'");
       if (reg.period % task.period != 0) {
-        return Broken(where + ": its period does not divide that of output '" + reg.name + "'");
+        return fail("its period does not divide that of output '" + reg.name + "'");
       }
+    }
+  }
+  if (listings != registers_.size()) {
+    for (const TaskRegister& reg : registers_) {
+      if (std::count(tasks_[reg.producer].outputs.begin(), tasks_[reg.producer].outputs.end(),
+                     reg.id) != 1) {
+        return Broken("register '" + reg.name + "': not listed once by its producer");
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+Status TaskGraph::VerifyAnnotations() const {
+  for (const TaskRegister& reg : registers_) {
+    auto fail = [&reg](const std::string& what) {
+      return Broken("register '" + reg.name + "': " + what);
+    };
+    int phase_one_readers = 0;
+    for (const RegisterReader& reader : reg.readers) phase_one_readers += reader.phase == 1;
+    if (reg.slots < 1) return fail("fewer than one slot");
+    if (phase_one_readers == 1 && reg.slots != 1) {
+      return fail("a phase-1 reader needs a register of exactly one slot");
+    }
+    if (reg.bytes_per_slot < reg.type.NumBytes()) {
+      return fail("bytes per slot below the tensor's bytes");
     }
   }
   return Status::Ok();

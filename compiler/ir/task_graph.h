@@ -46,6 +46,15 @@ struct TaskRegister {
   int64_t offset = -1;
 };
 
+// The slice of a logical value a source or variable actor holds (plan.proto SourceActorDef,
+// VariableActorDef): for a source, samples [begin, end) of each micro-batch (split_axis 0);
+// for a variable, [begin, end) of split_axis, or split_axis -1 for the whole.
+struct TaskPart {
+  int split_axis = -1;
+  int64_t begin = 0;
+  int64_t end = 0;
+};
+
 struct TaskDef {
   TaskId id = -1;
   std::string name;
@@ -58,8 +67,9 @@ struct TaskDef {
   int64_t firings = 0;
   std::string op_type;
   AttributeMap attributes;
-  OpId logical_op = -1;
+  OpId logical_op = -1;  // -1 for inserted transfers (copy and boxing actors).
   int stage = 0;
+  TaskPart part;  // Sources and variables.
   // Set by plan_memory.
   int64_t workspace_bytes = 0;
   int64_t workspace_offset = 0;
@@ -80,6 +90,9 @@ class TaskGraph {
   void AddReader(RegisterId register_id, TaskId task, int phase);
 
   const TaskDef& task(TaskId id) const;
+  // Mutable access is for annotations (slots, offsets, costs, attributes); change the structure
+  // (tasks, registers, readers) only through AddTask, AddRegister and AddReader, which is what
+  // structure_version() counts.
   TaskDef& mutable_task(TaskId id);
   const TaskRegister& register_at(RegisterId id) const;
   TaskRegister& mutable_register(RegisterId id);
@@ -103,9 +116,21 @@ class TaskGraph {
   // the first broken invariant, naming the task or register.
   Status Verify(int64_t total_pieces, bool slots_planned) const;
 
+  // Only what annotation passes may change: slots >= 1, one slot under a phase-1 reader, slots
+  // large enough for their tensors. O(registers + readers).
+  Status VerifyAnnotations() const;
+
+  // Changes with every AddTask, AddRegister and AddReader, so a caller can skip re-checking an
+  // unchanged structure (Compilation::Verify after every pass).
+  int64_t structure_version() const { return structure_version_; }
+
+  // Room for this many tasks and registers (expand_physical knows roughly how many).
+  void Reserve(size_t tasks, size_t registers);
+
  private:
   std::vector<TaskDef> tasks_;
   std::vector<TaskRegister> registers_;
+  int64_t structure_version_ = 0;
 };
 
 }  // namespace compiler

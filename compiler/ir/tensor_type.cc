@@ -34,9 +34,14 @@ proto::DataType ToProtoDataType(DType dtype) {
 
 proto::TensorDesc ToTensorDesc(const TensorType& type) {
   proto::TensorDesc desc;
-  desc.set_dtype(ToProtoDataType(type.dtype));
-  for (int64_t dim : type.shape.dims()) desc.add_dims(dim);
+  ToTensorDesc(type, &desc);
   return desc;
+}
+
+void ToTensorDesc(const TensorType& type, proto::TensorDesc* desc) {
+  desc->set_dtype(ToProtoDataType(type.dtype));
+  desc->mutable_dims()->Reserve(type.shape.rank());
+  for (int64_t dim : type.shape.dims()) desc->add_dims(dim);
 }
 
 TensorType FromTensorDesc(const proto::TensorDesc& desc) {

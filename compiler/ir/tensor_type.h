@@ -36,6 +36,8 @@ DType FromProtoDataType(proto::DataType dtype);
 proto::DataType ToProtoDataType(DType dtype);
 
 proto::TensorDesc ToTensorDesc(const TensorType& type);
+// The same, written into `desc`.
+void ToTensorDesc(const TensorType& type, proto::TensorDesc* desc);
 TensorType FromTensorDesc(const proto::TensorDesc& desc);
 
 }  // namespace compiler

@@ -1,6 +1,7 @@
 // relu, gelu and their gradients relu_grad, gelu_grad (docs/OPS.md).
 #include "compiler/ops/gradient_builder.h"
 #include "compiler/ops/op_registry.h"
+#include "compiler/ops/sbp_signatures.h"
 #include "compiler/ops/shape_helpers.h"
 
 namespace softwire {
@@ -48,9 +49,11 @@ OpDefinition Unary(const std::string& type, double flops_per_element,
   definition.cost = [flops_per_element](const OpSignature& signature) {
     return ElementwiseCost(signature, flops_per_element);
   };
+  definition.sbp_signatures = BroadcastingSplits;  // Not linear: no partial signature.
   return definition;
 }
 
+// (dy, value) -> dx: elementwise, and linear in dy for a fixed value.
 OpDefinition GradientPair(const std::string& type, const std::string& second_input,
                           double flops_per_element) {
   OpDefinition definition;
@@ -61,6 +64,11 @@ OpDefinition GradientPair(const std::string& type, const std::string& second_inp
   definition.infer = InferGradientPair;
   definition.cost = [flops_per_element](const OpSignature& signature) {
     return ElementwiseCost(signature, flops_per_element);
+  };
+  definition.sbp_signatures = [](const OpSignature& op) {
+    std::vector<SbpSignature> signatures = BroadcastingSplits(op);
+    signatures.push_back(PartialThrough(2, 0, 1));
+    return signatures;
   };
   return definition;
 }

@@ -1,6 +1,7 @@
 // The ops only the compiler creates, one per non-compute actor kind of docs/PROTOCOL.md:
 // source, variable, accumulate, sink. (The update kinds live in optimizer_ops.cc.)
 #include "compiler/ops/op_registry.h"
+#include "compiler/ops/sbp_signatures.h"
 #include "compiler/ops/shape_helpers.h"
 
 namespace softwire {
@@ -62,6 +63,12 @@ void AddActorKindOps(OpRegistry& registry) {
   accumulate.infer = InferAccumulate;
   accumulate.period_rule = PeriodRule::kAccumulate;
   accumulate.cost = [](const OpSignature& signature) { return ElementwiseCost(signature, 1); };
+  // Summing parts or partial terms over pieces keeps their layout.
+  accumulate.sbp_signatures = [](const OpSignature& op) {
+    std::vector<SbpSignature> signatures = BroadcastingSplits(op);
+    signatures.push_back(AllPartial(1, 1));
+    return signatures;
+  };
   registry.Add(accumulate);
 
   OpDefinition sink = ActorKindOp("sink", proto::ACTOR_KIND_SINK);

@@ -1,6 +1,7 @@
 // add, sub, mul, scale, bias_add (+ bias_add_grad) and identity (docs/OPS.md).
 #include "compiler/ops/gradient_builder.h"
 #include "compiler/ops/op_registry.h"
+#include "compiler/ops/sbp_signatures.h"
 #include "compiler/ops/shape_helpers.h"
 
 namespace softwire {
@@ -113,6 +114,26 @@ Status IdentityGradient(GradientBuilder& g) {
   return Status::Ok();
 }
 
+// Splits that follow broadcasting, plus the partial signatures `partials` adds.
+std::function<std::vector<SbpSignature>(const OpSignature&)> SplitsAnd(
+    std::vector<SbpSignature> partials) {
+  return [partials](const OpSignature& op) {
+    std::vector<SbpSignature> signatures = BroadcastingSplits(op);
+    signatures.insert(signatures.end(), partials.begin(), partials.end());
+    return signatures;
+  };
+}
+
+// dy [..., C] -> [C]: a split leading axis leaves partial sums; a split C stays split.
+std::vector<SbpSignature> BiasAddGradSignatures(const OpSignature& op) {
+  const int rank = op.inputs[0].shape.rank();
+  std::vector<SbpSignature> signatures;
+  for (int axis = 0; axis < rank - 1; ++axis) signatures.push_back(Signature({S(axis)}, {kP}));
+  signatures.push_back(Signature({S(rank - 1)}, {S(0)}));
+  signatures.push_back(AllPartial(1, 1));
+  return signatures;
+}
+
 OpDefinition Binary(const std::string& type, std::function<Status(GradientBuilder&)> gradient) {
   OpDefinition definition;
   definition.type = type;
@@ -127,9 +148,15 @@ OpDefinition Binary(const std::string& type, std::function<Status(GradientBuilde
 }  // namespace
 
 void AddElementwiseOps(OpRegistry& registry) {
-  registry.Add(Binary("add", AddGradient));
-  registry.Add(Binary("sub", SubGradient));
-  registry.Add(Binary("mul", MulGradient));
+  OpDefinition add = Binary("add", AddGradient);
+  add.sbp_signatures = SplitsAnd({AllPartial(2, 1)});
+  registry.Add(add);
+  OpDefinition sub = Binary("sub", SubGradient);
+  sub.sbp_signatures = SplitsAnd({AllPartial(2, 1)});
+  registry.Add(sub);
+  OpDefinition mul = Binary("mul", MulGradient);
+  mul.sbp_signatures = SplitsAnd({PartialThrough(2, 0, 1), PartialThrough(2, 1, 1)});
+  registry.Add(mul);
 
   OpDefinition scale;
   scale.type = "scale";
@@ -139,6 +166,7 @@ void AddElementwiseOps(OpRegistry& registry) {
   scale.infer = InferSameAsFloatInput;
   scale.gradient = ScaleGradient;
   scale.cost = [](const OpSignature& signature) { return ElementwiseCost(signature, 1); };
+  scale.sbp_signatures = SplitsAnd({AllPartial(1, 1)});
   registry.Add(scale);
 
   OpDefinition bias_add;
@@ -148,6 +176,7 @@ void AddElementwiseOps(OpRegistry& registry) {
   bias_add.infer = InferBiasAdd;
   bias_add.gradient = BiasAddGradient;
   bias_add.cost = [](const OpSignature& signature) { return ElementwiseCost(signature, 1); };
+  bias_add.sbp_signatures = SplitsAnd({AllPartial(2, 1)});
   registry.Add(bias_add);
 
   OpDefinition bias_add_grad;
@@ -159,6 +188,7 @@ void AddElementwiseOps(OpRegistry& registry) {
   bias_add_grad.cost = [](const OpSignature& signature) {
     return OpCost{static_cast<double>(signature.inputs[0].NumElements()), TouchedBytes(signature)};
   };
+  bias_add_grad.sbp_signatures = BiasAddGradSignatures;
   registry.Add(bias_add_grad);
 
   OpDefinition identity;
@@ -168,6 +198,7 @@ void AddElementwiseOps(OpRegistry& registry) {
   identity.infer = InferIdentity;
   identity.gradient = IdentityGradient;
   identity.cost = [](const OpSignature& signature) { return ElementwiseCost(signature, 0); };
+  identity.sbp_signatures = SplitsAnd({AllPartial(1, 1)});
   registry.Add(identity);
 }
 

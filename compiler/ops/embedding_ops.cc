@@ -1,6 +1,7 @@
 // embedding and embedding_grad (docs/OPS.md).
 #include "compiler/ops/gradient_builder.h"
 #include "compiler/ops/op_registry.h"
+#include "compiler/ops/sbp_signatures.h"
 #include "compiler/ops/shape_helpers.h"
 
 namespace softwire {
@@ -49,6 +50,51 @@ Status InferEmbeddingGrad(InferenceContext& context) {
   return Status::Ok();
 }
 
+// (table [V, C], ids [...]) -> [..., C]: split ids split the rows looked up; a split C splits
+// the result's last axis; a table split by rows gives each part the rows it holds and zeros
+// elsewhere, partial sums of the result. Linear in the table.
+std::vector<SbpSignature> EmbeddingSignatures(const OpSignature& op) {
+  const int id_rank = op.inputs[1].shape.rank();
+  std::vector<SbpSignature> signatures;
+  for (int axis = 0; axis < id_rank; ++axis) {
+    signatures.push_back(Signature({kB, S(axis)}, {S(axis)}));
+  }
+  signatures.push_back(Signature({S(1), kB}, {S(id_rank)}));
+  signatures.push_back(Signature({S(0), kB}, {kP}));
+  signatures.push_back(PartialThrough(2, 0, 1));
+  return signatures;
+}
+
+// (dy [..., C], ids [...]) -> [V, C]: split rows scatter into partial tables; a split C stays
+// split; a table split by rows keeps only its rows (ids outside are skipped). Linear in dy.
+std::vector<SbpSignature> EmbeddingGradSignatures(const OpSignature& op) {
+  const int id_rank = op.inputs[1].shape.rank();
+  std::vector<SbpSignature> signatures;
+  for (int axis = 0; axis < id_rank; ++axis) {
+    signatures.push_back(Signature({S(axis), S(axis)}, {kP}));
+  }
+  signatures.push_back(Signature({S(id_rank), kB}, {S(1)}));
+  signatures.push_back(Signature({kB, kB}, {S(0)}));
+  signatures.push_back(PartialThrough(2, 0, 1));
+  return signatures;
+}
+
+// docs/OPS.md "Physical attributes": a part of the table's rows reads ids from index_begin.
+void LocalizeEmbedding(PhysicalContext& context) {
+  const int64_t rows = context.local_inputs[0].shape.dim(0);
+  if (rows == context.logical_inputs[0].shape.dim(0)) return;
+  context.attributes.Set("index_begin", context.input_boxes[0].begin[0]);
+  context.attributes.Set("partial", true);
+}
+
+void LocalizeEmbeddingGrad(PhysicalContext& context) {
+  const int64_t rows = context.local_outputs[0].shape.dim(0);
+  context.attributes.Set("num_embeddings", rows);
+  if (rows == context.logical_outputs[0].shape.dim(0)) return;
+  context.attributes.Set("index_begin", context.output_boxes[0].begin[0]);
+  context.attributes.Set("partial", true);
+}
+
 }  // namespace
 
 void AddEmbeddingOps(OpRegistry& registry) {
@@ -62,6 +108,8 @@ void AddEmbeddingOps(OpRegistry& registry) {
     return OpCost{0, 2.0 * static_cast<double>(signature.outputs[0].NumBytes()) +
                          static_cast<double>(signature.inputs[1].NumBytes())};
   };
+  embedding.sbp_signatures = EmbeddingSignatures;
+  embedding.localize = LocalizeEmbedding;
   registry.Add(embedding);
 
   OpDefinition embedding_grad;
@@ -74,6 +122,8 @@ void AddEmbeddingOps(OpRegistry& registry) {
   embedding_grad.cost = [](const OpSignature& signature) {
     return OpCost{static_cast<double>(signature.inputs[0].NumElements()), TouchedBytes(signature)};
   };
+  embedding_grad.sbp_signatures = EmbeddingGradSignatures;
+  embedding_grad.localize = LocalizeEmbeddingGrad;
   registry.Add(embedding_grad);
 }
 

@@ -4,6 +4,7 @@
 
 #include "compiler/ops/gradient_builder.h"
 #include "compiler/ops/op_registry.h"
+#include "compiler/ops/sbp_signatures.h"
 #include "compiler/ops/shape_helpers.h"
 
 namespace softwire {
@@ -71,6 +72,44 @@ Status InferBroadcastAxes(InferenceContext& context) {
   return Status::Ok();
 }
 
+// x -> y summed to `shape`: a split axis that is summed away leaves partial sums; a kept one
+// stays split.
+std::vector<SbpSignature> SumToShapeSignatures(const OpSignature& op) {
+  const Shape& x = op.inputs[0].shape;
+  const Shape& y = op.outputs[0].shape;
+  const int leading = x.rank() - y.rank();
+  std::vector<SbpSignature> signatures;
+  for (int axis = 0; axis < x.rank(); ++axis) {
+    const int y_axis = axis - leading;
+    const bool summed = y_axis < 0 || (y.dim(y_axis) == 1 && x.dim(axis) != 1);
+    signatures.push_back(Signature({S(axis)}, {summed ? kP : S(y_axis)}));
+  }
+  signatures.push_back(AllPartial(1, 1));
+  return signatures;
+}
+
+// x -> y broadcast over `axes`: a split x axis splits its y axis; a broadcast x gives every
+// part of a split new axis the same values.
+std::vector<SbpSignature> BroadcastAxesSignatures(const OpSignature& op) {
+  const Shape& x = op.inputs[0].shape;
+  const Shape& y = op.outputs[0].shape;
+  std::vector<int64_t> axes = op.attributes.GetInts("axes");
+  for (int64_t& axis : axes) axis = axis < 0 ? axis + y.rank() : axis;
+  std::vector<SbpSignature> signatures;
+  int removed = 0;
+  for (int axis = 0; axis < y.rank(); ++axis) {
+    if (std::find(axes.begin(), axes.end(), axis) != axes.end()) {
+      signatures.push_back(Signature({kB}, {S(axis)}));
+      ++removed;
+      continue;
+    }
+    const int x_axis = x.rank() == y.rank() ? axis : axis - removed;
+    signatures.push_back(Signature({S(x_axis)}, {S(axis)}));
+  }
+  signatures.push_back(AllPartial(1, 1));
+  return signatures;
+}
+
 OpDefinition Internal(const std::string& type, std::vector<std::string> inputs) {
   OpDefinition definition;
   definition.type = type;
@@ -89,6 +128,7 @@ void AddGradientHelperOps(OpRegistry& registry) {
   fill.infer = InferFill;
   fill.period_rule = PeriodRule::kPerStep;
   fill.cost = [](const OpSignature& signature) { return ElementwiseCost(signature, 0); };
+  fill.localize = LocalizeOutputShape;
   registry.Add(fill);
 
   OpDefinition add_n = Internal("add_n", {"x"});
@@ -99,6 +139,11 @@ void AddGradientHelperOps(OpRegistry& registry) {
   add_n.cost = [](const OpSignature& signature) {
     return ElementwiseCost(signature, static_cast<double>(signature.inputs.size() - 1));
   };
+  add_n.sbp_signatures = [](const OpSignature& op) {
+    std::vector<SbpSignature> signatures = BroadcastingSplits(op);
+    signatures.push_back(AllPartial(static_cast<int>(op.inputs.size()), 1));
+    return signatures;
+  };
   registry.Add(add_n);
 
   OpDefinition sum_to_shape = Internal("sum_to_shape", {"x"});
@@ -107,6 +152,8 @@ void AddGradientHelperOps(OpRegistry& registry) {
   sum_to_shape.cost = [](const OpSignature& signature) {
     return OpCost{static_cast<double>(signature.inputs[0].NumElements()), TouchedBytes(signature)};
   };
+  sum_to_shape.sbp_signatures = SumToShapeSignatures;
+  sum_to_shape.localize = LocalizeOutputShape;
   registry.Add(sum_to_shape);
 
   OpDefinition broadcast_axes = Internal("broadcast_axes", {"x"});
@@ -114,6 +161,8 @@ void AddGradientHelperOps(OpRegistry& registry) {
                                RequiredAttribute("axes", AttributeKind::kInts)};
   broadcast_axes.infer = InferBroadcastAxes;
   broadcast_axes.cost = [](const OpSignature& signature) { return ElementwiseCost(signature, 0); };
+  broadcast_axes.sbp_signatures = BroadcastAxesSignatures;
+  broadcast_axes.localize = LocalizeOutputShape;
   registry.Add(broadcast_axes);
 }
 

@@ -1,6 +1,7 @@
 // softmax_cross_entropy (+ its gradient) and accuracy (docs/OPS.md).
 #include "compiler/ops/gradient_builder.h"
 #include "compiler/ops/op_registry.h"
+#include "compiler/ops/sbp_signatures.h"
 #include "compiler/ops/shape_helpers.h"
 
 namespace softwire {
@@ -62,6 +63,42 @@ OpCost LogitsCost(const OpSignature& signature, int logits, double flops_per_log
                 TouchedBytes(signature)};
 }
 
+// Rows (the leading axes of logits) are independent: split them, with labels alike.
+std::vector<SbpSignature> CrossEntropySignatures(const OpSignature& op) {
+  std::vector<SbpSignature> signatures;
+  for (int axis = 0; axis < op.inputs[0].shape.rank() - 1; ++axis) {
+    signatures.push_back(Signature({S(axis), S(axis)}, {S(axis)}));
+  }
+  return signatures;
+}
+
+// (dloss, logits, labels): rows split alike; linear in dloss.
+std::vector<SbpSignature> CrossEntropyGradSignatures(const OpSignature& op) {
+  std::vector<SbpSignature> signatures;
+  for (int axis = 0; axis < op.inputs[1].shape.rank() - 1; ++axis) {
+    signatures.push_back(Signature({S(axis), S(axis), S(axis)}, {S(axis)}));
+  }
+  signatures.push_back(PartialThrough(3, 0, 1));
+  return signatures;
+}
+
+// Split rows count their hits over the logical row count: partial fractions.
+std::vector<SbpSignature> AccuracySignatures(const OpSignature& op) {
+  std::vector<SbpSignature> signatures;
+  for (int axis = 0; axis < op.inputs[0].shape.rank() - 1; ++axis) {
+    signatures.push_back(Signature({S(axis), S(axis)}, {kP}));
+  }
+  return signatures;
+}
+
+// docs/OPS.md "Physical attributes": y = correct rows / divisor (the logical row count).
+void LocalizeAccuracy(PhysicalContext& context) {
+  const int64_t logical_rows = context.logical_inputs[1].NumElements();
+  if (context.local_inputs[1].NumElements() != logical_rows) {
+    context.attributes.Set("divisor", logical_rows);
+  }
+}
+
 }  // namespace
 
 void AddLossOps(OpRegistry& registry) {
@@ -72,6 +109,7 @@ void AddLossOps(OpRegistry& registry) {
   cross_entropy.infer = InferSoftmaxCrossEntropy;
   cross_entropy.gradient = SoftmaxCrossEntropyGradient;
   cross_entropy.cost = [](const OpSignature& signature) { return LogitsCost(signature, 0, 12); };
+  cross_entropy.sbp_signatures = CrossEntropySignatures;
   registry.Add(cross_entropy);
 
   OpDefinition cross_entropy_grad;
@@ -83,6 +121,7 @@ void AddLossOps(OpRegistry& registry) {
   cross_entropy_grad.cost = [](const OpSignature& signature) {
     return LogitsCost(signature, 1, 14);
   };
+  cross_entropy_grad.sbp_signatures = CrossEntropyGradSignatures;
   registry.Add(cross_entropy_grad);
 
   OpDefinition accuracy;
@@ -91,6 +130,8 @@ void AddLossOps(OpRegistry& registry) {
   accuracy.output_names = {"y"};
   accuracy.infer = InferAccuracy;
   accuracy.cost = [](const OpSignature& signature) { return LogitsCost(signature, 0, 1); };
+  accuracy.sbp_signatures = AccuracySignatures;
+  accuracy.localize = LocalizeAccuracy;
   registry.Add(accuracy);
 }
 

@@ -1,6 +1,7 @@
 // matmul and batch_matmul (docs/OPS.md): shape inference, gradients, cost.
 #include "compiler/ops/gradient_builder.h"
 #include "compiler/ops/op_registry.h"
+#include "compiler/ops/sbp_signatures.h"
 #include "compiler/ops/shape_helpers.h"
 
 namespace softwire {
@@ -157,6 +158,44 @@ Status MatmulGradient(GradientBuilder& g) {
   return Status::Ok();
 }
 
+// c = op(a) op(b): split a's M axes (or its single M axis when transposed) -> split c there;
+// split b's N axis -> split c's last axis; split K on both -> partial sums; linear in each
+// input.
+std::vector<SbpSignature> MatmulSignatures(const OpSignature& op) {
+  const bool ta = op.attributes.GetBool("transpose_a");
+  const bool tb = op.attributes.GetBool("transpose_b");
+  const int a_rank = op.inputs[0].shape.rank();
+  const int c_rank = op.outputs[0].shape.rank();
+  std::vector<SbpSignature> signatures;
+  if (ta) {
+    signatures.push_back(Signature({S(1), kB}, {S(0)}));
+  } else {
+    for (int m = 0; m < a_rank - 1; ++m) signatures.push_back(Signature({S(m), kB}, {S(m)}));
+  }
+  signatures.push_back(Signature({kB, S(tb ? 0 : 1)}, {S(c_rank - 1)}));
+  signatures.push_back(Signature({S(ta ? 0 : a_rank - 1), S(tb ? 1 : 0)}, {kP}));
+  signatures.push_back(PartialThrough(2, 0, 1));
+  signatures.push_back(PartialThrough(2, 1, 1));
+  return signatures;
+}
+
+// [..., M, K] x [..., K, N]: batch axes split on both; M, N and K as for matmul.
+std::vector<SbpSignature> BatchMatmulSignatures(const OpSignature& op) {
+  const bool ta = op.attributes.GetBool("transpose_a");
+  const bool tb = op.attributes.GetBool("transpose_b");
+  const int rank = op.inputs[0].shape.rank();
+  std::vector<SbpSignature> signatures;
+  for (int batch = 0; batch < rank - 2; ++batch) {
+    signatures.push_back(Signature({S(batch), S(batch)}, {S(batch)}));
+  }
+  signatures.push_back(Signature({S(ta ? rank - 1 : rank - 2), kB}, {S(rank - 2)}));
+  signatures.push_back(Signature({kB, S(tb ? rank - 2 : rank - 1)}, {S(rank - 1)}));
+  signatures.push_back(Signature({S(ta ? rank - 2 : rank - 1), S(tb ? rank - 1 : rank - 2)}, {kP}));
+  signatures.push_back(PartialThrough(2, 0, 1));
+  signatures.push_back(PartialThrough(2, 1, 1));
+  return signatures;
+}
+
 }  // namespace
 
 void AddMatmulOps(OpRegistry& registry) {
@@ -168,12 +207,14 @@ void AddMatmulOps(OpRegistry& registry) {
   matmul.infer = InferMatmul;
   matmul.gradient = MatmulGradient;
   matmul.cost = MatmulCost;
+  matmul.sbp_signatures = MatmulSignatures;
   registry.Add(matmul);
 
   OpDefinition batch_matmul = matmul;
   batch_matmul.type = "batch_matmul";
   batch_matmul.infer = InferBatchMatmul;
   batch_matmul.gradient = BatchMatmulGradient;
+  batch_matmul.sbp_signatures = BatchMatmulSignatures;
   registry.Add(batch_matmul);
 }
 

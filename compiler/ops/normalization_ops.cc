@@ -1,6 +1,7 @@
 // layer_norm and layer_norm_grad (docs/OPS.md).
 #include "compiler/ops/gradient_builder.h"
 #include "compiler/ops/op_registry.h"
+#include "compiler/ops/sbp_signatures.h"
 #include "compiler/ops/shape_helpers.h"
 
 namespace softwire {
@@ -57,6 +58,17 @@ Status LayerNormGradient(GradientBuilder& g) {
   return Status::Ok();
 }
 
+// (dy, x, gamma) -> (dx, dgamma, dbeta): rows split leave partial parameter gradients; all
+// three outputs are linear in dy.
+std::vector<SbpSignature> LayerNormGradSignatures(const OpSignature& op) {
+  std::vector<SbpSignature> signatures;
+  for (int axis = 0; axis < op.inputs[0].shape.rank() - 1; ++axis) {
+    signatures.push_back(Signature({S(axis), S(axis), kB}, {S(axis), kP, kP}));
+  }
+  signatures.push_back(PartialThrough(3, 0, 3));
+  return signatures;
+}
+
 }  // namespace
 
 void AddNormalizationOps(OpRegistry& registry) {
@@ -68,6 +80,10 @@ void AddNormalizationOps(OpRegistry& registry) {
   layer_norm.infer = InferLayerNorm;
   layer_norm.gradient = LayerNormGradient;
   layer_norm.cost = [](const OpSignature& signature) { return ElementwiseCost(signature, 8); };
+  // Normalizes over the last axis: split any other.
+  layer_norm.sbp_signatures = [](const OpSignature& op) {
+    return BroadcastingSplitsBelow(op, op.inputs[0].shape.rank() - 1);
+  };
   registry.Add(layer_norm);
 
   OpDefinition layer_norm_grad;
@@ -81,6 +97,7 @@ void AddNormalizationOps(OpRegistry& registry) {
     return OpCost{16.0 * static_cast<double>(signature.inputs[0].NumElements()),
                   TouchedBytes(signature)};
   };
+  layer_norm_grad.sbp_signatures = LayerNormGradSignatures;
   registry.Add(layer_norm_grad);
 }
 

@@ -18,6 +18,7 @@
 #include "base/status.h"
 #include "compiler/ir/attribute_map.h"
 #include "compiler/ir/tensor_type.h"
+#include "placement/sbp.h"
 #include "proto/plan.pb.h"
 
 namespace softwire {
@@ -65,6 +66,30 @@ struct OpSignature {
   const AttributeMap& attributes;
 };
 
+// One valid way to run an op along one mesh axis (docs/PARALLELISM.md, "Sbp"): the sbp of each
+// input and each output, e.g. matmul's (S(0), B) -> S(0).
+struct SbpSignature {
+  std::vector<placement::Sbp> inputs;
+  std::vector<placement::Sbp> outputs;
+
+  bool operator==(const SbpSignature& other) const {
+    return inputs == other.inputs && outputs == other.outputs;
+  }
+};
+
+// One physical instance of an op, for `localize`: the logical types, the local types this
+// instance reads and writes, the box of the logical tensor each local value holds, and the
+// attributes to rewrite (docs/OPS.md, "Physical attributes").
+struct PhysicalContext {
+  const std::vector<TensorType>& logical_inputs;
+  const std::vector<TensorType>& logical_outputs;
+  const std::vector<TensorType>& local_inputs;
+  const std::vector<TensorType>& local_outputs;
+  const std::vector<placement::TensorBox>& input_boxes;
+  const std::vector<placement::TensorBox>& output_boxes;
+  AttributeMap& attributes;
+};
+
 struct OpDefinition {
   std::string type;
   OpUsage usage = OpUsage::kUser;
@@ -87,6 +112,13 @@ struct OpDefinition {
   std::function<OpCost(const OpSignature&)> cost;
   // Persistent bytes the actor keeps across firings (optimizer moments). Empty: none.
   std::function<int64_t(const OpSignature&)> state_bytes;
+  // The valid 1D sbp signatures for these logical types, besides all-broadcast (which is always
+  // valid and which SbpSignaturesOf adds). Splits need not divide evenly here: the compiler
+  // drops signatures whose splits are uneven on the mesh. Empty function: all-broadcast only.
+  std::function<std::vector<SbpSignature>(const OpSignature&)> sbp_signatures;
+  // Rewrites the attributes of a physical instance that spell logical shapes or counts (a
+  // reshape's `shape`, reduce_mean's `divisor`, ...). Empty: attributes stay as they are.
+  std::function<void(PhysicalContext&)> localize;
 
   proto::ActorKind actor_kind = proto::ACTOR_KIND_COMPUTE;
   PeriodRule period_rule = PeriodRule::kFollowInputs;

@@ -42,11 +42,11 @@ StatusOr<const OpDefinition*> OpRegistry::Lookup(const std::string& type) const 
   if (definition != nullptr) return definition;
   std::string closest;
   size_t best = 3;  // Suggest only near misses.
-  for (const auto& entry : definitions_) {
-    size_t distance = EditDistance(type, entry.first);
+  for (const std::string& candidate : Types()) {
+    size_t distance = EditDistance(type, candidate);
     if (distance < best) {
       best = distance;
-      closest = entry.first;
+      closest = candidate;
     }
   }
   std::string message = "unknown op type '" + type + "'";
@@ -57,6 +57,7 @@ StatusOr<const OpDefinition*> OpRegistry::Lookup(const std::string& type) const 
 std::vector<std::string> OpRegistry::Types() const {
   std::vector<std::string> types;
   for (const auto& entry : definitions_) types.push_back(entry.first);
+  std::sort(types.begin(), types.end());
   return types;
 }
 
@@ -74,6 +75,7 @@ OpRegistry MakeStandardOps() {
   AddGradientHelperOps(registry);
   AddOptimizerOps(registry);
   AddActorKindOps(registry);
+  AddTransferOps(registry);
   return registry;
 }
 

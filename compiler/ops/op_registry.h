@@ -9,8 +9,8 @@
 #ifndef SOFTWIRE_COMPILER_OPS_OP_REGISTRY_H_
 #define SOFTWIRE_COMPILER_OPS_OP_REGISTRY_H_
 
-#include <map>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "base/status.h"
@@ -34,7 +34,8 @@ class OpRegistry {
   std::vector<std::string> Types() const;
 
  private:
-  std::map<std::string, OpDefinition> definitions_;
+  // Hashed: passes look a definition up for every op and task, millions of times.
+  std::unordered_map<std::string, OpDefinition> definitions_;
 };
 
 // Every op of docs/OPS.md: user ops, internal ops, and actor-kind ops.
@@ -53,6 +54,7 @@ void AddLossOps(OpRegistry& registry);
 void AddGradientHelperOps(OpRegistry& registry);
 void AddOptimizerOps(OpRegistry& registry);
 void AddActorKindOps(OpRegistry& registry);
+void AddTransferOps(OpRegistry& registry);
 
 }  // namespace compiler
 }  // namespace softwire

@@ -1,6 +1,7 @@
 // sgd_update and adam_update (docs/OPS.md): phase-1 consumers of a variable that update it in
 // place once per step, with optimizer state kept in the actor.
 #include "compiler/ops/op_registry.h"
+#include "compiler/ops/sbp_signatures.h"
 #include "compiler/ops/shape_helpers.h"
 
 namespace softwire {
@@ -58,6 +59,14 @@ OpDefinition Update(const std::string& type, int64_t state_floats_per_element,
   definition.in_place_input = 1;
   definition.state_bytes = [state_floats_per_element](const OpSignature& signature) {
     return state_floats_per_element * 4 * signature.inputs[1].NumElements();
+  };
+  // The gradient lies like the weight it updates (the compiler forces the variable's sbp).
+  definition.sbp_signatures = [](const OpSignature& op) {
+    std::vector<SbpSignature> signatures;
+    for (int axis = 0; axis < op.inputs[1].shape.rank(); ++axis) {
+      signatures.push_back(Signature({S(axis), S(axis)}, {}));
+    }
+    return signatures;
   };
   definition.cost = [state_floats_per_element, flops_per_element](const OpSignature& signature) {
     double elements = static_cast<double>(signature.inputs[1].NumElements());

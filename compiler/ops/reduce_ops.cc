@@ -3,6 +3,7 @@
 
 #include "compiler/ops/gradient_builder.h"
 #include "compiler/ops/op_registry.h"
+#include "compiler/ops/sbp_signatures.h"
 #include "compiler/ops/shape_helpers.h"
 
 namespace softwire {
@@ -52,6 +53,42 @@ Status ReduceGradient(GradientBuilder& g, bool mean) {
   return Status::Ok();
 }
 
+std::vector<int> ReducedAxes(const OpSignature& op) {
+  StatusOr<std::vector<int>> axes = NormalizeAxes(op.attributes.GetInts("axes"),
+                                                  op.inputs[0].shape.rank(), "axes", true);
+  CHECK(axes.ok()) << axes.status();
+  return *axes;
+}
+
+// A split kept axis stays split (at its place in y); a split reduced axis leaves partial sums.
+std::vector<SbpSignature> ReduceSignatures(const OpSignature& op) {
+  const std::vector<int> reduced = ReducedAxes(op);
+  const bool keepdims = op.attributes.GetBool("keepdims");
+  std::vector<SbpSignature> signatures;
+  int output_axis = 0;
+  for (int axis = 0; axis < op.inputs[0].shape.rank(); ++axis) {
+    bool is_reduced = std::find(reduced.begin(), reduced.end(), axis) != reduced.end();
+    if (is_reduced) {
+      signatures.push_back(Signature({S(axis)}, {kP}));
+      if (keepdims) ++output_axis;
+    } else {
+      signatures.push_back(Signature({S(axis)}, {S(output_axis++)}));
+    }
+  }
+  signatures.push_back(AllPartial(1, 1));
+  return signatures;
+}
+
+// docs/OPS.md "Physical attributes": where a reduced axis is split, the local mean divides by
+// the logical count so the parts are partial sums of the mean.
+void LocalizeReduceMean(PhysicalContext& context) {
+  int64_t logical = context.logical_inputs[0].NumElements() /
+                    std::max<int64_t>(1, context.logical_outputs[0].NumElements());
+  int64_t local = context.local_inputs[0].NumElements() /
+                  std::max<int64_t>(1, context.local_outputs[0].NumElements());
+  if (local != logical) context.attributes.Set("divisor", logical);
+}
+
 OpDefinition Reduce(const std::string& type, bool mean) {
   OpDefinition definition;
   definition.type = type;
@@ -64,6 +101,8 @@ OpDefinition Reduce(const std::string& type, bool mean) {
   definition.cost = [](const OpSignature& signature) {
     return OpCost{static_cast<double>(signature.inputs[0].NumElements()), TouchedBytes(signature)};
   };
+  definition.sbp_signatures = ReduceSignatures;
+  if (mean) definition.localize = LocalizeReduceMean;
   return definition;
 }
 

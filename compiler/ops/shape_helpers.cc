@@ -106,5 +106,9 @@ OpCost ElementwiseCost(const OpSignature& signature, double flops_per_element) {
   return OpCost{flops_per_element * elements, TouchedBytes(signature)};
 }
 
+void LocalizeOutputShape(PhysicalContext& context) {
+  context.attributes.Set("shape", context.local_outputs[0].shape.dims());
+}
+
 }  // namespace compiler
 }  // namespace softwire

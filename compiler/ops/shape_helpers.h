@@ -45,6 +45,11 @@ OpCost ElementwiseCost(const OpSignature& signature, double flops_per_element);
 // Bytes of all inputs and outputs.
 double TouchedBytes(const OpSignature& signature);
 
+// OpDefinition::localize for ops whose `shape` attribute spells their output's shape (reshape,
+// fill, sum_to_shape, broadcast_axes): a physical instance writes its local output shape, with
+// any -1 resolved.
+void LocalizeOutputShape(PhysicalContext& context);
+
 }  // namespace compiler
 }  // namespace softwire
 

@@ -3,6 +3,7 @@
 
 #include "compiler/ops/gradient_builder.h"
 #include "compiler/ops/op_registry.h"
+#include "compiler/ops/sbp_signatures.h"
 #include "compiler/ops/shape_helpers.h"
 
 namespace softwire {
@@ -84,6 +85,56 @@ Status TransposeGradient(GradientBuilder& g) {
   return Status::Ok();
 }
 
+// The first axis of [begin, end) with extent > 1, or -1.
+int FirstNonUnit(const std::vector<int64_t>& dims, size_t begin, size_t end) {
+  for (size_t axis = begin; axis < end; ++axis) {
+    if (dims[axis] > 1) return static_cast<int>(axis);
+  }
+  return -1;
+}
+
+// Input and output axes fall into groups of equal element count (merged, kept or split axes).
+// Splitting a group's outermost axis into n parts cuts its flat range into n contiguous
+// chunks on both sides, so that split maps through the reshape; inner axes do not.
+std::vector<SbpSignature> ReshapeSignatures(const OpSignature& op) {
+  const std::vector<int64_t>& in = op.inputs[0].shape.dims();
+  const std::vector<int64_t>& out = op.outputs[0].shape.dims();
+  std::vector<SbpSignature> signatures;
+  size_t i = 0;
+  size_t o = 0;
+  while (i < in.size() && o < out.size()) {
+    const size_t i0 = i;
+    const size_t o0 = o;
+    int64_t in_count = in[i++];
+    int64_t out_count = out[o++];
+    while (in_count != out_count) {
+      if (in_count < out_count && i < in.size()) {
+        in_count *= in[i++];
+      } else if (out_count < in_count && o < out.size()) {
+        out_count *= out[o++];
+      } else {
+        return signatures;  // Counts differ only when inference failed before.
+      }
+    }
+    const int in_axis = FirstNonUnit(in, i0, i);
+    const int out_axis = FirstNonUnit(out, o0, o);
+    if (in_axis >= 0 && out_axis >= 0) signatures.push_back(Signature({S(in_axis)}, {S(out_axis)}));
+  }
+  signatures.push_back(AllPartial(1, 1));
+  return signatures;
+}
+
+// y axis i is x axis perm[i].
+std::vector<SbpSignature> TransposeSignatures(const OpSignature& op) {
+  const std::vector<int64_t>& perm = op.attributes.GetInts("perm");
+  std::vector<SbpSignature> signatures;
+  for (size_t axis = 0; axis < perm.size(); ++axis) {
+    signatures.push_back(Signature({S(static_cast<int>(perm[axis]))}, {S(static_cast<int>(axis))}));
+  }
+  signatures.push_back(AllPartial(1, 1));
+  return signatures;
+}
+
 }  // namespace
 
 void AddShapeOps(OpRegistry& registry) {
@@ -95,6 +146,8 @@ void AddShapeOps(OpRegistry& registry) {
   reshape.infer = InferReshape;
   reshape.gradient = ReshapeGradient;
   reshape.cost = [](const OpSignature& signature) { return ElementwiseCost(signature, 0); };
+  reshape.sbp_signatures = ReshapeSignatures;
+  reshape.localize = LocalizeOutputShape;
   registry.Add(reshape);
 
   OpDefinition transpose;
@@ -105,6 +158,7 @@ void AddShapeOps(OpRegistry& registry) {
   transpose.infer = InferTranspose;
   transpose.gradient = TransposeGradient;
   transpose.cost = [](const OpSignature& signature) { return ElementwiseCost(signature, 0); };
+  transpose.sbp_signatures = TransposeSignatures;
   registry.Add(transpose);
 }
 

@@ -1,6 +1,7 @@
 // softmax (optionally causal) and softmax_grad (docs/OPS.md).
 #include "compiler/ops/gradient_builder.h"
 #include "compiler/ops/op_registry.h"
+#include "compiler/ops/sbp_signatures.h"
 #include "compiler/ops/shape_helpers.h"
 
 namespace softwire {
@@ -39,6 +40,22 @@ Status InferSoftmaxGrad(InferenceContext& context) {
   return Status::Ok();
 }
 
+// Rows are independent: split any axis but the normalized last one; with `causal` also not the
+// row axis, whose index the mask reads.
+std::vector<SbpSignature> SoftmaxSignatures(const OpSignature& op) {
+  const int rank = op.inputs[0].shape.rank();
+  const bool causal = op.attributes.GetBool("causal");
+  return BroadcastingSplitsBelow(op, causal ? rank - 2 : rank - 1);
+}
+
+// Rows are independent (masked entries have y = 0), and dx is linear in dy.
+std::vector<SbpSignature> SoftmaxGradSignatures(const OpSignature& op) {
+  std::vector<SbpSignature> signatures =
+      BroadcastingSplitsBelow(op, op.inputs[0].shape.rank() - 1);
+  signatures.push_back(PartialThrough(2, 0, 1));
+  return signatures;
+}
+
 }  // namespace
 
 void AddSoftmaxOps(OpRegistry& registry) {
@@ -51,6 +68,7 @@ void AddSoftmaxOps(OpRegistry& registry) {
   softmax.gradient = SoftmaxGradient;
   // max, subtract, exp (~10), sum, divide.
   softmax.cost = [](const OpSignature& signature) { return ElementwiseCost(signature, 14); };
+  softmax.sbp_signatures = SoftmaxSignatures;
   registry.Add(softmax);
 
   OpDefinition softmax_grad;
@@ -60,6 +78,7 @@ void AddSoftmaxOps(OpRegistry& registry) {
   softmax_grad.output_names = {"dx"};
   softmax_grad.infer = InferSoftmaxGrad;
   softmax_grad.cost = [](const OpSignature& signature) { return ElementwiseCost(signature, 4); };
+  softmax_grad.sbp_signatures = SoftmaxGradSignatures;
   registry.Add(softmax_grad);
 }
 

@@ -105,6 +105,7 @@ class ReverseModeDifferentiator {
     SOFTWIRE_ASSIGN_OR_RETURN(
         TensorId seed,
         builder_.AddSingleOutput(graph_.tensor(loss_).name + ".grad", "fill", {}, attributes, ""));
+    compilation_.gradient_sums[graph_.tensor(seed).producer] = loss_;
     contributions_[loss_].push_back(seed);
     return Status::Ok();
   }
@@ -120,6 +121,7 @@ class ReverseModeDifferentiator {
       SOFTWIRE_ASSIGN_OR_RETURN(
           gradient,
           builder_.AddSingleOutput(graph_.tensor(tensor).name + ".grad", "add_n", parts, {}, ""));
+      compilation_.gradient_sums[graph_.tensor(gradient).producer] = tensor;
     }
     summed_[tensor] = gradient;
     return std::optional<TensorId>(gradient);
@@ -182,8 +184,12 @@ class ReverseModeDifferentiator {
 }  // namespace
 
 Status AutodiffPass(Compilation& compilation) {
+  compilation.backward_ops_begin = compilation.graph.op_count();
+  compilation.backward_ops_end = compilation.graph.op_count();
   if (!compilation.schedule.training) return Status::Ok();
-  return ReverseModeDifferentiator(compilation).Run();
+  SOFTWIRE_RETURN_IF_ERROR(ReverseModeDifferentiator(compilation).Run());
+  compilation.backward_ops_end = compilation.graph.op_count();
+  return Status::Ok();
 }
 
 }  // namespace compiler

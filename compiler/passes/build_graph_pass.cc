@@ -61,7 +61,7 @@ class JobGraphBuilder {
       if (!checked.ok()) return compilation_.ErrorAt(line, checked.message());
       const std::string subject = "source '" + source.name() + "'";
       SOFTWIRE_RETURN_IF_ERROR(ClaimOpName(line, source.name(), subject));
-      NewOp op{source.name(), "source", {}, {}, {}, line, "", std::nullopt};
+      NewOp op{source.name(), "source", {}, {}, {}, line, "", std::nullopt, ""};
       for (const proto::SourceOutput& output : source.output()) {
         SOFTWIRE_ASSIGN_OR_RETURN(
             TensorId tensor,
@@ -84,7 +84,7 @@ class JobGraphBuilder {
       SOFTWIRE_RETURN_IF_ERROR(ClaimOpName(line, variable.name(), subject));
       SOFTWIRE_ASSIGN_OR_RETURN(
           TensorId tensor, DeclareTensor(line, subject, variable.name(), VariableType(variable)));
-      NewOp op{variable.name(), "variable", {}, {tensor}, {}, line, "", std::nullopt};
+      NewOp op{variable.name(), "variable", {}, {tensor}, {}, line, "", std::nullopt, ""};
       SOFTWIRE_RETURN_IF_ERROR(graph_.AddOp(std::move(op)).status());
     }
     return Status::Ok();
@@ -132,6 +132,10 @@ class JobGraphBuilder {
                                   " (" + names(definition.input_names) + "), got " +
                                   std::to_string(op.input_size()));
     }
+    if (definition.variadic_outputs) {
+      if (op.output_size() >= 1) return Status::Ok();
+      return InvalidArgumentError(type + " needs at least one output");
+    }
     if (op.output_size() != static_cast<int>(definition.output_names.size())) {
       return InvalidArgumentError(type + " has " + count(definition.output_names.size(), "output") +
                                   " (" + names(definition.output_names) + "), got " +
@@ -162,9 +166,18 @@ class JobGraphBuilder {
     }
     for (const std::string& output : op.output())
       new_op.outputs.push_back(*graph_.FindTensor(output));
-    SOFTWIRE_ASSIGN_OR_RETURN(
-        new_op.attributes, ResolveAttributes(*definition, std::vector<proto::Attribute>(
-                                                              op.attr().begin(), op.attr().end())));
+    // `sbp` is a placement hint (docs/PARALLELISM.md), not an attribute of the op's kernel.
+    std::vector<proto::Attribute> attributes;
+    for (const proto::Attribute& attribute : op.attr()) {
+      if (attribute.name() != "sbp") {
+        attributes.push_back(attribute);
+      } else if (attribute.value_case() != proto::Attribute::kString) {
+        return InvalidArgumentError("attribute 'sbp' must be a string such as \"S(0), B\"");
+      } else {
+        new_op.sbp_hint = attribute.string();
+      }
+    }
+    SOFTWIRE_ASSIGN_OR_RETURN(new_op.attributes, ResolveAttributes(*definition, attributes));
     if (op.has_stage()) {
       if (op.stage() < 0) return InvalidArgumentError("stage must be >= 0");
       new_op.stage = op.stage();
@@ -199,7 +212,9 @@ class JobGraphBuilder {
 }  // namespace
 
 Status BuildGraphPass(Compilation& compilation) {
-  return JobGraphBuilder(compilation).Build();
+  SOFTWIRE_RETURN_IF_ERROR(JobGraphBuilder(compilation).Build());
+  compilation.job_ops_end = compilation.graph.op_count();
+  return Status::Ok();
 }
 
 }  // namespace compiler

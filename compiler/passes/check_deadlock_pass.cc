@@ -19,6 +19,7 @@ Status CheckDeadlockPass(Compilation& compilation) {
   std::string message = "the plan would deadlock: after " + std::to_string(result.firings) +
                         " of " + std::to_string(result.expected_firings) + " firings (" +
                         std::to_string(steps) + " steps) no actor can fire";
+  if (!result.cycle.empty()) message += "; cycle of waits: " + result.cycle;
   const size_t shown = std::min<size_t>(result.waits.size(), 8);
   for (size_t i = 0; i < shown; ++i) message += "; " + result.waits[i];
   if (result.waits.size() > shown) {

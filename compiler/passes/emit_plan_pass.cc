@@ -1,6 +1,10 @@
 // emit_plan: the task graph and the compilation's settings as a proto::Plan, the compiler's
 // only output. Actors and registers keep their task graph ids; data and initializer paths
 // become absolute so a plan runs from any working directory.
+//
+// The plan is the last thing the compilation makes, so each task's and register's name and
+// each task's attributes move into it rather than being copied: a plan of millions of actors
+// then needs about half the memory at its peak (Compilation::Dump shows the plan from here on).
 #include <filesystem>
 #include <map>
 
@@ -33,17 +37,20 @@ proto::DataSource ResolvedDataSource(const Compilation& compilation, const std::
   return {};
 }
 
-const proto::Variable& JobVariable(const Compilation& compilation, const std::string& name) {
+// The job's variables by name (a plan has an actor per variable and device).
+std::map<std::string, const proto::Variable*> JobVariables(const Compilation& compilation) {
+  std::map<std::string, const proto::Variable*> variables;
   for (const proto::Variable& variable : compilation.job().variable()) {
-    if (variable.name() == name) return variable;
+    variables[variable.name()] = &variable;
   }
-  LOG(FATAL) << "no variable named '" << name << "'";
-  return compilation.job().variable(0);
+  return variables;
 }
 
-void EmitVariableSettings(const Compilation& compilation, const TaskDef& task,
-                          proto::ActorDef* actor) {
-  const proto::Variable& variable = JobVariable(compilation, task.name);
+void EmitVariableSettings(const Compilation& compilation,
+                          const std::map<std::string, const proto::Variable*>& variables,
+                          const TaskDef& task, proto::ActorDef* actor) {
+  const LogicalOp& op = compilation.graph.op(task.logical_op);
+  const proto::Variable& variable = *variables.at(op.name);
   proto::VariableActorDef* settings = actor->mutable_variable();
   settings->set_variable(variable.name());
   *settings->mutable_initializer() = variable.initializer();
@@ -51,9 +58,17 @@ void EmitVariableSettings(const Compilation& compilation, const TaskDef& task,
     settings->mutable_initializer()->set_npy_path(
         AbsolutePath(compilation.job_file().directory, variable.initializer().npy_path()));
   }
-  *settings->mutable_logical_tensor() =
-      ToTensorDesc(compilation.tasks.register_at(task.outputs[0]).type);
-  settings->set_split_axis(-1);
+  ToTensorDesc(compilation.graph.tensor(op.outputs[0]).type, settings->mutable_logical_tensor());
+  settings->set_split_axis(task.part.split_axis);
+  if (task.part.split_axis >= 0) {
+    settings->set_split_begin(task.part.begin);
+    settings->set_split_end(task.part.end);
+  }
+}
+
+// The logical tensor a register holds a part of.
+const std::string& LogicalName(const Compilation& compilation, RegisterId id) {
+  return compilation.graph.tensor(compilation.tasks.register_at(id).logical_tensor).name;
 }
 
 // The optimizer as the update actor applies it: the job's settings with "0 means default"
@@ -77,73 +92,83 @@ proto::Optimizer ResolvedOptimizer(const TaskDef& task) {
   return optimizer;
 }
 
-void EmitKindSettings(const Compilation& compilation, const TaskDef& task, proto::ActorDef* actor) {
-  const TaskGraph& tasks = compilation.tasks;
+void EmitKindSettings(const Compilation& compilation,
+                      const std::map<std::string, const proto::Variable*>& variables,
+                      const TaskDef& task, proto::ActorDef* actor) {
   switch (task.kind) {
     case proto::ACTOR_KIND_SOURCE:
-      *actor->mutable_source()->mutable_dataset() = ResolvedDataSource(compilation, task.name);
-      actor->mutable_source()->set_sample_begin(0);
-      actor->mutable_source()->set_sample_end(compilation.schedule.micro_batch_size);
+      *actor->mutable_source()->mutable_dataset() =
+          ResolvedDataSource(compilation, compilation.graph.op(task.logical_op).name);
+      actor->mutable_source()->set_sample_begin(task.part.begin);
+      actor->mutable_source()->set_sample_end(task.part.end);
       break;
     case proto::ACTOR_KIND_VARIABLE:
-      EmitVariableSettings(compilation, task, actor);
+      EmitVariableSettings(compilation, variables, task, actor);
       break;
     case proto::ACTOR_KIND_UPDATE:
-      actor->mutable_update()->set_variable(tasks.register_at(task.inputs[1]).name);
+      actor->mutable_update()->set_variable(LogicalName(compilation, task.inputs[1]));
       *actor->mutable_update()->mutable_optimizer() = ResolvedOptimizer(task);
       actor->mutable_update()->set_gradient_scale(task.attributes.GetFloat("gradient_scale"));
       break;
     case proto::ACTOR_KIND_SINK:
-      actor->mutable_sink()->set_output(tasks.register_at(task.inputs[0]).name);
+      actor->mutable_sink()->set_output(LogicalName(compilation, task.inputs[0]));
       break;
     default:
       break;
   }
 }
 
-void EmitActor(const Compilation& compilation, const TaskDef& task, proto::Plan* plan) {
+void EmitActor(const Compilation& compilation,
+               const std::map<std::string, const proto::Variable*>& variables, TaskDef& task,
+               proto::Plan* plan) {
   const TaskGraph& tasks = compilation.tasks;
   proto::ActorDef* actor = plan->add_actor();
   actor->set_id(task.id);
-  actor->set_name(task.name);
+  actor->set_name(std::move(task.name));
   actor->set_kind(task.kind);
   actor->set_device(task.device);
   actor->set_queue(task.queue);
+  actor->mutable_input_register()->Reserve(static_cast<int>(task.inputs.size()));
   for (RegisterId input : task.inputs) actor->add_input_register(input);
+  actor->mutable_output_register()->Reserve(static_cast<int>(task.outputs.size()));
   for (RegisterId output : task.outputs) actor->add_output_register(output);
   actor->set_period(task.period);
   actor->set_firings(task.firings);
   proto::KernelDef* kernel = actor->mutable_kernel();
   kernel->set_op_type(task.op_type);
+  kernel->mutable_attr()->Reserve(static_cast<int>(task.attributes.entries().size()));
   for (const auto& [name, value] : task.attributes.entries()) {
-    *kernel->add_attr() = AttributeToProto(name, value);
+    AttributeToProto(name, value, kernel->add_attr());
   }
-  for (RegisterId input : task.inputs)
-    *kernel->add_input() = ToTensorDesc(tasks.register_at(input).type);
+  kernel->mutable_input()->Reserve(static_cast<int>(task.inputs.size()));
+  for (RegisterId input : task.inputs) ToTensorDesc(tasks.register_at(input).type, kernel->add_input());
+  kernel->mutable_output()->Reserve(static_cast<int>(task.outputs.size()));
   for (RegisterId output : task.outputs) {
-    *kernel->add_output() = ToTensorDesc(tasks.register_at(output).type);
+    ToTensorDesc(tasks.register_at(output).type, kernel->add_output());
   }
   actor->set_workspace_bytes(task.workspace_bytes);
   actor->set_workspace_offset(task.workspace_offset);
   actor->set_state_bytes(task.state_bytes);
   actor->set_state_offset(task.state_offset);
   actor->set_estimated_seconds(task.estimated_seconds);
-  actor->set_logical_op(compilation.graph.op(task.logical_op).name);
+  if (task.logical_op >= 0) actor->set_logical_op(compilation.graph.op(task.logical_op).name);
   actor->set_stage(task.stage);
-  EmitKindSettings(compilation, task, actor);
+  EmitKindSettings(compilation, variables, task, actor);
+  task.attributes = AttributeMap();
 }
 
-void EmitRegister(const TaskRegister& reg, proto::Plan* plan) {
+void EmitRegister(TaskRegister& reg, proto::Plan* plan) {
   proto::RegisterDef* out = plan->add_register_();
   out->set_id(reg.id);
-  out->set_name(reg.name);
+  out->set_name(std::move(reg.name));
   out->set_producer(reg.producer);
   out->set_device(reg.device);
   out->set_slots(reg.slots);
-  *out->mutable_tensor() = ToTensorDesc(reg.type);
+  ToTensorDesc(reg.type, out->mutable_tensor());
   out->set_bytes_per_slot(reg.bytes_per_slot);
   out->set_offset(reg.offset);
   out->set_period(reg.period);
+  out->mutable_consumer()->Reserve(static_cast<int>(reg.readers.size()));
   for (const RegisterReader& reader : reg.readers) {
     proto::RegisterConsumer* consumer = out->add_consumer();
     consumer->set_actor(reader.task);
@@ -168,30 +193,53 @@ void EmitDevices(const Compilation& compilation, proto::Plan* plan) {
   }
 }
 
-// Task ids by logical op, to find each output's sink and each variable's register.
-std::map<OpId, TaskId> TasksByLogicalOp(const TaskGraph& tasks) {
-  std::map<OpId, TaskId> by_op;
-  for (const TaskDef& task : tasks.tasks()) by_op[task.logical_op] = task.id;
+// Task ids by logical op, to find each output's sink and each variable's parts.
+std::vector<std::vector<TaskId>> TasksByLogicalOp(const Compilation& compilation) {
+  std::vector<std::vector<TaskId>> by_op(compilation.graph.op_count());
+  for (const TaskDef& task : compilation.tasks.tasks()) {
+    if (task.logical_op >= 0) by_op[task.logical_op].push_back(task.id);
+  }
   return by_op;
 }
 
+// One part per distinct slice a variable's actors hold; replicas are listed once.
+void EmitVariable(const Compilation& compilation, const LogicalOp& op,
+                  const std::vector<TaskId>& actors, proto::Plan* plan) {
+  proto::PlanVariable* variable = plan->add_variable();
+  variable->set_name(op.name);
+  *variable->mutable_tensor() = ToTensorDesc(compilation.graph.tensor(op.outputs[0]).type);
+  for (TaskId id : actors) {
+    const TaskDef& task = compilation.tasks.task(id);
+    bool listed = false;
+    for (const proto::VariablePart& part : variable->part()) {
+      listed |= part.split_axis() == task.part.split_axis &&
+                part.split_begin() == (task.part.split_axis >= 0 ? task.part.begin : 0) &&
+                part.split_end() == (task.part.split_axis >= 0 ? task.part.end : 0);
+    }
+    if (listed) continue;
+    proto::VariablePart* part = variable->add_part();
+    part->set_register_(task.outputs[0]);
+    part->set_split_axis(task.part.split_axis);
+    if (task.part.split_axis >= 0) {
+      part->set_split_begin(task.part.begin);
+      part->set_split_end(task.part.end);
+    }
+  }
+}
+
 void EmitOutputsAndVariables(const Compilation& compilation, proto::Plan* plan) {
-  std::map<OpId, TaskId> task_of = TasksByLogicalOp(compilation.tasks);
+  std::vector<std::vector<TaskId>> tasks_of = TasksByLogicalOp(compilation);
   for (const CompilationOutput& output : compilation.outputs) {
     proto::PlanOutput* out = plan->add_output();
     out->set_name(output.name);
     out->set_is_loss(output.is_loss);
-    out->set_sink_actor(task_of.at(output.sink));
+    out->set_sink_actor(tasks_of.at(output.sink).at(0));
   }
   for (const TaskDef& task : compilation.tasks.tasks()) {
     if (task.kind != proto::ACTOR_KIND_VARIABLE) continue;
-    const TaskRegister& reg = compilation.tasks.register_at(task.outputs[0]);
-    proto::PlanVariable* variable = plan->add_variable();
-    variable->set_name(task.name);
-    *variable->mutable_tensor() = ToTensorDesc(reg.type);
-    proto::VariablePart* part = variable->add_part();
-    part->set_register_(reg.id);
-    part->set_split_axis(-1);
+    const std::vector<TaskId>& actors = tasks_of[task.logical_op];
+    if (actors.front() != task.id) continue;  // Each variable once, at its first actor.
+    EmitVariable(compilation, compilation.graph.op(task.logical_op), actors, plan);
   }
 }
 
@@ -202,8 +250,13 @@ Status EmitPlanPass(Compilation& compilation) {
   plan.set_job_name(compilation.job().name());
   plan.set_job_directory(compilation.job_file().directory);
   EmitDevices(compilation, &plan);
-  for (const TaskRegister& reg : compilation.tasks.registers()) EmitRegister(reg, &plan);
-  for (const TaskDef& task : compilation.tasks.tasks()) EmitActor(compilation, task, &plan);
+  plan.mutable_register_()->Reserve(static_cast<int>(compilation.tasks.registers().size()));
+  for (TaskRegister& reg : compilation.tasks.mutable_registers()) EmitRegister(reg, &plan);
+  plan.mutable_actor()->Reserve(static_cast<int>(compilation.tasks.tasks().size()));
+  const std::map<std::string, const proto::Variable*> variables = JobVariables(compilation);
+  for (TaskDef& task : compilation.tasks.mutable_tasks()) {
+    EmitActor(compilation, variables, task, &plan);
+  }
   proto::Schedule* schedule = plan.mutable_schedule();
   schedule->set_steps(compilation.schedule.steps);
   schedule->set_pieces_per_step(compilation.schedule.pieces_per_step);

@@ -1,23 +1,27 @@
-// estimate_costs: seconds per firing of every task, from its op's cost (flops and bytes) and
-// its device's figures: flops / device flops + bytes / device memory bandwidth. A roofline
-// would take the larger of the two; the sum is deliberately pessimistic for small kernels,
-// whose launch and cache effects the simple model does not see.
-#include "compiler/ops/shape_helpers.h"
+// estimate_costs: seconds per firing of every task by the cost model (placement/cost_model.h):
+// a copy takes its link's latency plus its bytes over the link's bandwidth; every other task its
+// op's flops and bytes on its device (flops / device flops + bytes / memory bandwidth). sim
+// devices and the simulator take exactly these times.
 #include "compiler/passes/passes.h"
+#include "compiler/physical/op_cost.h"
 
 namespace softwire {
 namespace compiler {
 
 Status EstimateCostsPass(Compilation& compilation) {
   TaskGraph& tasks = compilation.tasks;
+  const placement::CostModel cost(*compilation.cluster);
   for (TaskDef& task : tasks.mutable_tasks()) {
-    const OpDefinition& definition = *compilation.registry().Find(task.op_type);
-    std::vector<TensorType> inputs = tasks.InputTypes(task.id);
-    std::vector<TensorType> outputs = tasks.OutputTypes(task.id);
-    OpSignature signature{inputs, outputs, task.attributes};
-    OpCost cost = definition.cost ? definition.cost(signature) : ElementwiseCost(signature, 1);
-    const proto::DeviceSpec& device = compilation.devices.at(task.device).spec;
-    task.estimated_seconds = cost.flops / device.flops() + cost.bytes / device.memory_bandwidth();
+    if (task.kind == proto::ACTOR_KIND_COPY) {
+      const TaskRegister& input = tasks.register_at(task.inputs[0]);
+      const TaskRegister& output = tasks.register_at(task.outputs[0]);
+      task.estimated_seconds = cost.TransferSeconds(input.device, task.device,
+                                                    static_cast<double>(output.type.NumBytes()));
+      continue;
+    }
+    task.estimated_seconds = OpSeconds(*compilation.registry().Find(task.op_type),
+                                       tasks.InputTypes(task.id), tasks.OutputTypes(task.id),
+                                       task.attributes, cost, task.device);
   }
   return Status::Ok();
 }

@@ -3,8 +3,10 @@
 // before it filled in the Compilation (compilation.h names who fills what) and returns
 // InvalidArgument for bad input, naming file, line, op and field.
 //
-// Multi-device work slots in between infer_periods and expand_physical: placement and sbp
-// choice (asking placement/), then boxing insertion, replacing place_on_one_device.
+// Many devices (docs/PARALLELISM.md): resolve_parallelism fixes the meshes; partition_stages,
+// choose_sbp and insert_boxing place the logical graph (asking placement/); expand_physical
+// makes one task per device of each op's mesh plus the boxing tasks; plan_registers,
+// fit_memory and check_deadlock derive and prove the slots.
 #ifndef SOFTWIRE_COMPILER_PASSES_PASSES_H_
 #define SOFTWIRE_COMPILER_PASSES_PASSES_H_
 
@@ -24,6 +26,11 @@ Status ResolveSchedulePass(Compilation& compilation);
 // The target devices from CompileOptions.cluster (or the default one-cpu cluster), with the
 // cost model's default figures filled in; fails on unnamed or duplicate nodes and devices.
 Status ResolveClusterPass(Compilation& compilation);
+
+// Degrees of data, tensor and pipeline parallelism (CompileOptions.parallel over the job's
+// `parallel`), the devices they use and one [dp][tp] mesh per stage. Fails on negative
+// degrees, more devices than the cluster has, or a micro-batch that dp does not divide.
+Status ResolveParallelismPass(Compilation& compilation);
 
 // The logical graph from the job: one op per source, variable and job op, every attribute
 // checked against its op's schema and completed with defaults. Fails on unknown op types,
@@ -61,15 +68,29 @@ Status SeparateRepeatedInputsPass(Compilation& compilation);
 // updates, accumulated gradients and whatever only reads per-step values; per piece otherwise.
 Status InferPeriodsPass(Compilation& compilation);
 
-// Puts every op on the first device. Fails with Unimplemented when the job or the options ask
-// for more than one device (data, tensor or pipeline parallelism).
-Status PlaceOnOneDevicePass(Compilation& compilation);
+// Every op's role (forward, backward, ...) and pipeline stage: forward ops by dynamic
+// programming over their topological order (pinned `stage`s kept), the rest following the op
+// they serve. Fails when a pin is out of range or runs against the data flow.
+Status PartitionStagesPass(Compilation& compilation);
 
-// The task graph: one task per placed op, one register per tensor, with readers and phases.
+// Every op's mesh and the nd-sbp of its inputs and outputs, cheapest by the cost model in
+// topological order; variables take their first reader's choice; `sbp` hints win. Fails when a
+// hint names a layout the op cannot produce.
+Status ChooseSbpPass(Compilation& compilation);
+
+// A BoxingEdge for every op input laid out differently from how its producer left it.
+Status InsertBoxingPass(Compilation& compilation);
+
+// The task graph: one task per device of each op's mesh with local shapes and attributes,
+// the boxing edges' copy and boxing tasks, one register per task output, readers and phases.
 Status ExpandPhysicalPass(Compilation& compilation);
 
-// Slots and bytes per slot of every register.
+// Slots (pipeline depth, transfers, per-step values) and bytes per slot of every register.
 Status PlanRegistersPass(Compilation& compilation);
+
+// Lowers slots toward 1, largest registers first, on devices over their memory budget. Fails
+// with ResourceExhausted naming the device, the bytes needed at least and the budget.
+Status FitMemoryPass(Compilation& compilation);
 
 // Offsets in each device's arena (registers, then workspaces, then actor state) and each
 // device's totals. Fails with ResourceExhausted naming the device, the bytes needed and the

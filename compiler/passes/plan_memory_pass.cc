@@ -8,6 +8,7 @@
 
 #include "compiler/ir/graph_text.h"
 #include "compiler/passes/passes.h"
+#include "compiler/physical/op_cost.h"
 
 namespace softwire {
 namespace compiler {
@@ -22,9 +23,8 @@ int64_t Align(int64_t offset) {
 int64_t StateBytesOf(const Compilation& compilation, const TaskDef& task) {
   const OpDefinition& definition = *compilation.registry().Find(task.op_type);
   if (!definition.state_bytes) return 0;
-  std::vector<TensorType> inputs = compilation.tasks.InputTypes(task.id);
-  std::vector<TensorType> outputs = compilation.tasks.OutputTypes(task.id);
-  return definition.state_bytes(OpSignature{inputs, outputs, task.attributes});
+  return TaskStateBytes(definition, compilation.tasks.InputTypes(task.id),
+                        compilation.tasks.OutputTypes(task.id), task.attributes);
 }
 
 // Docs/OPS.md: no kernel needs scratch today; a kernel that does declares its size there and
@@ -63,24 +63,31 @@ Status CheckFits(const Compilation& compilation, const TargetDevice& device,
       "); largest registers: " + LargestRegisters(compilation.tasks, device.id));
 }
 
-DeviceMemoryPlan PlanDevice(Compilation& compilation, int device) {
+// The registers and tasks of each device, in id order.
+struct DeviceContents {
+  std::vector<RegisterId> registers;
+  std::vector<TaskId> tasks;
+};
+
+DeviceMemoryPlan PlanDevice(Compilation& compilation, const DeviceContents& contents) {
+  TaskGraph& tasks = compilation.tasks;
   DeviceMemoryPlan memory;
   int64_t offset = 0;
-  for (TaskRegister& reg : compilation.tasks.mutable_registers()) {
-    if (reg.device != device) continue;
+  for (RegisterId id : contents.registers) {
+    TaskRegister& reg = tasks.mutable_register(id);
     reg.offset = Align(offset);
     offset = reg.offset + reg.slots * reg.bytes_per_slot;
   }
   memory.register_bytes = Align(offset);
-  for (TaskDef& task : compilation.tasks.mutable_tasks()) {
-    if (task.device != device) continue;
+  for (TaskId id : contents.tasks) {
+    TaskDef& task = tasks.mutable_task(id);
     task.workspace_bytes = WorkspaceBytesOf(task);
     task.workspace_offset = Align(offset);
     offset = task.workspace_offset + task.workspace_bytes;
   }
   memory.workspace_bytes = Align(offset) - memory.register_bytes;
-  for (TaskDef& task : compilation.tasks.mutable_tasks()) {
-    if (task.device != device) continue;
+  for (TaskId id : contents.tasks) {
+    TaskDef& task = tasks.mutable_task(id);
     task.state_bytes = StateBytesOf(compilation, task);
     task.state_offset = Align(offset);
     offset = task.state_offset + task.state_bytes;
@@ -93,9 +100,14 @@ DeviceMemoryPlan PlanDevice(Compilation& compilation, int device) {
 }  // namespace
 
 Status PlanMemoryPass(Compilation& compilation) {
+  std::vector<DeviceContents> contents(compilation.devices.size());
+  for (const TaskRegister& reg : compilation.tasks.registers()) {
+    contents[reg.device].registers.push_back(reg.id);
+  }
+  for (const TaskDef& task : compilation.tasks.tasks()) contents[task.device].tasks.push_back(task.id);
   compilation.device_memory.clear();
   for (const TargetDevice& device : compilation.devices) {
-    compilation.device_memory.push_back(PlanDevice(compilation, device.id));
+    compilation.device_memory.push_back(PlanDevice(compilation, contents[device.id]));
     SOFTWIRE_RETURN_IF_ERROR(CheckFits(compilation, device, compilation.device_memory.back()));
   }
   compilation.memory_planned = true;

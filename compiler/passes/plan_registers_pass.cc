@@ -1,9 +1,15 @@
-// plan_registers: slots and bytes per slot of every register.
+// plan_registers: slots and bytes per slot of every register (docs/PARALLELISM.md, "Pipeline
+// training and slots").
 //
-// Source outputs get two slots, so the source loads piece p+1 while compute reads piece p;
-// every other register one: a variable must have one (its update writes it in place, phase
-// 1), and with one slot per-piece values already pipeline across actors. Deeper pipelines
-// (several pieces in flight per stage) will derive more slots from the schedule here.
+//   per-step values (variables, accumulated gradients, their boxing) and any register an
+//     update writes in place: 1 slot (a phase-1 reader needs exactly one);
+//   a forward activation a backward op on stage s of p reads: p - s slots (capped at the
+//     pieces of a step), so stage s can run that many pieces ahead of their backward, as 1F1B
+//     does, and never more;
+//   source outputs and registers that cross devices (a copy reads or writes them): 2, so the
+//     transfer overlaps the producer's next piece;
+//   everything else: 1.
+// fit_memory may lower these toward 1 when a device's memory is short.
 #include <algorithm>
 
 #include "compiler/passes/passes.h"
@@ -19,13 +25,46 @@ int64_t RoundUp(int64_t bytes, int64_t alignment) {
   return (bytes + alignment - 1) / alignment * alignment;
 }
 
+bool IsForward(const LogicalGraph& graph, TensorId tensor) {
+  if (tensor < 0) return false;
+  OpRole role = graph.op(graph.tensor(tensor).producer).placement.role;
+  return role == OpRole::kForward || role == OpRole::kSource;
+}
+
+int SlotsOf(const Compilation& compilation, const TaskRegister& reg) {
+  const TaskGraph& tasks = compilation.tasks;
+  const LogicalGraph& graph = compilation.graph;
+  const TaskDef& producer = tasks.task(reg.producer);
+  const int64_t per_step = compilation.schedule.pieces_per_step;
+  bool in_place = false;
+  bool copied_out = false;
+  bool read_backward = false;
+  for (const RegisterReader& reader : reg.readers) {
+    const TaskDef& task = tasks.task(reader.task);
+    in_place |= reader.phase == 1;
+    copied_out |= task.kind == proto::ACTOR_KIND_COPY;
+    read_backward |=
+        task.logical_op >= 0 && graph.op(task.logical_op).placement.role == OpRole::kBackward;
+  }
+  if (in_place || producer.kind == proto::ACTOR_KIND_VARIABLE || reg.period > 1) return 1;
+  int slots = 1;
+  if (producer.kind == proto::ACTOR_KIND_SOURCE || producer.kind == proto::ACTOR_KIND_COPY ||
+      copied_out) {
+    slots = 2;
+  }
+  if (read_backward && IsForward(graph, reg.logical_tensor)) {
+    const int in_flight = compilation.parallel.pipeline - producer.stage;
+    slots = std::max<int>(slots, static_cast<int>(std::min<int64_t>(in_flight, per_step)));
+  }
+  return slots;
+}
+
 }  // namespace
 
 Status PlanRegistersPass(Compilation& compilation) {
   TaskGraph& tasks = compilation.tasks;
   for (TaskRegister& reg : tasks.mutable_registers()) {
-    bool from_source = tasks.task(reg.producer).kind == proto::ACTOR_KIND_SOURCE;
-    reg.slots = from_source ? 2 : 1;
+    reg.slots = SlotsOf(compilation, reg);
     reg.bytes_per_slot = std::max(kSlotAlignment, RoundUp(reg.type.NumBytes(), kSlotAlignment));
   }
   compilation.registers_planned = true;

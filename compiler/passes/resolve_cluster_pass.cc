@@ -1,5 +1,5 @@
-// resolve_cluster: the devices the plan may use, numbered node by node.
-#include <set>
+// resolve_cluster: the devices the plan may use, numbered node by node, with the cost model's
+// figures (placement/cluster_model.h fills in each kind's defaults).
 #include <thread>
 
 #include "compiler/passes/passes.h"
@@ -7,24 +7,6 @@
 namespace softwire {
 namespace compiler {
 namespace {
-
-// Cost-model figures when the cluster leaves them 0. CPU: one Zen 3 core's FMA peak and a
-// memory triad (shared/ANCHORS.md); CUDA: a conservative fraction of an H100.
-struct KindDefaults {
-  double flops;
-  double memory_bandwidth;
-};
-
-KindDefaults DefaultsFor(proto::DeviceKind kind) {
-  switch (kind) {
-    case proto::DEVICE_KIND_CUDA:
-      return {20e12, 1.5e12};
-    case proto::DEVICE_KIND_CPU:
-    case proto::DEVICE_KIND_SIM:
-    default:
-      return {100e9, 20e9};
-  }
-}
 
 proto::Cluster DefaultCluster() {
   proto::Cluster cluster;
@@ -38,57 +20,23 @@ proto::Cluster DefaultCluster() {
   return cluster;
 }
 
-Status ClusterError(const std::string& message) {
-  return InvalidArgumentError("cluster: " + message);
-}
-
-Status CheckDevice(const std::string& node, const proto::DeviceSpec& device) {
-  std::string where = "device '" + node + "/" + device.name() + "'";
-  if (device.kind() == proto::DEVICE_KIND_UNSPECIFIED) return ClusterError(where + " has no kind");
-  if (device.memory_bytes() < 0) return ClusterError(where + " has negative memory_bytes");
-  if (device.cores() < 0) return ClusterError(where + " has negative cores");
-  if (device.flops() < 0 || device.memory_bandwidth() < 0) {
-    return ClusterError(where + " has a negative flops or memory_bandwidth");
-  }
-  return Status::Ok();
-}
-
-TargetDevice MakeTarget(int id, const std::string& node, proto::DeviceSpec spec) {
-  KindDefaults defaults = DefaultsFor(spec.kind());
-  if (spec.flops() == 0) spec.set_flops(defaults.flops);
-  if (spec.memory_bandwidth() == 0) spec.set_memory_bandwidth(defaults.memory_bandwidth);
-  if (spec.cores() == 0) spec.set_cores(1);
-  TargetDevice target;
-  target.id = id;
-  target.node = node;
-  target.spec = std::move(spec);
-  return target;
-}
-
 }  // namespace
 
 Status ResolveClusterPass(Compilation& compilation) {
   const proto::Cluster& given = compilation.options().cluster;
-  const proto::Cluster cluster = given.node_size() == 0 ? DefaultCluster() : given;
-  std::set<std::string> nodes;
-  for (const proto::NodeSpec& node : cluster.node()) {
-    if (node.name().empty()) return ClusterError("a node has no name");
-    if (!nodes.insert(node.name()).second) {
-      return ClusterError("node '" + node.name() + "' is listed twice");
-    }
-    if (node.device_size() == 0) return ClusterError("node '" + node.name() + "' has no device");
-    std::set<std::string> names;
-    for (const proto::DeviceSpec& device : node.device()) {
-      if (device.name().empty())
-        return ClusterError("node '" + node.name() + "' has an unnamed device");
-      if (!names.insert(device.name()).second) {
-        return ClusterError("device '" + node.name() + "/" + device.name() + "' is listed twice");
-      }
-      SOFTWIRE_RETURN_IF_ERROR(CheckDevice(node.name(), device));
-      int id = static_cast<int>(compilation.devices.size());
-      compilation.devices.push_back(MakeTarget(id, node.name(), device));
-    }
+  SOFTWIRE_ASSIGN_OR_RETURN(placement::ClusterModel model,
+                            placement::ClusterModel::Build(given.node_size() == 0
+                                                               ? DefaultCluster()
+                                                               : given));
+  compilation.devices.clear();
+  for (const placement::ModelDevice& device : model.devices()) {
+    TargetDevice target;
+    target.id = device.id;
+    target.node = device.node;
+    target.spec = device.spec;
+    compilation.devices.push_back(std::move(target));
   }
+  compilation.cluster = std::move(model);
   return Status::Ok();
 }
 

@@ -7,6 +7,7 @@ std::vector<Pass> StandardPasses() {
   return {
       {"resolve_schedule", ResolveSchedulePass},
       {"resolve_cluster", ResolveClusterPass},
+      {"resolve_parallelism", ResolveParallelismPass},
       {"build_graph", BuildGraphPass},
       {"infer_shapes", InferShapesPass},
       {"add_sinks", AddSinksPass},
@@ -15,10 +16,12 @@ std::vector<Pass> StandardPasses() {
       {"optimizer", OptimizerPass},
       {"separate_repeated_inputs", SeparateRepeatedInputsPass},
       {"infer_periods", InferPeriodsPass},
-      // Multi-device: placement, sbp and boxing passes take this one's place.
-      {"place_on_one_device", PlaceOnOneDevicePass},
+      {"partition_stages", PartitionStagesPass},
+      {"choose_sbp", ChooseSbpPass},
+      {"insert_boxing", InsertBoxingPass},
       {"expand_physical", ExpandPhysicalPass},
       {"plan_registers", PlanRegistersPass},
+      {"fit_memory", FitMemoryPass},
       {"plan_memory", PlanMemoryPass},
       {"estimate_costs", EstimateCostsPass},
       {"check_deadlock", CheckDeadlockPass},

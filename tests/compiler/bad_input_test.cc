@@ -3,6 +3,7 @@
 //   # expect: <text the error message must contain>   (one or more; file:line: op '...': ...)
 //   # code: RESOURCE_EXHAUSTED                         (optional; default INVALID_ARGUMENT)
 //   # memory_bytes: 4096                               (optional; the cpu's memory budget)
+//   # cluster: 2cpu:64KiB                              (optional; a cluster shorthand instead)
 // Adding a case is adding a file.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -16,6 +17,7 @@
 #include "base/file.h"
 #include "compiler/compiler.h"
 #include "compiler/testing/compiler_test_util.h"
+#include "placement/cluster_spec.h"
 
 namespace softwire {
 namespace compiler {
@@ -30,6 +32,7 @@ struct Expectation {
   std::vector<std::string> fragments;
   std::string code = "INVALID_ARGUMENT";
   int64_t memory_bytes = 0;
+  std::string cluster;
 };
 
 Expectation ReadExpectation(const std::string& text) {
@@ -43,6 +46,7 @@ Expectation ReadExpectation(const std::string& text) {
     if (auto fragment = value_of("# expect: ")) expectation.fragments.push_back(*fragment);
     if (auto code = value_of("# code: ")) expectation.code = *code;
     if (auto memory = value_of("# memory_bytes: ")) expectation.memory_bytes = std::stoll(*memory);
+    if (auto cluster = value_of("# cluster: ")) expectation.cluster = *cluster;
   }
   return expectation;
 }
@@ -57,11 +61,15 @@ std::vector<std::string> BadInputs() {
 }
 
 // Parses and compiles `path`; the first error, or OK.
-Status ParseAndCompile(const std::string& path, int64_t memory_bytes) {
+Status ParseAndCompile(const std::string& path, const Expectation& expectation) {
   StatusOr<JobFile> job = ParseJobFile(path);
   if (!job.ok()) return job.status();
   CompileOptions options;
-  options.cluster = OneCpuCluster(memory_bytes);
+  options.cluster = OneCpuCluster(expectation.memory_bytes);
+  if (!expectation.cluster.empty()) {
+    SOFTWIRE_ASSIGN_OR_RETURN(options.cluster,
+                              placement::ParseClusterShorthand(expectation.cluster, 8));
+  }
   return CompileJob(*job, options).status();
 }
 
@@ -74,7 +82,7 @@ TEST_P(BadInput, FailsWithAMessageNamingWhereAndWhat) {
   Expectation expectation = ReadExpectation(*text);
   ASSERT_FALSE(expectation.fragments.empty()) << path << " has no '# expect: ' line";
 
-  Status status = ParseAndCompile(path, expectation.memory_bytes);
+  Status status = ParseAndCompile(path, expectation);
   ASSERT_FALSE(status.ok()) << path << " compiled";
   EXPECT_EQ(StatusCodeName(status.code()), expectation.code) << status;
   for (const std::string& fragment : expectation.fragments) {

@@ -1,5 +1,7 @@
-// Golden plans: every tests/compiler/golden/NAME.pbtxt compiles (on a fixed one-cpu cluster)
-// to exactly NAME.plan.txt (DumpPlan) and NAME.summary.txt (SummarizePlan). The absolute job
+// Golden plans: every tests/compiler/golden/NAME.pbtxt compiles to exactly NAME.plan.txt
+// (DumpPlan) and NAME.summary.txt (SummarizePlan). The cluster is a fixed one-cpu cluster, or
+// the shorthand of a "# cluster: 4cpu" header line (with 8 machine cores, so the files do not
+// depend on the machine); a job's `parallel` section sets dp, tp and pp. The absolute job
 // directory is written as $JOB_DIR so the files do not depend on the checkout's location.
 //
 // After an intended change, rewrite the files and review the diff:
@@ -16,6 +18,7 @@
 #include "base/file.h"
 #include "compiler/compiler.h"
 #include "compiler/testing/compiler_test_util.h"
+#include "placement/cluster_spec.h"
 
 namespace softwire {
 namespace compiler {
@@ -79,14 +82,29 @@ void ExpectMatchesGolden(const std::string& path, const std::string& actual) {
                             << "SOFTWIRE_UPDATE_GOLDEN=1 and review the diff";
 }
 
+// The cluster a golden job's "# cluster: SHORTHAND" line names, or one cpu.
+proto::Cluster ClusterOf(const std::string& text) {
+  std::istringstream lines(text);
+  const std::string key = "# cluster: ";
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind(key, 0) != 0) continue;
+    StatusOr<proto::Cluster> cluster = placement::ParseClusterShorthand(line.substr(key.size()), 8);
+    CHECK(cluster.ok()) << cluster.status();
+    return *cluster;
+  }
+  return OneCpuCluster();
+}
+
 class GoldenPlan : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(GoldenPlan, MatchesItsGoldenDumpAndSummary) {
   const std::string base = std::string(kGoldenDirectory) + "/" + GetParam();
   StatusOr<JobFile> job = ParseJobFile(base + ".pbtxt");
   ASSERT_TRUE(job.ok()) << job.status();
+  StatusOr<std::string> text = ReadFile(base + ".pbtxt");
+  ASSERT_TRUE(text.ok()) << text.status();
   CompileOptions options;
-  options.cluster = OneCpuCluster();
+  options.cluster = ClusterOf(*text);
   StatusOr<proto::Plan> plan = CompileJob(*job, options);
   ASSERT_TRUE(plan.ok()) << plan.status();
   ExpectMatchesGolden(base + ".plan.txt", ReplaceAll(DumpPlan(*plan), job->directory, "$JOB_DIR"));

@@ -1,0 +1,136 @@
+// ExplainPlacement (compiler.h): what `softwire compile --explain` prints. Runs the passes
+// through insert_boxing and describes the stages, every op's devices and nd-sbp with the costs
+// that chose them, and every boxing edge.
+#include <cstdio>
+
+#include "compiler/compilation.h"
+#include "compiler/compiler.h"
+#include "compiler/ops/op_registry.h"
+#include "compiler/pass_manager.h"
+#include "compiler/passes/passes.h"
+
+namespace softwire {
+namespace compiler {
+namespace {
+
+std::string Seconds(double seconds) {
+  char text[32];
+  if (seconds == 0) return "0 s";
+  if (seconds < 1e-3) {
+    std::snprintf(text, sizeof(text), "%.3g us", seconds * 1e6);
+  } else if (seconds < 1) {
+    std::snprintf(text, sizeof(text), "%.3g ms", seconds * 1e3);
+  } else {
+    std::snprintf(text, sizeof(text), "%.3g s", seconds);
+  }
+  return text;
+}
+
+std::string Pad(std::string text, size_t width) {
+  if (text.size() < width) text.append(width - text.size(), ' ');
+  return text;
+}
+
+std::string Devices(const Compilation& compilation, const placement::DeviceMesh& mesh) {
+  std::string text;
+  for (int device : mesh.devices) {
+    text += (text.empty() ? "" : ", ") + compilation.devices[device].FullName();
+  }
+  return text + " as [" + std::to_string(mesh.shape[0]) + "][" + std::to_string(mesh.shape[1]) +
+         "]";
+}
+
+std::string Layout(const LogicalOp& op) {
+  std::string text;
+  for (size_t i = 0; i < op.placement.inputs.size(); ++i) {
+    text += (i ? " x " : "") + placement::NdSbpToString(op.placement.inputs[i]);
+  }
+  text += op.placement.inputs.empty() ? "->" : " ->";
+  for (const placement::NdSbp& sbp : op.placement.outputs) {
+    text += " " + placement::NdSbpToString(sbp);
+  }
+  return text;
+}
+
+std::string StageLines(const Compilation& compilation) {
+  const StageReport& report = compilation.stage_report;
+  std::string text;
+  for (int stage = 0; stage < compilation.parallel.pipeline; ++stage) {
+    text += "  stage " + std::to_string(stage) + ": " +
+            Devices(compilation, compilation.meshes[stage]) + "; " +
+            std::to_string(report.forward_ops[stage]) + " forward ops, " +
+            Seconds(report.stage_seconds[stage]) + " per piece\n";
+  }
+  if (compilation.parallel.pipeline > 1) {
+    text += "  bottleneck " + Seconds(report.bottleneck_seconds) +
+            " per piece (work of forward and backward ops and updates over the stage's devices, "
+            "plus transfers into it)\n";
+  }
+  return text;
+}
+
+std::string OpLines(const Compilation& compilation, const std::vector<OpId>& order) {
+  size_t name_width = 2;
+  for (OpId id : order) name_width = std::max(name_width, compilation.graph.op(id).name.size());
+  std::string text = "  " + Pad("op", name_width) + "  stage  devices  layout (inputs -> outputs)\n";
+  for (OpId id : order) {
+    const LogicalOp& op = compilation.graph.op(id);
+    const placement::DeviceMesh& mesh = compilation.meshes[op.placement.mesh];
+    std::string devices = "[";
+    for (size_t i = 0; i < mesh.devices.size(); ++i) {
+      devices += (i ? "," : "") + std::to_string(mesh.devices[i]);
+    }
+    devices += "]";
+    text += "  " + Pad(op.name, name_width) + "  " + Pad(std::to_string(op.placement.stage), 5) +
+            "  " + Pad(devices, 7) + "  " + Layout(op);
+    if (op.placement.candidates > 0) {
+      text += "  compute " + Seconds(op.placement.compute_seconds) + " + boxing " +
+              Seconds(op.placement.boxing_seconds) + ", best of " +
+              std::to_string(op.placement.candidates);
+      if (!op.placement.runner_up.empty()) {
+        text += "; next " + op.placement.runner_up + " " + Seconds(op.placement.runner_up_seconds);
+      }
+    }
+    text += "\n";
+  }
+  return text;
+}
+
+std::string BoxingLines(const Compilation& compilation) {
+  if (compilation.boxing.empty()) return "  none\n";
+  std::string text;
+  for (const BoxingEdge& edge : compilation.boxing) {
+    const LogicalTensor& tensor = compilation.graph.tensor(edge.tensor);
+    text += "  " + tensor.name + " " + tensor.type.ToString() + ": " +
+            placement::NdSbpToString(edge.from) + " on " +
+            compilation.meshes[edge.from_mesh].ToString() + " -> " +
+            placement::NdSbpToString(edge.to) + " on " +
+            compilation.meshes[edge.to_mesh].ToString() + ": " + edge.plan.Describe() + ", " +
+            Seconds(edge.plan.seconds) + (tensor.period > 1 ? " per step" : " per piece") + "\n";
+  }
+  return text;
+}
+
+}  // namespace
+
+StatusOr<std::string> ExplainPlacement(const JobFile& job_file, const CompileOptions& options) {
+  const OpRegistry registry = MakeStandardOps();
+  Compilation compilation(job_file, options, registry);
+  std::vector<Pass> passes;
+  for (const Pass& pass : StandardPasses()) {
+    passes.push_back(pass);
+    if (pass.name == "insert_boxing") break;
+  }
+  SOFTWIRE_RETURN_IF_ERROR(PassManager(std::move(passes)).Run(compilation));
+  SOFTWIRE_ASSIGN_OR_RETURN(std::vector<OpId> order, compilation.graph.TopologicalOrder());
+  const ParallelSettings& parallel = compilation.parallel;
+  return "placement of '" + compilation.job().name() + "': data_parallel " +
+         std::to_string(parallel.data) + " x tensor_parallel " + std::to_string(parallel.tensor) +
+         " x pipeline_stages " + std::to_string(parallel.pipeline) + " on " +
+         std::to_string(parallel.devices()) + " devices\nstages:\n" + StageLines(compilation) +
+         "ops (seconds per piece by the cost model):\n" + OpLines(compilation, order) +
+         "boxing:\n" + BoxingLines(compilation);
+}
+
+}  // namespace compiler
+}  // namespace softwire

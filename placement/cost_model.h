@@ -1,0 +1,52 @@
+// CostModel: seconds for compute, transfers and collectives on a ClusterModel.
+//
+//   compute    flops / device flops + bytes / device memory bandwidth (deliberately the sum,
+//              not a roofline: small kernels pay for launch and cache effects the model does
+//              not see)
+//   transfer   link latency + bytes / link bandwidth; nothing within one device
+//   ring step  the slowest link between consecutive members of the ring (which closes)
+//   all-reduce       2(n-1) ring steps of bytes/n      (reduce-scatter, then all-gather)
+//   all-gather       (n-1) ring steps of bytes/n       (bytes: the gathered whole)
+//   reduce-scatter   (n-1) ring steps of bytes/n       (bytes: each member's whole input)
+//   all-to-all       (n-1) messages of bytes/n^2 received one after another per member
+// so a collective on a small tensor pays its per-step latencies, which is what makes a ring
+// all-reduce of a scalar slower than gathering it.
+//
+// Borrows the ClusterModel, which must outlive it. Immutable; thread-safe.
+#ifndef SOFTWIRE_PLACEMENT_COST_MODEL_H_
+#define SOFTWIRE_PLACEMENT_COST_MODEL_H_
+
+#include <vector>
+
+#include "placement/cluster_model.h"
+
+namespace softwire {
+namespace placement {
+
+class CostModel {
+ public:
+  explicit CostModel(const ClusterModel& cluster) : cluster_(cluster) {}
+
+  const ClusterModel& cluster() const { return cluster_; }
+
+  double ComputeSeconds(int device, double flops, double bytes) const;
+  double TransferSeconds(int from, int to, double bytes) const;
+
+  // One step of a ring over `ring` (cluster device ids, in ring order): its slowest link.
+  LinkFigures RingLink(const std::vector<int>& ring) const;
+
+  double RingAllReduceSeconds(const std::vector<int>& ring, double bytes) const;
+  double AllGatherSeconds(const std::vector<int>& ring, double bytes) const;
+  double ReduceScatterSeconds(const std::vector<int>& ring, double bytes) const;
+  double AllToAllSeconds(const std::vector<int>& group, double bytes) const;
+
+ private:
+  double RingSteps(const std::vector<int>& ring, int steps, double bytes_per_step) const;
+
+  const ClusterModel& cluster_;
+};
+
+}  // namespace placement
+}  // namespace softwire
+
+#endif  // SOFTWIRE_PLACEMENT_COST_MODEL_H_
