@@ -1,5 +1,6 @@
 #include "actors/input_side.h"
 
+#include <algorithm>
 #include <string>
 
 namespace softwire {
@@ -14,12 +15,17 @@ InputSide::InputSide(const ActorDescription* actor) : actor_(actor), period_(act
       channel = static_cast<int>(channels_.size());
       channel_registers_.push_back(description.register_id);
       Channel state;
+      state.register_id = description.register_id;
+      state.producer = description.producer;
+      state.ratio = period_ > 0 ? std::max<int64_t>(1, description.period / period_) : 1;
+      state.slots = description.slots;
       state.input = input;
       state.total_fills = total_pieces / description.period;
       channels_.push_back(state);
     }
     channel_of_input_.push_back(channel);
   }
+  empty_channels_ = static_cast<int>(channels_.size());
 }
 
 int InputSide::FindChannel(RegisterId register_id) const {
@@ -35,7 +41,7 @@ const InputDescription& InputSide::channel_input(int channel) const {
 }
 
 int64_t InputSide::FillNeeded(int channel, int64_t index) const {
-  return index * period_ / channel_input(channel).period;
+  return FillOf(channels_[static_cast<size_t>(channel)], index);
 }
 
 Status InputSide::Violation(int channel, const std::string& what) const {
@@ -53,7 +59,7 @@ Status InputSide::CheckSender(int channel, ActorId from, const char* message_nam
                                 std::to_string(register_id) + " from actor " +
                                 std::to_string(from) + ", but it does not read that register");
   }
-  const ActorId producer = channel_input(channel).producer;
+  const ActorId producer = channels_[channel].producer;
   if (from != producer) {
     return Violation(channel, std::string(message_name) + " from actor " + std::to_string(from) +
                                   ", which is not its producer (actor " + std::to_string(producer) +
@@ -69,7 +75,7 @@ Status InputSide::AcceptReady(ActorId from, const Ready& ready) {
   const int channel = FindChannel(ready.register_id);
   SOFTWIRE_RETURN_IF_ERROR(CheckSender(channel, from, "Ready", ready.register_id));
   Channel& state = channels_[channel];
-  const int slots = channel_input(channel).slots;
+  const int slots = state.slots;
   // Built only on a violation: the accepted path allocates nothing.
   auto what = [&ready] {
     return "Ready(slot " + std::to_string(ready.slot) + ", seq " + std::to_string(ready.sequence) +
@@ -83,7 +89,7 @@ Status InputSide::AcceptReady(ActorId from, const Ready& ready) {
     return Violation(channel,
                      what() + " beyond the last fill " + std::to_string(state.total_fills - 1));
   }
-  if (ready.slot != ready.sequence % slots) {
+  if (ready.slot != state.received_slot) {  // received_slot == sequence % slots here.
     return Violation(channel, what() + " in the wrong slot: fill " +
                                   std::to_string(ready.sequence) + " lies in slot " +
                                   std::to_string(ready.sequence % slots));
@@ -92,7 +98,9 @@ Status InputSide::AcceptReady(ActorId from, const Ready& ready) {
     return Violation(channel,
                      what() + " while all " + std::to_string(slots) + " slots are still held");
   }
+  if (state.received == state.released) --empty_channels_;
   ++state.received;
+  Advance(slots, &state.received_slot);
   return Status::Ok();
 }
 
@@ -110,37 +118,37 @@ Status InputSide::AcceptEndOfStream(ActorId from, const EndOfStream& end_of_stre
 }
 
 int InputSide::FirstMissingFill(int64_t index) const {
+  if (empty_channels_ == 0) return -1;  // Every channel holds the fill index needs.
   for (size_t i = 0; i < channels_.size(); ++i) {
-    if (FillNeeded(static_cast<int>(i), index) >= channels_[i].received) {
-      return static_cast<int>(i);
-    }
+    if (FillOf(channels_[i], index) >= channels_[i].received) return static_cast<int>(i);
   }
   return -1;
 }
 
 void InputSide::BindInputs(int64_t index, std::vector<SlotBinding>* bindings) const {
   for (size_t input = 0; input < channel_of_input_.size(); ++input) {
-    const int channel = channel_of_input_[input];
-    const int64_t fill = FillNeeded(channel, index);
-    bindings->push_back(SlotBinding{channel_registers_[channel],
-                                    static_cast<int32_t>(fill % channel_input(channel).slots),
-                                    fill});
+    const Channel& state = channels_[static_cast<size_t>(channel_of_input_[input])];
+    const int64_t fill = FillOf(state, index);
+    // The fill a launching firing reads is the oldest its channel holds.
+    const int slot =
+        fill == state.released ? state.released_slot : static_cast<int>(fill % state.slots);
+    bindings->push_back(SlotBinding{state.register_id, static_cast<int32_t>(slot), fill});
   }
 }
 
 void InputSide::ReleaseFinishedFills(int64_t index, Outbox* outbox) {
-  for (size_t i = 0; i < channels_.size(); ++i) {
-    const InputDescription& input = channel_input(static_cast<int>(i));
+  for (Channel& state : channels_) {
     // Fill s is needed by firings up to the one covering the fill's last piece.
-    if (((index + 1) * period_) % input.period != 0) continue;
-    Channel& state = channels_[i];
+    if (state.ratio != 1 && (index + 1) % state.ratio != 0) continue;
     OutgoingMessage message;
     message.type = OutgoingMessage::Type::kRelease;
-    message.to = input.producer;
-    message.release = Release{input.register_id, static_cast<int32_t>(state.released % input.slots),
-                              state.released};
+    message.to = state.producer;
+    message.release =
+        Release{state.register_id, static_cast<int32_t>(state.released_slot), state.released};
     outbox->messages.push_back(message);
     ++state.released;
+    Advance(state.slots, &state.released_slot);
+    if (state.released == state.received) ++empty_channels_;
   }
 }
 

@@ -47,11 +47,21 @@ class InputSide {
   bool ended(int channel) const { return channels_[channel].ended; }
 
  private:
+  // Everything the hot path needs about one input register, copied from its description so
+  // a message touches one record. Periods enter only as `ratio` = register period / actor
+  // period (1 for a per-piece input of a per-piece actor), which spares a division in the
+  // common case; slot numbers advance as counters instead of taking a modulo.
   struct Channel {
-    int input = 0;            // First kernel input reading the register.
+    RegisterId register_id = -1;
+    ActorId producer = -1;
+    int64_t ratio = 1;        // Firings per fill.
     int64_t total_fills = 0;  // total_pieces / period.
     int64_t received = 0;     // Next sequence expected.
     int64_t released = 0;     // Oldest fill still held.
+    int slots = 1;
+    int received_slot = 0;  // received % slots.
+    int released_slot = 0;  // released % slots.
+    int input = 0;          // First kernel input reading the register.
     bool ended = false;
   };
 
@@ -60,6 +70,12 @@ class InputSide {
   Status CheckSender(int channel, ActorId from, const char* message_name,
                      RegisterId register_id) const;
   Status Violation(int channel, const std::string& what) const;
+  int64_t FillOf(const Channel& channel, int64_t index) const {
+    return channel.ratio == 1 ? index : index / channel.ratio;
+  }
+  static void Advance(int slots, int* slot) {
+    if (++*slot == slots) *slot = 0;
+  }
 
   const ActorDescription* actor_;
   int64_t period_ = 1;
@@ -67,6 +83,10 @@ class InputSide {
   std::vector<Channel> channels_;
   std::vector<int> channel_of_input_;  // Per kernel input.
   int ended_channels_ = 0;
+  // Channels holding no fill (received == released). Firing next_firing needs exactly the
+  // oldest fill each channel holds (fills are released in order, each after the last firing
+  // that reads it), so while this is 0 no input is missing and TryLaunch skips the scan.
+  int empty_channels_ = 0;
 };
 
 }  // namespace actors

@@ -2,6 +2,7 @@
 
 #include <glog/logging.h>
 
+#include <algorithm>
 #include <string>
 
 namespace softwire {
@@ -11,10 +12,17 @@ OutputSide::OutputSide(const ActorDescription* actor) : actor_(actor), period_(a
   const int64_t total_pieces = actor->firings * actor->period;
   for (const OutputDescription& description : actor->outputs) {
     Output output;
+    output.ratio = period_ > 0 ? std::max<int64_t>(1, description.period / period_) : 1;
     output.total_fills = total_pieces / description.period;
+    output.slots = description.slots;
     output.first_consumer = static_cast<int>(consumers_.size());
+    output.consumer_count = static_cast<int>(description.consumers.size());
     output.first_slot = static_cast<int>(remaining_releases_.size());
     for (size_t c = 0; c < description.consumers.size(); ++c) {
+      Consumer consumer;
+      consumer.actor = description.consumers[c].actor;
+      consumer.phase = description.consumers[c].phase;
+      consumers_.push_back(consumer);
       if (description.consumers[c].phase == 0) {
         ++output.phase0_count;
       } else {
@@ -23,7 +31,6 @@ OutputSide::OutputSide(const ActorDescription* actor) : actor_(actor), period_(a
     }
     registers_.push_back(description.register_id);
     outputs_.push_back(output);
-    consumers_.resize(consumers_.size() + description.consumers.size());
     remaining_releases_.resize(remaining_releases_.size() + description.slots, 0);
   }
 }
@@ -36,19 +43,18 @@ int OutputSide::FindOutput(RegisterId register_id) const {
 }
 
 int OutputSide::FindConsumer(int output, ActorId actor) const {
-  const std::vector<ConsumerDescription>& consumers = actor_->outputs[output].consumers;
-  for (size_t c = 0; c < consumers.size(); ++c) {
-    if (consumers[c].actor == actor) return static_cast<int>(c);
+  const Output& state = outputs_[output];
+  for (int c = 0; c < state.consumer_count; ++c) {
+    if (consumers_[state.first_consumer + c].actor == actor) return c;
   }
   return -1;
 }
 
 int OutputSide::FirstBlockedOutput(int64_t index) const {
   for (size_t o = 0; o < outputs_.size(); ++o) {
-    const OutputDescription& description = actor_->outputs[o];
-    if ((index * period_) % description.period != 0) continue;  // Continues a held fill.
-    const int64_t fill = index * period_ / description.period;
-    if (fill >= outputs_[o].freed + description.slots) return static_cast<int>(o);
+    const Output& state = outputs_[o];
+    if (!Divides(state.ratio, index)) continue;  // Continues a held fill.
+    if (FillOf(state, index) >= state.freed + state.slots) return static_cast<int>(o);
   }
   return -1;
 }
@@ -56,37 +62,40 @@ int OutputSide::FirstBlockedOutput(int64_t index) const {
 void OutputSide::BeginFiring(int64_t index, std::vector<SlotBinding>* bindings,
                              std::vector<bool>* fill_begins) {
   for (size_t o = 0; o < outputs_.size(); ++o) {
-    const OutputDescription& description = actor_->outputs[o];
-    const int64_t fill = index * period_ / description.period;
-    const bool begins = (index * period_) % description.period == 0;
+    Output& state = outputs_[o];
+    const int64_t fill = FillOf(state, index);
+    const bool begins = Divides(state.ratio, index);
     if (begins) {
-      CHECK_EQ(outputs_[o].begun, fill) << actor_->name << ": fills begin in order";
-      ++outputs_[o].begun;
+      CHECK_EQ(state.begun, fill) << actor_->name << ": fills begin in order";
+      ++state.begun;
+      state.last_begun_slot = state.begun_slot;
+      if (++state.begun_slot == state.slots) state.begun_slot = 0;
     }
+    // A continuing firing writes the fill begun last.
     bindings->push_back(
-        SlotBinding{description.register_id, static_cast<int32_t>(fill % description.slots), fill});
+        SlotBinding{registers_[o], static_cast<int32_t>(state.last_begun_slot), fill});
     fill_begins->push_back(begins);
   }
 }
 
-void OutputSide::SendReady(int output, int consumer, int64_t fill, Outbox* outbox) {
-  const OutputDescription& description = actor_->outputs[output];
+void OutputSide::SendReady(int output, int consumer, int64_t fill, int slot, Outbox* outbox) {
+  Consumer& target = consumers_[outputs_[output].first_consumer + consumer];
   OutgoingMessage message;
   message.type = OutgoingMessage::Type::kReady;
-  message.to = description.consumers[consumer].actor;
-  message.ready =
-      Ready{description.register_id, static_cast<int32_t>(fill % description.slots), fill};
+  message.to = target.actor;
+  message.ready = Ready{registers_[output], static_cast<int32_t>(slot), fill};
   outbox->messages.push_back(message);
-  ++consumers_[outputs_[output].first_consumer + consumer].readies_sent;
+  ++target.readies_sent;
 }
 
 void OutputSide::SendEndOfStream(int output, int consumer, Outbox* outbox) {
+  Consumer& target = consumers_[outputs_[output].first_consumer + consumer];
   OutgoingMessage message;
   message.type = OutgoingMessage::Type::kEndOfStream;
-  message.to = actor_->outputs[output].consumers[consumer].actor;
+  message.to = target.actor;
   message.end_of_stream = EndOfStream{registers_[output]};
   outbox->messages.push_back(message);
-  consumers_[outputs_[output].first_consumer + consumer].end_sent = true;
+  target.end_sent = true;
 }
 
 void OutputSide::FreeFill(int output, int64_t fill) {
@@ -97,17 +106,21 @@ void OutputSide::FreeFill(int output, int64_t fill) {
 
 void OutputSide::CompleteFiring(int64_t index, Outbox* outbox) {
   for (size_t o = 0; o < outputs_.size(); ++o) {
-    const OutputDescription& description = actor_->outputs[o];
-    if (((index + 1) * period_) % description.period != 0) continue;  // Fill continues.
     Output& state = outputs_[o];
+    if (!Divides(state.ratio, index + 1)) continue;  // Fill continues.
     const int output = static_cast<int>(o);
     const int64_t fill = state.completed++;
+    const int slot = state.completed_slot;
+    if (++state.completed_slot == state.slots) state.completed_slot = 0;
     const int writers = state.writer >= 0 ? 1 : 0;
-    remaining_releases_[state.first_slot + fill % description.slots] = state.phase0_count + writers;
-    for (size_t c = 0; c < description.consumers.size(); ++c) {
-      if (description.consumers[c].phase == 0) SendReady(output, static_cast<int>(c), fill, outbox);
+    remaining_releases_[state.first_slot + slot] = state.phase0_count + writers;
+    for (int c = 0; c < state.consumer_count; ++c) {
+      if (consumers_[state.first_consumer + c].phase == 0) {
+        SendReady(output, c, fill, slot, outbox);
+      }
     }
-    if (state.phase0_count == 0 && writers == 1) SendReady(output, state.writer, fill, outbox);
+    if (state.phase0_count == 0 && writers == 1)
+      SendReady(output, state.writer, fill, slot, outbox);
     if (state.phase0_count + writers == 0) FreeFill(output, fill);  // Nobody reads it.
   }
 }
@@ -116,10 +129,10 @@ void OutputSide::EndStreams(Outbox* outbox) {
   streams_ended_ = true;
   for (size_t o = 0; o < outputs_.size(); ++o) {
     const Output& state = outputs_[o];
-    for (size_t c = 0; c < actor_->outputs[o].consumers.size(); ++c) {
+    for (int c = 0; c < state.consumer_count; ++c) {
       const Consumer& consumer = consumers_[state.first_consumer + c];
       if (consumer.readies_sent == state.total_fills) {
-        SendEndOfStream(static_cast<int>(o), static_cast<int>(c), outbox);
+        SendEndOfStream(static_cast<int>(o), c, outbox);
       }
     }
   }
@@ -147,9 +160,10 @@ Status OutputSide::AcceptRelease(ActorId from, const Release& release, Outbox* o
   }
   Output& state = outputs_[output];
   Consumer& consumer = consumers_[state.first_consumer + consumer_index];
-  const int slots = actor_->outputs[output].slots;
+  const int slots = state.slots;
+  const bool wrong_slot = slots == 1 ? release.slot != 0 : release.slot != release.sequence % slots;
   if (consumer.released == consumer.readies_sent || release.sequence != consumer.released ||
-      release.slot != release.sequence % slots) {
+      wrong_slot) {
     const std::string held = consumer.released == consumer.readies_sent
                                  ? "it holds none"
                                  : "it holds fill " + std::to_string(consumer.released) +
@@ -162,10 +176,9 @@ Status OutputSide::AcceptRelease(ActorId from, const Release& release, Outbox* o
   ++consumer.released;
   int& remaining = remaining_releases_[state.first_slot + release.slot];
   --remaining;
-  const bool reader = actor_->outputs[output].consumers[consumer_index].phase == 0;
-  if (reader && state.writer >= 0 && remaining == 1) {
+  if (consumer.phase == 0 && state.writer >= 0 && remaining == 1) {
     // Every reader is done with the fill: the in-place writer may have it now.
-    SendReady(output, state.writer, release.sequence, outbox);
+    SendReady(output, state.writer, release.sequence, release.slot, outbox);
     const Consumer& writer = consumers_[state.first_consumer + state.writer];
     if (streams_ended_ && writer.readies_sent == state.total_fills && !writer.end_sent) {
       SendEndOfStream(output, state.writer, outbox);

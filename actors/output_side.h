@@ -58,25 +58,42 @@ class OutputSide {
   void AppendHolders(int output, std::vector<ActorId>* holders) const;
 
  private:
+  // Per consumer: a copy of its description (so a Release touches this record only) and what
+  // it was sent and gave back.
   struct Consumer {
+    ActorId actor = -1;
+    int phase = 0;
     int64_t readies_sent = 0;
     int64_t released = 0;
     bool end_sent = false;
   };
+  // Periods enter only as `ratio` = register period / actor period (1 for a per-piece output
+  // of a per-piece actor), which spares a division in the common case; slot numbers advance as
+  // counters instead of taking a modulo.
   struct Output {
+    int64_t ratio = 1;  // Firings per fill.
     int64_t total_fills = 0;
+    int slots = 1;
     int phase0_count = 0;
     int writer = -1;         // Index of the phase-1 consumer, or -1.
     int first_consumer = 0;  // Into consumers_.
-    int first_slot = 0;      // Into remaining_releases_.
+    int consumer_count = 0;
+    int first_slot = 0;  // Into remaining_releases_.
     int64_t begun = 0;
     int64_t completed = 0;
     int64_t freed = 0;
+    int begun_slot = 0;       // begun % slots.
+    int last_begun_slot = 0;  // Slot of fill begun - 1, the one being written.
+    int completed_slot = 0;   // completed % slots.
   };
 
+  int64_t FillOf(const Output& output, int64_t index) const {
+    return output.ratio == 1 ? index : index / output.ratio;
+  }
+  static bool Divides(int64_t ratio, int64_t value) { return ratio == 1 || value % ratio == 0; }
   int FindOutput(RegisterId register_id) const;
   int FindConsumer(int output, ActorId actor) const;
-  void SendReady(int output, int consumer, int64_t fill, Outbox* outbox);
+  void SendReady(int output, int consumer, int64_t fill, int slot, Outbox* outbox);
   void SendEndOfStream(int output, int consumer, Outbox* outbox);
   void FreeFill(int output, int64_t fill);
   Status Violation(int output, const std::string& what) const;
