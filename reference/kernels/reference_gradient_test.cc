@@ -1,0 +1,329 @@
+// Every gradient op of docs/OPS.md checked against central finite differences of the reference
+// forward op, in double precision: for random weights w, the gradient op applied to w must equal
+// d/dx sum(w * f(x)).
+//
+// Tolerance: with step h = 1e-5 the central difference has truncation error ~h^2 |f'''| ~ 1e-10
+// and rounding error ~1e-16 |sum| / h ~ 1e-10 for the sums of O(10) here, so 1e-6 relative
+// (plus 1e-6 absolute) leaves four orders of margin while any wrong term (a missing factor,
+// a transposed index) is off by O(1).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numeric>
+
+#include "base/random.h"
+#include "reference/kernels/testing/reference_kernel_runner.h"
+
+namespace softwire {
+namespace reference {
+namespace {
+
+constexpr double kStep = 1e-5;
+constexpr double kTolerance = 1e-6;
+
+const ReferenceKernelTable& Table() {
+  static const ReferenceKernelTable* table = new ReferenceKernelTable(MakeReferenceKernels());
+  return *table;
+}
+
+std::vector<double> Normals(int64_t count, uint64_t seed) {
+  std::vector<double> values(count);
+  for (int64_t i = 0; i < count; ++i) values[i] = NormalAt(seed, i);
+  return values;
+}
+
+ReferenceTensor RandomTensor(const Shape& shape, uint64_t seed) {
+  return FloatTensor(shape, Normals(shape.NumElements(), seed));
+}
+
+// A forward op: op type, attributes, and the output (of `output_shapes`) whose weighted sum is
+// differentiated.
+struct Forward {
+  std::string op_type;
+  std::vector<proto::Attribute> attributes;
+  std::vector<Shape> output_shapes;
+  size_t output = 0;
+};
+
+std::vector<ReferenceTensor> Apply(const std::string& op_type,
+                                   const std::vector<proto::Attribute>& attributes,
+                                   const std::vector<ReferenceTensor>& inputs,
+                                   const std::vector<Shape>& output_shapes) {
+  StatusOr<std::vector<ReferenceTensor>> outputs =
+      RunReferenceKernel(Table(), op_type, attributes, inputs, output_shapes);
+  CHECK(outputs.ok()) << outputs.status();
+  return *outputs;
+}
+
+double WeightedSum(const Forward& forward, const std::vector<ReferenceTensor>& inputs,
+                   const std::vector<double>& weights) {
+  const ReferenceTensor y =
+      Apply(forward.op_type, forward.attributes, inputs, forward.output_shapes)[forward.output];
+  return std::inner_product(weights.begin(), weights.end(), y.values.begin(), 0.0);
+}
+
+// d/d inputs[wrt] of sum(weights * forward(inputs)) by central differences.
+std::vector<double> NumericGradient(const Forward& forward, std::vector<ReferenceTensor> inputs,
+                                    size_t wrt, const std::vector<double>& weights) {
+  std::vector<double> gradient(inputs[wrt].values.size());
+  for (size_t i = 0; i < gradient.size(); ++i) {
+    const double original = inputs[wrt].values[i];
+    inputs[wrt].values[i] = original + kStep;
+    const double plus = WeightedSum(forward, inputs, weights);
+    inputs[wrt].values[i] = original - kStep;
+    const double minus = WeightedSum(forward, inputs, weights);
+    inputs[wrt].values[i] = original;
+    gradient[i] = (plus - minus) / (2 * kStep);
+  }
+  return gradient;
+}
+
+void ExpectGradient(const Forward& forward, const std::vector<ReferenceTensor>& inputs, size_t wrt,
+                    const std::vector<double>& weights, const ReferenceTensor& analytic) {
+  ASSERT_EQ(analytic.shape, inputs[wrt].shape);
+  std::vector<double> numeric = NumericGradient(forward, inputs, wrt, weights);
+  for (size_t i = 0; i < numeric.size(); ++i) {
+    EXPECT_NEAR(analytic.values[i], numeric[i], kTolerance * (1 + std::abs(numeric[i])))
+        << forward.op_type << ": d/d input " << wrt << " at flat index " << i;
+  }
+}
+
+TEST(ReferenceGradients, ReluGradIsTheDerivativeOfRelu) {
+  const Shape shape({3, 5});
+  ReferenceTensor x = RandomTensor(shape, 1);
+  for (double& value : x.values) value += value > 0 ? 0.1 : -0.1;  // Stay off the kink.
+  std::vector<double> w = Normals(shape.NumElements(), 2);
+  ReferenceTensor y = Apply("relu", {}, {x}, {shape})[0];
+  ReferenceTensor dx = Apply("relu_grad", {}, {FloatTensor(shape, w), y}, {shape})[0];
+  ExpectGradient({"relu", {}, {shape}}, {x}, 0, w, dx);
+}
+
+TEST(ReferenceGradients, GeluGradIsTheDerivativeOfGelu) {
+  const Shape shape({4, 7});
+  ReferenceTensor x = RandomTensor(shape, 3);
+  for (double& value : x.values) value *= 2.5;  // Reach the curved tails.
+  std::vector<double> w = Normals(shape.NumElements(), 4);
+  ReferenceTensor dx = Apply("gelu_grad", {}, {FloatTensor(shape, w), x}, {shape})[0];
+  ExpectGradient({"gelu", {}, {shape}}, {x}, 0, w, dx);
+}
+
+TEST(ReferenceGradients, SoftmaxGradIsTheDerivativeOfSoftmax) {
+  for (bool causal : {false, true}) {
+    const Shape shape({2, 4, 4});
+    std::vector<proto::Attribute> attributes = {BoolAttr("causal", causal)};
+    ReferenceTensor x = RandomTensor(shape, 5);
+    std::vector<double> w = Normals(shape.NumElements(), 6);
+    ReferenceTensor y = Apply("softmax", attributes, {x}, {shape})[0];
+    ReferenceTensor dx = Apply("softmax_grad", {}, {FloatTensor(shape, w), y}, {shape})[0];
+    SCOPED_TRACE(causal ? "causal" : "full");
+    ExpectGradient({"softmax", attributes, {shape}}, {x}, 0, w, dx);
+  }
+}
+
+TEST(ReferenceGradients, SoftmaxCrossEntropyGradIsTheDerivativeOfTheLoss) {
+  const Shape logits_shape({2, 3, 6});
+  const Shape rows({2, 3});
+  ReferenceTensor logits = RandomTensor(logits_shape, 7);
+  ReferenceTensor labels = IntTensor(rows, {0, 5, 2, 2, 3, 1});
+  std::vector<double> w = Normals(rows.NumElements(), 8);
+  ReferenceTensor dlogits = Apply("softmax_cross_entropy_grad", {},
+                                  {FloatTensor(rows, w), logits, labels}, {logits_shape})[0];
+  ExpectGradient({"softmax_cross_entropy", {}, {rows}}, {logits, labels}, 0, w, dlogits);
+}
+
+TEST(ReferenceGradients, LayerNormGradGivesTheDerivativesForXGammaAndBeta) {
+  const Shape shape({3, 2, 5});
+  const Shape channels({5});
+  std::vector<proto::Attribute> attributes = {FloatAttr("epsilon", 1e-3)};
+  ReferenceTensor x = RandomTensor(shape, 9);
+  ReferenceTensor gamma = RandomTensor(channels, 10);
+  ReferenceTensor beta = RandomTensor(channels, 11);
+  std::vector<double> w = Normals(shape.NumElements(), 12);
+  std::vector<ReferenceTensor> grads =
+      Apply("layer_norm_grad", attributes, {FloatTensor(shape, w), x, gamma},
+            {shape, channels, channels});
+  Forward forward{"layer_norm", attributes, {shape}};
+  for (size_t wrt = 0; wrt < 3; ++wrt) {
+    ExpectGradient(forward, {x, gamma, beta}, wrt, w, grads[wrt]);
+  }
+}
+
+TEST(ReferenceGradients, EmbeddingGradAccumulatesRepeatedIds) {
+  const Shape table_shape({5, 3});
+  const Shape ids_shape({2, 4});
+  const Shape y_shape({2, 4, 3});
+  ReferenceTensor table = RandomTensor(table_shape, 13);
+  ReferenceTensor ids = IntTensor(ids_shape, {1, 4, 1, 0, 4, 4, 2, 1});
+  std::vector<double> w = Normals(y_shape.NumElements(), 14);
+  ReferenceTensor dtable = Apply("embedding_grad", {IntAttr("num_embeddings", 5)},
+                                 {FloatTensor(y_shape, w), ids}, {table_shape})[0];
+  ExpectGradient({"embedding", {}, {y_shape}}, {table, ids}, 0, w, dtable);
+}
+
+TEST(ReferenceGradients, BiasAddGradIsTheDerivativeForTheBias) {
+  const Shape shape({2, 3, 4});
+  ReferenceTensor x = RandomTensor(shape, 15);
+  ReferenceTensor bias = RandomTensor(Shape({4}), 16);
+  std::vector<double> w = Normals(shape.NumElements(), 17);
+  ReferenceTensor dbias = Apply("bias_add_grad", {}, {FloatTensor(shape, w)}, {Shape({4})})[0];
+  ExpectGradient({"bias_add", {}, {shape}}, {x, bias}, 1, w, dbias);
+  ExpectGradient({"bias_add", {}, {shape}}, {x, bias}, 0, w, FloatTensor(shape, w));
+}
+
+// add, sub and mul with broadcasting: the gradients of docs/OPS.md, built from sum_to_shape.
+TEST(ReferenceGradients, SumToShapeIsTheAdjointOfBroadcastingInAddSubAndMul) {
+  const Shape a_shape({3, 1, 4});
+  const Shape b_shape({5, 1});
+  const Shape c_shape({3, 5, 4});
+  ReferenceTensor a = RandomTensor(a_shape, 18);
+  ReferenceTensor b = RandomTensor(b_shape, 19);
+  std::vector<double> w = Normals(c_shape.NumElements(), 20);
+  ReferenceTensor dc = FloatTensor(c_shape, w);
+  auto sum_to = [](const ReferenceTensor& x, const Shape& shape) {
+    return Apply("sum_to_shape", {IntsAttr("shape", shape.dims())}, {x}, {shape})[0];
+  };
+  ExpectGradient({"add", {}, {c_shape}}, {a, b}, 0, w, sum_to(dc, a_shape));
+  ExpectGradient({"add", {}, {c_shape}}, {a, b}, 1, w, sum_to(dc, b_shape));
+  ReferenceTensor minus_dc = Apply("scale", {FloatAttr("factor", -1)}, {dc}, {c_shape})[0];
+  ExpectGradient({"sub", {}, {c_shape}}, {a, b}, 0, w, sum_to(dc, a_shape));
+  ExpectGradient({"sub", {}, {c_shape}}, {a, b}, 1, w, sum_to(minus_dc, b_shape));
+  ReferenceTensor dc_times_b = Apply("mul", {}, {dc, b}, {c_shape})[0];
+  ReferenceTensor dc_times_a = Apply("mul", {}, {dc, a}, {c_shape})[0];
+  ExpectGradient({"mul", {}, {c_shape}}, {a, b}, 0, w, sum_to(dc_times_b, a_shape));
+  ExpectGradient({"mul", {}, {c_shape}}, {a, b}, 1, w, sum_to(dc_times_a, b_shape));
+}
+
+TEST(ReferenceGradients, BroadcastAxesIsTheAdjointOfReduceSumAndReduceMean) {
+  const Shape x_shape({3, 4, 2, 5});
+  ReferenceTensor x = RandomTensor(x_shape, 21);
+  for (bool keepdims : {false, true}) {
+    for (bool mean : {false, true}) {
+      const std::vector<int64_t> axes = {-1, 1};
+      const Shape y_shape = keepdims ? Shape({3, 1, 2, 1}) : Shape({3, 2});
+      std::vector<proto::Attribute> attributes = {IntsAttr("axes", axes),
+                                                  BoolAttr("keepdims", keepdims)};
+      std::vector<double> w = Normals(y_shape.NumElements(), 22);
+      ReferenceTensor dx =
+          Apply("broadcast_axes", {IntsAttr("shape", x_shape.dims()), IntsAttr("axes", axes)},
+                {FloatTensor(y_shape, w)}, {x_shape})[0];
+      if (mean) dx = Apply("scale", {FloatAttr("factor", 1.0 / 20)}, {dx}, {x_shape})[0];
+      SCOPED_TRACE(std::string(mean ? "reduce_mean" : "reduce_sum") +
+                   (keepdims ? " keepdims" : ""));
+      ExpectGradient({mean ? "reduce_mean" : "reduce_sum", attributes, {y_shape}}, {x}, 0, w, dx);
+    }
+  }
+}
+
+// Shapes of a and b for the given transposes of an [M, K] x [K, N] product.
+Shape MatrixShape(int64_t rows, int64_t columns, bool transpose) {
+  return transpose ? Shape({columns, rows}) : Shape({rows, columns});
+}
+
+// The matmul gradient rule of docs/OPS.md, as matmuls with transposes:
+// da = dc op(b)^T laid out like a, db = op(a)^T dc laid out like b.
+TEST(ReferenceGradients, MatmulGradientsAreMatmulsWithTransposes) {
+  const int64_t m = 3;
+  const int64_t k = 4;
+  const int64_t n = 2;
+  for (bool transpose_a : {false, true}) {
+    for (bool transpose_b : {false, true}) {
+      const Shape a_shape = MatrixShape(m, k, transpose_a);
+      const Shape b_shape = MatrixShape(k, n, transpose_b);
+      const Shape c_shape({m, n});
+      ReferenceTensor a = RandomTensor(a_shape, 23);
+      ReferenceTensor b = RandomTensor(b_shape, 24);
+      std::vector<double> w = Normals(c_shape.NumElements(), 25);
+      ReferenceTensor dc = FloatTensor(c_shape, w);
+      ReferenceTensor da =
+          transpose_a
+              ? Apply("matmul",
+                      {BoolAttr("transpose_a", transpose_b), BoolAttr("transpose_b", true)},
+                      {b, dc}, {a_shape})[0]
+              : Apply("matmul", {BoolAttr("transpose_b", !transpose_b)}, {dc, b}, {a_shape})[0];
+      ReferenceTensor db =
+          transpose_b
+              ? Apply("matmul",
+                      {BoolAttr("transpose_a", true), BoolAttr("transpose_b", transpose_a)},
+                      {dc, a}, {b_shape})[0]
+              : Apply("matmul", {BoolAttr("transpose_a", !transpose_a)}, {a, dc}, {b_shape})[0];
+      Forward forward{"matmul",
+                      {BoolAttr("transpose_a", transpose_a), BoolAttr("transpose_b", transpose_b)},
+                      {c_shape}};
+      SCOPED_TRACE(std::to_string(transpose_a) + std::to_string(transpose_b));
+      ExpectGradient(forward, {a, b}, 0, w, da);
+      ExpectGradient(forward, {a, b}, 1, w, db);
+    }
+  }
+}
+
+TEST(ReferenceGradients, MatmulWithLeadingAxesFlattensThemForTheWeightGradient) {
+  const Shape a_shape({2, 3, 4});
+  const Shape b_shape({4, 5});
+  const Shape c_shape({2, 3, 5});
+  ReferenceTensor a = RandomTensor(a_shape, 26);
+  ReferenceTensor b = RandomTensor(b_shape, 27);
+  std::vector<double> w = Normals(c_shape.NumElements(), 28);
+  ReferenceTensor dc = FloatTensor(c_shape, w);
+  ReferenceTensor da = Apply("matmul", {BoolAttr("transpose_b", true)}, {dc, b}, {a_shape})[0];
+  ReferenceTensor a_rows = Apply("reshape", {IntsAttr("shape", {-1, 4})}, {a}, {Shape({6, 4})})[0];
+  ReferenceTensor dc_rows = Apply("reshape", {IntsAttr("shape", {6, 5})}, {dc}, {Shape({6, 5})})[0];
+  ReferenceTensor db =
+      Apply("matmul", {BoolAttr("transpose_a", true)}, {a_rows, dc_rows}, {b_shape})[0];
+  ExpectGradient({"matmul", {}, {c_shape}}, {a, b}, 0, w, da);
+  ExpectGradient({"matmul", {}, {c_shape}}, {a, b}, 1, w, db);
+}
+
+TEST(ReferenceGradients, BatchMatmulGradientsAreBatchMatmulsWithTransposes) {
+  for (bool transpose_a : {false, true}) {
+    for (bool transpose_b : {false, true}) {
+      const Shape a_shape = transpose_a ? Shape({2, 3, 4, 3}) : Shape({2, 3, 3, 4});
+      const Shape b_shape = transpose_b ? Shape({2, 3, 2, 4}) : Shape({2, 3, 4, 2});
+      const Shape c_shape({2, 3, 3, 2});
+      ReferenceTensor a = RandomTensor(a_shape, 29);
+      ReferenceTensor b = RandomTensor(b_shape, 30);
+      std::vector<double> w = Normals(c_shape.NumElements(), 31);
+      ReferenceTensor dc = FloatTensor(c_shape, w);
+      ReferenceTensor da =
+          transpose_a ? Apply("batch_matmul",
+                              {BoolAttr("transpose_a", transpose_b), BoolAttr("transpose_b", true)},
+                              {b, dc}, {a_shape})[0]
+                      : Apply("batch_matmul", {BoolAttr("transpose_b", !transpose_b)}, {dc, b},
+                              {a_shape})[0];
+      ReferenceTensor db =
+          transpose_b ? Apply("batch_matmul",
+                              {BoolAttr("transpose_a", true), BoolAttr("transpose_b", transpose_a)},
+                              {dc, a}, {b_shape})[0]
+                      : Apply("batch_matmul", {BoolAttr("transpose_a", !transpose_a)}, {a, dc},
+                              {b_shape})[0];
+      Forward forward{"batch_matmul",
+                      {BoolAttr("transpose_a", transpose_a), BoolAttr("transpose_b", transpose_b)},
+                      {c_shape}};
+      SCOPED_TRACE(std::to_string(transpose_a) + std::to_string(transpose_b));
+      ExpectGradient(forward, {a, b}, 0, w, da);
+      ExpectGradient(forward, {a, b}, 1, w, db);
+    }
+  }
+}
+
+TEST(ReferenceGradients, TransposeReshapeAndScaleGradientsFollowOps) {
+  const Shape x_shape({2, 3, 4});
+  ReferenceTensor x = RandomTensor(x_shape, 32);
+  const Shape y_shape({4, 2, 3});
+  std::vector<double> w = Normals(y_shape.NumElements(), 33);
+  // perm [2, 0, 1] has inverse [1, 2, 0].
+  ReferenceTensor dx =
+      Apply("transpose", {IntsAttr("perm", {1, 2, 0})}, {FloatTensor(y_shape, w)}, {x_shape})[0];
+  ExpectGradient({"transpose", {IntsAttr("perm", {2, 0, 1})}, {y_shape}}, {x}, 0, w, dx);
+  ReferenceTensor reshaped_dx = Apply("reshape", {IntsAttr("shape", x_shape.dims())},
+                                      {FloatTensor(Shape({6, 4}), Normals(24, 34))}, {x_shape})[0];
+  ExpectGradient({"reshape", {IntsAttr("shape", {6, -1})}, {Shape({6, 4})}}, {x}, 0,
+                 Normals(24, 34), reshaped_dx);
+  ReferenceTensor scaled_dx = Apply("scale", {FloatAttr("factor", -0.5)},
+                                    {FloatTensor(x_shape, Normals(24, 35))}, {x_shape})[0];
+  ExpectGradient({"scale", {FloatAttr("factor", -0.5)}, {x_shape}}, {x}, 0, Normals(24, 35),
+                 scaled_dx);
+}
+
+}  // namespace
+}  // namespace reference
+}  // namespace softwire

@@ -1,0 +1,30 @@
+// Registration functions of the reference kernel families, one per source file.
+// MakeReferenceKernels (reference_kernels.cc) calls them all.
+#ifndef SOFTWIRE_REFERENCE_KERNELS_REFERENCE_KERNEL_FAMILIES_H_
+#define SOFTWIRE_REFERENCE_KERNELS_REFERENCE_KERNEL_FAMILIES_H_
+
+#include "reference/kernels/reference_kernels.h"
+
+namespace softwire {
+namespace reference {
+
+void RegisterReferenceMatmulKernels(ReferenceKernelTable* table);  // matmul, batch_matmul
+void RegisterReferenceElementwiseKernels(
+    ReferenceKernelTable* table);  // add, sub, mul, scale,
+                                   // identity, reshape, fill, add_n, relu(_grad), gelu(_grad),
+                                   // bias_add(_grad), broadcast_axes
+void RegisterReferenceSoftmaxKernels(
+    ReferenceKernelTable* table);  // softmax(_grad),
+                                   // softmax_cross_entropy(_grad), accuracy
+void RegisterReferenceLayerNormKernels(ReferenceKernelTable* table);  // layer_norm(_grad)
+void RegisterReferenceReductionKernels(ReferenceKernelTable* table);  // reduce_sum,
+                                                                      // reduce_mean, sum_to_shape
+void RegisterReferenceGatherKernels(ReferenceKernelTable* table);     // transpose, embedding,
+                                                                      // embedding_grad
+void RegisterReferenceOptimizerKernels(ReferenceKernelTable* table);  // sgd_update,
+                                                                      // adam_update
+
+}  // namespace reference
+}  // namespace softwire
+
+#endif  // SOFTWIRE_REFERENCE_KERNELS_REFERENCE_KERNEL_FAMILIES_H_

@@ -1,0 +1,48 @@
+#include "reference/kernels/reference_kernels.h"
+
+#include <glog/logging.h>
+
+#include "reference/kernels/reference_kernel_families.h"
+
+namespace softwire {
+namespace reference {
+
+void ReferenceKernelTable::Register(const std::string& op_type, ReferenceKernel kernel) {
+  CHECK(kernel) << "reference kernel for '" << op_type << "' is empty";
+  bool inserted = kernels_.emplace(op_type, std::move(kernel)).second;
+  CHECK(inserted) << "reference kernel for '" << op_type << "' registered twice";
+}
+
+bool ReferenceKernelTable::Contains(const std::string& op_type) const {
+  return kernels_.count(op_type) > 0;
+}
+
+std::vector<std::string> ReferenceKernelTable::OpTypes() const {
+  std::vector<std::string> op_types;
+  for (const auto& entry : kernels_) op_types.push_back(entry.first);
+  return op_types;
+}
+
+Status ReferenceKernelTable::Run(const ReferenceKernelCall& call) const {
+  CHECK(call.def != nullptr) << "reference kernel call without a KernelDef";
+  auto found = kernels_.find(call.def->op_type());
+  if (found == kernels_.end()) {
+    return NotFoundError("no reference kernel for op type '" + call.def->op_type() + "'");
+  }
+  return found->second(call);
+}
+
+ReferenceKernelTable MakeReferenceKernels() {
+  ReferenceKernelTable table;
+  RegisterReferenceMatmulKernels(&table);
+  RegisterReferenceElementwiseKernels(&table);
+  RegisterReferenceSoftmaxKernels(&table);
+  RegisterReferenceLayerNormKernels(&table);
+  RegisterReferenceReductionKernels(&table);
+  RegisterReferenceGatherKernels(&table);
+  RegisterReferenceOptimizerKernels(&table);
+  return table;
+}
+
+}  // namespace reference
+}  // namespace softwire

@@ -1,0 +1,92 @@
+#include "reference/kernels/testing/reference_kernel_runner.h"
+
+namespace softwire {
+namespace reference {
+namespace {
+
+proto::TensorDesc DescOf(const ReferenceTensor& tensor) {
+  proto::TensorDesc desc;
+  desc.set_dtype(tensor.dtype == DType::kInt32 ? proto::DATA_TYPE_INT32 : proto::DATA_TYPE_FLOAT32);
+  for (int64_t extent : tensor.shape.dims()) desc.add_dims(extent);
+  return desc;
+}
+
+}  // namespace
+
+proto::Attribute BoolAttr(const std::string& name, bool value) {
+  proto::Attribute attribute;
+  attribute.set_name(name);
+  attribute.set_bool_(value);
+  return attribute;
+}
+
+proto::Attribute IntAttr(const std::string& name, int64_t value) {
+  proto::Attribute attribute;
+  attribute.set_name(name);
+  attribute.set_int_(value);
+  return attribute;
+}
+
+proto::Attribute FloatAttr(const std::string& name, double value) {
+  proto::Attribute attribute;
+  attribute.set_name(name);
+  attribute.set_float_(value);
+  return attribute;
+}
+
+proto::Attribute IntsAttr(const std::string& name, const std::vector<int64_t>& values) {
+  proto::Attribute attribute;
+  attribute.set_name(name);
+  proto::IntList* list = attribute.mutable_ints();  // Set even when empty: [] is a value.
+  for (int64_t value : values) list->add_value(value);
+  return attribute;
+}
+
+ReferenceTensor FloatTensor(const Shape& shape, std::vector<double> values) {
+  CHECK_EQ(static_cast<int64_t>(values.size()), shape.NumElements()) << shape.ToString();
+  ReferenceTensor tensor;
+  tensor.dtype = DType::kFloat32;
+  tensor.shape = shape;
+  tensor.values = std::move(values);
+  return tensor;
+}
+
+ReferenceTensor IntTensor(const Shape& shape, std::vector<double> values) {
+  ReferenceTensor tensor = FloatTensor(shape, std::move(values));
+  tensor.dtype = DType::kInt32;
+  return tensor;
+}
+
+StatusOr<std::vector<ReferenceTensor>> RunReferenceKernel(
+    const ReferenceKernelTable& table, const std::string& op_type,
+    const std::vector<proto::Attribute>& attributes, const std::vector<ReferenceTensor>& inputs,
+    const std::vector<Shape>& output_shapes, std::vector<double>* state, int64_t step,
+    const std::vector<ReferenceTensor>& initial_outputs) {
+  proto::KernelDef def;
+  def.set_op_type(op_type);
+  for (const proto::Attribute& attribute : attributes) *def.add_attr() = attribute;
+  for (const ReferenceTensor& input : inputs) *def.add_input() = DescOf(input);
+  std::vector<ReferenceTensor> outputs;
+  if (!initial_outputs.empty()) {
+    outputs = initial_outputs;
+  } else {
+    for (const Shape& shape : output_shapes) {
+      outputs.push_back(FloatTensor(shape, std::vector<double>(shape.NumElements(), 0.0)));
+    }
+  }
+  // Update kernels write the weight in place: their plan KernelDef has no outputs.
+  if (state == nullptr) {
+    for (const ReferenceTensor& output : outputs) *def.add_output() = DescOf(output);
+  }
+  ReferenceKernelCall call;
+  call.def = &def;
+  for (const ReferenceTensor& input : inputs) call.inputs.push_back(&input);
+  call.outputs = &outputs;
+  call.state = state;
+  call.step = step;
+  SOFTWIRE_RETURN_IF_ERROR(table.Run(call));
+  return outputs;
+}
+
+}  // namespace reference
+}  // namespace softwire

@@ -1,0 +1,108 @@
+#include "runtime/kernels/cpu/attribute_reader.h"
+
+namespace softwire {
+namespace runtime {
+
+AttributeReader::AttributeReader(const proto::KernelDef& def) : def_(def) {
+  std::set<std::string> seen;
+  for (const proto::Attribute& attribute : def_.attr()) {
+    if (!seen.insert(attribute.name()).second) {
+      Fail("attribute '" + attribute.name() + "' is given twice");
+    }
+  }
+}
+
+const proto::Attribute* AttributeReader::Find(const std::string& name) {
+  known_.insert(name);
+  for (const proto::Attribute& attribute : def_.attr()) {
+    if (attribute.name() == name) return &attribute;
+  }
+  return nullptr;
+}
+
+void AttributeReader::Fail(const std::string& problem) {
+  if (first_error_.ok()) first_error_ = InvalidArgumentError(def_.op_type() + ": " + problem);
+}
+
+bool AttributeReader::Bool(const std::string& name, bool default_value) {
+  const proto::Attribute* attribute = Find(name);
+  if (attribute == nullptr) return default_value;
+  if (attribute->value_case() != proto::Attribute::kBool) {
+    Fail("attribute '" + name + "' must be a bool");
+    return default_value;
+  }
+  return attribute->bool_();
+}
+
+int64_t AttributeReader::Int(const std::string& name, int64_t default_value) {
+  const proto::Attribute* attribute = Find(name);
+  if (attribute == nullptr) return default_value;
+  if (attribute->value_case() != proto::Attribute::kInt) {
+    Fail("attribute '" + name + "' must be an int");
+    return default_value;
+  }
+  return attribute->int_();
+}
+
+int64_t AttributeReader::RequiredInt(const std::string& name) {
+  if (Find(name) == nullptr) {
+    Fail("required attribute '" + name + "' (int) is missing");
+    return 0;
+  }
+  return Int(name, 0);
+}
+
+double AttributeReader::Float(const std::string& name, double default_value) {
+  const proto::Attribute* attribute = Find(name);
+  if (attribute == nullptr) return default_value;
+  // Text files write `float: 1` and `int: 1` alike for whole numbers; both mean the number.
+  if (attribute->value_case() == proto::Attribute::kInt) {
+    return static_cast<double>(attribute->int_());
+  }
+  if (attribute->value_case() != proto::Attribute::kFloat) {
+    Fail("attribute '" + name + "' must be a float");
+    return default_value;
+  }
+  return attribute->float_();
+}
+
+double AttributeReader::RequiredFloat(const std::string& name) {
+  if (Find(name) == nullptr) {
+    Fail("required attribute '" + name + "' (float) is missing");
+    return 0;
+  }
+  return Float(name, 0);
+}
+
+std::vector<int64_t> AttributeReader::Ints(const std::string& name,
+                                           const std::vector<int64_t>& default_value) {
+  const proto::Attribute* attribute = Find(name);
+  if (attribute == nullptr) return default_value;
+  if (attribute->value_case() != proto::Attribute::kInts) {
+    Fail("attribute '" + name + "' must be a list of ints");
+    return default_value;
+  }
+  return std::vector<int64_t>(attribute->ints().value().begin(), attribute->ints().value().end());
+}
+
+std::vector<int64_t> AttributeReader::RequiredInts(const std::string& name) {
+  if (Find(name) == nullptr) {
+    Fail("required attribute '" + name + "' (ints) is missing");
+    return {};
+  }
+  return Ints(name, {});
+}
+
+Status AttributeReader::Finish() const {
+  if (!first_error_.ok()) return first_error_;
+  for (const proto::Attribute& attribute : def_.attr()) {
+    if (known_.count(attribute.name()) == 0) {
+      return InvalidArgumentError(def_.op_type() + ": unknown attribute '" + attribute.name() +
+                                  "'");
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace runtime
+}  // namespace softwire

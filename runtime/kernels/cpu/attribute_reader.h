@@ -1,0 +1,57 @@
+// AttributeReader: reads a KernelDef's attributes once, when a kernel is created, with the
+// rules of docs/OPS.md: an attribute without a default is required, the value's kind must match
+// (an int is accepted where a float is expected), and a name the op does not know is an error.
+//
+//   AttributeReader attributes(def);
+//   bool transpose_a = attributes.Bool("transpose_a", false);
+//   double factor = attributes.RequiredFloat("factor");
+//   SOFTWIRE_RETURN_IF_ERROR(attributes.Finish());
+//
+// Getters never fail: on a problem they return the default (or zero) and remember the first
+// error, which Finish() returns together with any attribute no getter asked for. Errors are
+// InvalidArgument and start with the op type, e.g. "matmul: attribute 'transpose_a' must be a
+// bool". Not thread-safe; used on one thread during kernel creation.
+#ifndef SOFTWIRE_RUNTIME_KERNELS_CPU_ATTRIBUTE_READER_H_
+#define SOFTWIRE_RUNTIME_KERNELS_CPU_ATTRIBUTE_READER_H_
+
+#include <cstdint>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "proto/plan.pb.h"
+
+namespace softwire {
+namespace runtime {
+
+class AttributeReader {
+ public:
+  // `def` must outlive the reader.
+  explicit AttributeReader(const proto::KernelDef& def);
+
+  bool Bool(const std::string& name, bool default_value);
+  int64_t Int(const std::string& name, int64_t default_value);
+  int64_t RequiredInt(const std::string& name);
+  double Float(const std::string& name, double default_value);
+  double RequiredFloat(const std::string& name);
+  std::vector<int64_t> Ints(const std::string& name, const std::vector<int64_t>& default_value);
+  std::vector<int64_t> RequiredInts(const std::string& name);
+
+  // OK when every attribute was asked for, had the right kind, and no required one was missing.
+  Status Finish() const;
+
+ private:
+  // The attribute called `name`, or null when absent. Records the name as known.
+  const proto::Attribute* Find(const std::string& name);
+  void Fail(const std::string& problem);
+
+  const proto::KernelDef& def_;
+  std::set<std::string> known_;
+  Status first_error_;
+};
+
+}  // namespace runtime
+}  // namespace softwire
+
+#endif  // SOFTWIRE_RUNTIME_KERNELS_CPU_ATTRIBUTE_READER_H_

@@ -1,0 +1,22 @@
+#include "runtime/kernels/cpu/index_check.h"
+
+#include <string>
+
+namespace softwire {
+namespace runtime {
+
+Status IndexOutOfRangeError(const char* op_type, const char* tensor, const int32_t* indices,
+                            int64_t count, int64_t bound) {
+  for (int64_t i = 0; i < count; ++i) {
+    if (indices[i] < 0 || indices[i] >= bound) {
+      return InvalidArgumentError(std::string(op_type) + ": " + tensor + "[" + std::to_string(i) +
+                                  "] = " + std::to_string(indices[i]) + " is outside [0, " +
+                                  std::to_string(bound) + ")");
+    }
+  }
+  return InternalError(std::string(op_type) + ": " + tensor +
+                       " was reported out of range but every value is in range");
+}
+
+}  // namespace runtime
+}  // namespace softwire

@@ -1,0 +1,217 @@
+// matmul and batch_matmul (docs/OPS.md) on OpenBLAS sgemm. docs/KERNELS.md records why
+// OpenBLAS (and not oneDNN) and how the shapes of the MLP's products perform.
+//
+// Parallelism: sgemm uses OpenBLAS's own thread pool (SetBlasThreads), not the device's
+// ParallelRunner. batch_matmul of many small matrices is the exception: OpenBLAS runs a product
+// below 64^3 multiply-adds on one thread anyway, so those batches are spread over the runner
+// with one sgemm per matrix.
+#include <cblas.h>
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+
+#include "runtime/kernels/cpu/attribute_reader.h"
+#include "runtime/kernels/cpu/kernel_families.h"
+#include "runtime/kernels/cpu/kernel_signature.h"
+#include "runtime/kernels/cpu/parallel_for.h"
+
+namespace softwire {
+namespace runtime {
+namespace {
+
+// OpenBLAS's GEMM_MULTITHREAD_THRESHOLD (4) * 65536: products with fewer multiply-adds run on
+// the calling thread.
+constexpr int64_t kBlasSingleThreadWork = int64_t{4} * 65536;
+
+
+// One row-major product c[M, N] = op(a) op(b) with the leading dimensions sgemm needs.
+struct GemmShape {
+  bool transpose_a = false;
+  bool transpose_b = false;
+  int64_t m = 0;
+  int64_t n = 0;
+  int64_t k = 0;
+
+  int64_t lda() const { return transpose_a ? m : k; }
+  int64_t ldb() const { return transpose_b ? k : n; }
+  int64_t a_elements() const { return m * k; }
+  int64_t b_elements() const { return k * n; }
+  int64_t c_elements() const { return m * n; }
+
+  void Run(const float* a, const float* b, float* c) const {
+    RunBlock(a, b, c, 0, m, 0, n);
+  }
+
+  // Rows [row_begin, row_end) and columns [column_begin, column_end) of c.
+  void RunBlock(const float* a, const float* b, float* c, int64_t row_begin, int64_t row_end,
+                int64_t column_begin, int64_t column_end) const {
+    const int64_t rows = row_end - row_begin;
+    const int64_t columns = column_end - column_begin;
+    if (rows <= 0 || columns <= 0) return;
+    float* c_block = c + row_begin * n + column_begin;
+    if (k == 0) {  // An empty sum; sgemm may leave c untouched.
+      for (int64_t row = 0; row < rows; ++row) {
+        std::memset(c_block + row * n, 0, sizeof(float) * static_cast<size_t>(columns));
+      }
+      return;
+    }
+    const float* a_block = transpose_a ? a + row_begin : a + row_begin * k;
+    const float* b_block = transpose_b ? b + column_begin * k : b + column_begin;
+    cblas_sgemm(CblasRowMajor, transpose_a ? CblasTrans : CblasNoTrans,
+                transpose_b ? CblasTrans : CblasNoTrans, static_cast<blasint>(rows),
+                static_cast<blasint>(columns), static_cast<blasint>(k), 1.0f, a_block,
+                static_cast<blasint>(lda()), b_block, static_cast<blasint>(ldb()), 0.0f, c_block,
+                static_cast<blasint>(n));
+  }
+
+  // c = op(a) op(b) with the device's threads: when OpenBLAS runs single-threaded and the
+  // product is large, the runner's threads each multiply a band of rows (or columns, when c
+  // is wide and short) with their own sgemm call.
+  void RunParallel(ParallelRunner* parallel, const float* a, const float* b, float* c) const {
+    if (parallel->threads() <= 1 || m * n * k < kBlasSingleThreadWork ||
+        openblas_get_num_threads() > 1) {
+      Run(a, b, c);
+      return;
+    }
+    // Bands of 32 rows or columns keep each sgemm call's edges on its register-block sizes.
+    constexpr int64_t kBand = 32;
+    const bool split_rows = m >= n || n < 2 * kBand;
+    const int64_t extent = split_rows ? m : n;
+    const int64_t bands = (extent + kBand - 1) / kBand;
+    ParallelFor(parallel, bands, 1, [&](int64_t begin, int64_t end) {
+      const int64_t first = begin * kBand;
+      const int64_t last = std::min(extent, end * kBand);
+      if (split_rows) {
+        RunBlock(a, b, c, first, last, 0, n);
+      } else {
+        RunBlock(a, b, c, 0, m, first, last);
+      }
+    });
+  }
+};
+
+// Reads transpose_a / transpose_b and the signature shared by matmul and batch_matmul.
+Status ReadTransposes(const proto::KernelDef& def, GemmShape* gemm) {
+  AttributeReader attributes(def);
+  gemm->transpose_a = attributes.Bool("transpose_a", false);
+  gemm->transpose_b = attributes.Bool("transpose_b", false);
+  SOFTWIRE_RETURN_IF_ERROR(attributes.Finish());
+  return CheckSignature(def, {"a", "b"}, {DType::kFloat32, DType::kFloat32}, {"c"},
+                        {DType::kFloat32});
+}
+
+class MatmulKernel final : public Kernel {
+ public:
+  static StatusOr<std::unique_ptr<Kernel>> Create(const KernelSetup& setup) {
+    const proto::KernelDef& def = setup.actor->kernel();
+    GemmShape gemm;
+    SOFTWIRE_RETURN_IF_ERROR(ReadTransposes(def, &gemm));
+    Shape a = ShapeOf(def.input(0));
+    Shape b = ShapeOf(def.input(1));
+    if (b.rank() != 2) return KernelDefError(def, "b must have rank 2, not " + b.ToString());
+    if (a.rank() < 1 || (gemm.transpose_a && a.rank() != 2)) {
+      return KernelDefError(
+          def, "a must have rank 2 (or rank >= 1 without transpose_a), not " + a.ToString());
+    }
+    // Without transpose_a, a's leading axes flatten into M: a linear layer per position.
+    gemm.k = gemm.transpose_a ? a.dim(0) : a.dim(-1);
+    gemm.m = gemm.transpose_a ? a.dim(1) : a.NumElements(0, a.rank() - 1);
+    int64_t b_k = gemm.transpose_b ? b.dim(1) : b.dim(0);
+    gemm.n = gemm.transpose_b ? b.dim(0) : b.dim(1);
+    if (b_k != gemm.k) {
+      return KernelDefError(def, "inner extents differ: a " + a.ToString() + " and b " +
+                                     b.ToString() + " give K " + std::to_string(gemm.k) + " and " +
+                                     std::to_string(b_k));
+    }
+    std::vector<int64_t> c_dims;
+    if (gemm.transpose_a) {
+      c_dims = {gemm.m, gemm.n};
+    } else {
+      c_dims.assign(a.dims().begin(), a.dims().end() - 1);
+      c_dims.push_back(gemm.n);
+    }
+    SOFTWIRE_RETURN_IF_ERROR(CheckShape(def, "output c", ShapeOf(def.output(0)), Shape(c_dims)));
+    return std::unique_ptr<Kernel>(new MatmulKernel(gemm));
+  }
+
+  Status Run(const KernelContext& context) override {
+    gemm_.RunParallel(context.parallel, context.inputs[0].As<float>(),
+                      context.inputs[1].As<float>(), context.outputs[0].As<float>());
+    return Status::Ok();
+  }
+
+ private:
+  explicit MatmulKernel(const GemmShape& gemm) : gemm_(gemm) {}
+
+  const GemmShape gemm_;
+};
+
+class BatchMatmulKernel final : public Kernel {
+ public:
+  static StatusOr<std::unique_ptr<Kernel>> Create(const KernelSetup& setup) {
+    const proto::KernelDef& def = setup.actor->kernel();
+    GemmShape gemm;
+    SOFTWIRE_RETURN_IF_ERROR(ReadTransposes(def, &gemm));
+    Shape a = ShapeOf(def.input(0));
+    Shape b = ShapeOf(def.input(1));
+    if (a.rank() < 2 || a.rank() != b.rank()) {
+      return KernelDefError(
+          def, "a and b must have one rank >= 2, not " + a.ToString() + " and " + b.ToString());
+    }
+    int batch_rank = a.rank() - 2;
+    for (int axis = 0; axis < batch_rank; ++axis) {
+      if (a.dim(axis) != b.dim(axis)) {
+        return KernelDefError(def, "batch axes differ: a " + a.ToString() + ", b " + b.ToString());
+      }
+    }
+    gemm.m = gemm.transpose_a ? a.dim(-1) : a.dim(-2);
+    gemm.k = gemm.transpose_a ? a.dim(-2) : a.dim(-1);
+    int64_t b_k = gemm.transpose_b ? b.dim(-1) : b.dim(-2);
+    gemm.n = gemm.transpose_b ? b.dim(-2) : b.dim(-1);
+    if (b_k != gemm.k) {
+      return KernelDefError(def,
+                            "inner extents differ: a " + a.ToString() + " and b " + b.ToString());
+    }
+    std::vector<int64_t> c_dims(a.dims().begin(), a.dims().begin() + batch_rank);
+    c_dims.push_back(gemm.m);
+    c_dims.push_back(gemm.n);
+    SOFTWIRE_RETURN_IF_ERROR(CheckShape(def, "output c", ShapeOf(def.output(0)), Shape(c_dims)));
+    return std::unique_ptr<Kernel>(new BatchMatmulKernel(gemm, a.NumElements(0, batch_rank)));
+  }
+
+  Status Run(const KernelContext& context) override {
+    const float* a = context.inputs[0].As<float>();
+    const float* b = context.inputs[1].As<float>();
+    float* c = context.outputs[0].As<float>();
+    auto multiply = [&](int64_t begin, int64_t end) {
+      for (int64_t index = begin; index < end; ++index) {
+        gemm_.Run(a + index * gemm_.a_elements(), b + index * gemm_.b_elements(),
+                  c + index * gemm_.c_elements());
+      }
+    };
+    int64_t work = gemm_.m * gemm_.n * gemm_.k;
+    if (work < kBlasSingleThreadWork) {
+      ParallelFor(context.parallel, batch_, MinChunkFor(work), multiply);
+    } else {
+      multiply(0, batch_);  // Each product is large enough for OpenBLAS's threads.
+    }
+    return Status::Ok();
+  }
+
+ private:
+  BatchMatmulKernel(const GemmShape& gemm, int64_t batch) : gemm_(gemm), batch_(batch) {}
+
+  const GemmShape gemm_;
+  const int64_t batch_;
+};
+
+}  // namespace
+
+void RegisterMatmulKernels(KernelRegistry* registry) {
+  registry->Register("matmul", MatmulKernel::Create);
+  registry->Register("batch_matmul", BatchMatmulKernel::Create);
+}
+
+}  // namespace runtime
+}  // namespace softwire

@@ -1,0 +1,84 @@
+// KernelHarness: runs one kernel outside any runtime, for tests and benchmarks. It builds a plan
+// with a single actor whose KernelDef describes the given host tensors, creates the kernel from
+// a registry, and runs firings with views into the tensors.
+//
+//   KernelHarness harness("relu", {}, {HostTensor::Float({2, 3}, values)},
+//                         {HostTensor::Zeros(DType::kFloat32, {2, 3})});
+//   ASSERT_TRUE(harness.Create(registry).ok());
+//   ASSERT_TRUE(harness.Run(&runner).ok());
+//   harness.output(0).floats ...
+#ifndef SOFTWIRE_RUNTIME_KERNELS_TESTING_KERNEL_HARNESS_H_
+#define SOFTWIRE_RUNTIME_KERNELS_TESTING_KERNEL_HARNESS_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/shape.h"
+#include "base/status.h"
+#include "base/tensor_view.h"
+#include "proto/plan.pb.h"
+#include "runtime/kernels/kernel.h"
+
+namespace softwire {
+namespace runtime {
+
+// A tensor in host memory: float32 values in `floats` or int32 values in `ints`.
+struct HostTensor {
+  DType dtype = DType::kFloat32;
+  Shape shape;
+  std::vector<float> floats;
+  std::vector<int32_t> ints;
+
+  static HostTensor Float(Shape shape, std::vector<float> values);
+  static HostTensor Int(Shape shape, std::vector<int32_t> values);
+  static HostTensor Zeros(DType dtype, Shape shape);
+
+  // A view of the values; valid while the tensor lives and is not resized.
+  TensorView View();
+  proto::TensorDesc Desc() const;
+};
+
+proto::Attribute BoolAttribute(const std::string& name, bool value);
+proto::Attribute IntAttribute(const std::string& name, int64_t value);
+proto::Attribute FloatAttribute(const std::string& name, double value);
+proto::Attribute IntsAttribute(const std::string& name, const std::vector<int64_t>& values);
+
+class KernelHarness {
+ public:
+  KernelHarness(const std::string& op_type, const std::vector<proto::Attribute>& attributes,
+                std::vector<HostTensor> inputs, std::vector<HostTensor> outputs);
+
+  // The one-actor plan; adjust it (actor kind settings, state_bytes, schedule) before Create.
+  proto::Plan& plan() { return plan_; }
+  proto::ActorDef& actor() { return *plan_.mutable_actor(0); }
+
+  // Creates the kernel; allocates actor().state_bytes() of zeroed state.
+  Status Create(const KernelRegistry& registry, OutputReporter* reporter = nullptr);
+
+  // One firing. `fill_begins` defaults to true for every output.
+  Status Run(ParallelRunner* runner, int64_t firing = 0, int64_t first_piece = 0,
+             std::vector<bool> fill_begins = {});
+
+  // Runs the kernel with a context built once by PrepareContext(); for measuring Run alone.
+  void PrepareContext(ParallelRunner* runner);
+  Status RunPrepared();
+
+  HostTensor& input(int index) { return inputs_[index]; }
+  HostTensor& output(int index) { return outputs_[index]; }
+  std::vector<float>& state() { return state_; }
+
+ private:
+  proto::Plan plan_;
+  std::vector<HostTensor> inputs_;
+  std::vector<HostTensor> outputs_;
+  std::vector<float> state_;
+  std::unique_ptr<Kernel> kernel_;
+  KernelContext prepared_;
+};
+
+}  // namespace runtime
+}  // namespace softwire
+
+#endif  // SOFTWIRE_RUNTIME_KERNELS_TESTING_KERNEL_HARNESS_H_
