@@ -29,6 +29,19 @@ std::string RunHelp();
 int CompileCommand(const std::vector<std::string>& args);
 std::string CompileHelp();
 
+// `softwire trace summary FILE | render FILE -o OUT.svg|OUT.html | check FILE`
+int TraceCommand(const std::vector<std::string>& args);
+std::string TraceHelp();
+
+// `softwire diagnose ADDR [--timeout S] [--clock N]`: a running job's wait states over gRPC.
+int DiagnoseCommand(const std::vector<std::string>& args);
+std::string DiagnoseHelp();
+
+// `softwire simulate JOB.pbtxt [--cluster SPEC] [--dp N --tp N --pp N --micro-batches M]
+// [--steps N] [--trace FILE]`: the plan in virtual time (simulator/).
+int SimulateCommand(const std::vector<std::string>& args);
+std::string SimulateHelp();
+
 }  // namespace cli
 }  // namespace softwire
 

@@ -22,6 +22,9 @@ std::string Usage() {
          "commands:\n"
          "  run JOB.pbtxt       compile a job and run it in this process\n"
          "  compile JOB.pbtxt   compile a job and print its plan\n"
+         "  trace summary|render|check FILE   read an actor trace (softwire run --trace FILE)\n"
+         "  diagnose ADDR       ask a job run with --listen ADDR what its actors wait for\n"
+         "  simulate JOB.pbtxt  compile a job and run its plan in virtual time\n"
          "  help [COMMAND]      show this help, or a command's\n"
          "\n"
          "--verbose logs what the engine does to stderr (glog, INFO and up).\n"
@@ -37,6 +40,12 @@ int Help(const std::vector<std::string>& args) {
     std::fputs(RunHelp().c_str(), stdout);
   } else if (args[0] == "compile") {
     std::fputs(CompileHelp().c_str(), stdout);
+  } else if (args[0] == "trace") {
+    std::fputs(TraceHelp().c_str(), stdout);
+  } else if (args[0] == "diagnose") {
+    std::fputs(DiagnoseHelp().c_str(), stdout);
+  } else if (args[0] == "simulate") {
+    std::fputs(SimulateHelp().c_str(), stdout);
   } else if (args[0] == "help") {
     std::fputs(Usage().c_str(), stdout);
   } else {
@@ -65,6 +74,9 @@ int Main(int argc, char** argv) {
   args.erase(args.begin());
   if (command == "run") return RunCommand(args);
   if (command == "compile") return CompileCommand(args);
+  if (command == "trace") return TraceCommand(args);
+  if (command == "diagnose") return DiagnoseCommand(args);
+  if (command == "simulate") return SimulateCommand(args);
   if (command == "help") return Help(args);
   if (command == "--help" || command == "-h") return Help({});
   std::fprintf(stderr, "softwire: unknown command '%s'\n%s", command.c_str(), Usage().c_str());

@@ -2,9 +2,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,10 +14,13 @@
 #include "base/npy.h"
 #include "cli/commands.h"
 #include "cli/flag_parser.h"
+#include "cli/live_diagnosis.h"
 #include "cli/step_output.h"
+#include "cli/trace_files.h"
 #include "compiler/compiler.h"
 #include "runtime/host/device.h"
 #include "runtime/host/job_runner.h"
+#include "runtime/rpc/diagnostics_server.h"
 
 namespace softwire {
 namespace cli {
@@ -31,6 +36,10 @@ struct RunFlags {
   int64_t caf_threads = 0;
   std::string caf_policy = "sharing";
   int64_t kernel_threads = 0;
+  std::string trace;
+  std::string trace_steps;
+  int64_t trace_cap = trace::kDefaultEventCap;
+  std::string listen;
   bool help = false;
 };
 
@@ -52,6 +61,16 @@ FlagParser MakeParser(RunFlags* flags) {
                    "CAF scheduler policy: sharing (default) or stealing");
   parser.AddInt("kernel-threads", &flags->kernel_threads, "N",
                 "threads per cpu device for kernels (default: the plan's cores)");
+  parser.AddString("trace", &flags->trace, "FILE",
+                   "record the actor trace into FILE (Chrome format; also FILE.summary.txt and "
+                   "FILE.svg)");
+  parser.AddString("trace-steps", &flags->trace_steps, "A:B",
+                   "trace only steps A..B-1 (A: from A on; default: every step)");
+  parser.AddInt("trace-cap", &flags->trace_cap, "N",
+                "record at most N firings, then count the rest as dropped (default 4194304)");
+  parser.AddString("listen", &flags->listen, "ADDR",
+                   "serve live diagnosis (softwire diagnose ADDR) on a loopback address, e.g. "
+                   "127.0.0.1:7070 (port 0: any free port, printed)");
   parser.AddBool("help", &flags->help, "show this help");
   return parser;
 }
@@ -68,6 +87,15 @@ Status CheckFlags(const RunFlags& flags) {
   if (flags.caf_policy != "sharing" && flags.caf_policy != "stealing") {
     return InvalidArgumentError("--caf-policy must be 'sharing' or 'stealing', not '" +
                                 flags.caf_policy + "'");
+  }
+  if (flags.trace.empty() &&
+      (!flags.trace_steps.empty() || flags.trace_cap != trace::kDefaultEventCap)) {
+    return InvalidArgumentError("--trace-steps and --trace-cap need --trace FILE");
+  }
+  if (flags.trace_cap < 1) return InvalidArgumentError("--trace-cap must be at least 1");
+  if (!flags.trace_steps.empty()) {
+    StatusOr<trace::StepWindow> window = trace::ParseStepWindow(flags.trace_steps);
+    if (!window.ok()) return window.status().WithContext("--trace-steps");
   }
   return Status::Ok();
 }
@@ -86,6 +114,25 @@ Status PrepareOutputs(const RunFlags& flags) {
   if (!flags.save.empty()) {
     Status made = MakeDirectories(flags.save);
     if (!made.ok()) return made.WithContext("--save");
+  }
+  if (!flags.trace.empty()) SOFTWIRE_RETURN_IF_ERROR(CheckTraceOutput(flags.trace, "--trace"));
+  return Status::Ok();
+}
+
+// Writes the run's trace, its summary and its timeline; one line about it on stdout.
+Status WriteTrace(const std::string& path, runtime::LoadedPlan* loaded, bool quiet) {
+  std::optional<trace::TraceLog> log = loaded->TakeTrace();
+  if (!log) return InternalError("--trace: the run recorded no trace");
+  StatusOr<std::string> summary = WriteTraceFiles(path, *log);
+  if (!summary.ok()) return summary.status().WithContext("--trace");
+  if (!quiet) {
+    std::string dropped;
+    if (log->info.events_dropped > 0) {
+      dropped = ", " + std::to_string(log->info.events_dropped) + " more dropped at the cap";
+    }
+    std::printf("trace: %s (%lld firings%s); summary %s.summary.txt; timeline %s.svg\n",
+                path.c_str(), static_cast<long long>(log->info.events_recorded), dropped.c_str(),
+                path.c_str(), path.c_str());
   }
   return Status::Ok();
 }
@@ -161,6 +208,12 @@ std::string RunHelp() {
          "with steps counted from 0. The file is written whole, also when the run fails (with\n"
          "the steps that completed), and never half-written.\n"
          "\n"
+         "--trace FILE writes FILE (open it in Perfetto or chrome://tracing), FILE.summary.txt\n"
+         "(softwire trace summary FILE) and FILE.svg (softwire trace render), also when the run\n"
+         "fails; each is written whole or not at all. kill -USR1 <pid> prints to stderr what\n"
+         "every actor waits for while the job goes on; --listen serves the same report to\n"
+         "softwire diagnose; a job stalled for --stall-timeout fails with it.\n"
+         "\n"
          "exit codes: 0 success; 2 bad input (job file, its data, flags, output paths); 1 the run\n"
          "failed (the message names the failing actor).\n";
 }
@@ -215,6 +268,12 @@ int RunCommand(const std::vector<std::string>& args) {
   options.caf.max_threads = static_cast<int>(flags.caf_threads);
   options.caf.policy = flags.caf_policy;
   options.kernel_threads = static_cast<int>(flags.kernel_threads);
+  if (!flags.trace.empty()) {
+    options.trace.enabled = true;
+    options.trace.event_cap = flags.trace_cap;
+    if (!flags.trace_steps.empty())
+      options.trace.steps = *trace::ParseStepWindow(flags.trace_steps);
+  }
   options.progress = [&](const runtime::StepResult& step) {
     metrics += MetricsJsonLine(step) + "\n";
     if (!flags.quiet) printer.OnStep(step);
@@ -225,8 +284,41 @@ int RunCommand(const std::vector<std::string>& args) {
                  loaded.status().message().c_str());
     return ExitCodeFor(loaded.status());
   }
+  runtime::LoadedPlan* job_to_ask = loaded->get();
+  auto describe_waits = [job_to_ask](std::chrono::milliseconds timeout) {
+    return job_to_ask->DescribeWaits(timeout);
+  };
+  std::unique_ptr<rpc::DiagnosticsServer> server;
+  if (!flags.listen.empty()) {
+    const std::string node = plan->device_size() > 0 ? plan->device(0).node() : "";
+    StatusOr<std::unique_ptr<rpc::DiagnosticsServer>> started =
+        rpc::DiagnosticsServer::Start(flags.listen, node, describe_waits);
+    if (!started.ok()) {
+      std::fprintf(stderr, "softwire run: --listen: %s\n", started.status().message().c_str());
+      return ExitCodeFor(started.status());
+    }
+    server = std::move(*started);
+    std::fprintf(stderr, "softwire run: diagnostics on %s (softwire diagnose %s)\n",
+                 server->address().c_str(), server->address().c_str());
+    std::fflush(stderr);
+  }
+  // kill -USR1 <pid> prints what every actor waits for; the job goes on.
+  StatusOr<std::unique_ptr<WaitStateSignal>> signal = WaitStateSignal::Install([describe_waits] {
+    StatusOr<runtime::JobWaitStates> waits = describe_waits(std::chrono::seconds(1));
+    return waits.ok() ? waits->Text(/*max_lines=*/200)
+                      : "softwire run: SIGUSR1: " + waits.status().message();
+  });
   if (!flags.quiet) PrintHeader(*plan);
   StatusOr<runtime::RunResult> result = (*loaded)->Run();
+  signal = UnavailableError("the run ended");  // Restores SIGUSR1's previous disposition.
+  server.reset();
+  if (!flags.trace.empty()) {
+    Status traced = WriteTrace(flags.trace, loaded->get(), flags.quiet);
+    if (!traced.ok()) {
+      std::fprintf(stderr, "softwire run: %s\n", traced.message().c_str());
+      if (result.ok()) return kExitRunFailed;
+    }
+  }
 
   Status written =
       flags.metrics_out.empty() ? Status::Ok() : WriteFileAtomically(flags.metrics_out, metrics);

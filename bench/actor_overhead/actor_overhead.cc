@@ -9,7 +9,12 @@
 // as softwire's Ready and Release). CPU time per firing (all threads of the process) is
 // printed too: on a shared machine it moves less than wall time.
 //
+// --trace measures the cost of actor traces (docs/TRACING.md): each softwire figure is then
+// taken twice, untraced and traced, alternating run by run so that drift on a shared machine
+// hits both alike, and the traced/untraced ratio of the medians is printed.
+//
 //   actor_overhead_bench --actors 16 --pieces 20000 --repeats 7 --slots 1,2,4,8
+//   actor_overhead_bench --slots 2 --repeats 11 --trace --only softwire
 #include <glog/logging.h>
 #include <time.h>
 
@@ -37,7 +42,8 @@ struct Flags {
   int64_t caf_threads = 1;
   std::string caf_policy = "sharing";
   int64_t caf_credits = 2;
-  std::string only;  // Measure only one side, for profiling (see --only).
+  std::string only;    // Measure only one side, for profiling (see --only).
+  bool trace = false;  // Also measure with tracing on.
 };
 
 struct Figure {
@@ -73,7 +79,8 @@ proto::Plan ChainPlan(int actors, int64_t pieces, int slots) {
   return plan.Build();
 }
 
-StatusOr<Figure> MeasureSoftwire(const Flags& flags, int slots) {
+// Runs the chain R times; with `traced`, R times untraced and R times traced, alternating.
+StatusOr<std::vector<Figure>> MeasureSoftwire(const Flags& flags, int slots, bool traced) {
   runtime::KernelRegistry kernels;
   runtime::testing::RegisterTestKernels(&kernels, /*log=*/nullptr);
   proto::Plan plan = ChainPlan(static_cast<int>(flags.actors), flags.pieces, slots);
@@ -82,16 +89,25 @@ StatusOr<Figure> MeasureSoftwire(const Flags& flags, int slots) {
   options.blas_threads = -1;
   options.caf.max_threads = static_cast<int>(flags.caf_threads);
   options.caf.policy = flags.caf_policy;
-  Figure figure;
-  figure.name = "softwire chain, " + std::to_string(slots) + " slot" + (slots > 1 ? "s" : "");
+  const std::string name =
+      "softwire chain, " + std::to_string(slots) + " slot" + (slots > 1 ? "s" : "");
+  std::vector<Figure> figures(traced ? 2 : 1);
+  figures[0].name = name;
+  if (traced) figures[1].name = name + ", traced";
   for (int64_t repeat = 0; repeat < flags.repeats; ++repeat) {
-    double cpu_start = ProcessCpuSeconds();
-    SOFTWIRE_ASSIGN_OR_RETURN(runtime::RunResult result, runtime::RunPlan(plan, options));
-    figure.cpu_seconds.push_back(ProcessCpuSeconds() - cpu_start);
-    figure.seconds.push_back(result.seconds);
-    figure.firings = result.firings;
+    for (size_t which = 0; which < figures.size(); ++which) {
+      options.trace.enabled = which == 1;
+      double cpu_start = ProcessCpuSeconds();
+      SOFTWIRE_ASSIGN_OR_RETURN(runtime::RunResult result, runtime::RunPlan(plan, options));
+      figures[which].cpu_seconds.push_back(ProcessCpuSeconds() - cpu_start);
+      figures[which].seconds.push_back(result.seconds);
+      figures[which].firings = result.firings;
+      if (result.trace && result.trace->info.events_dropped > 0) {
+        return InternalError("the trace dropped events; raise the cap");
+      }
+    }
   }
-  return figure;
+  return figures;
 }
 
 Figure MeasureCaf(const Flags& flags, bool credited) {
@@ -135,6 +151,8 @@ int Main(int argc, char** argv) {
   parser.AddInt("caf-credits", &flags.caf_credits, "N", "window of the credited CAF chain");
   parser.AddString("only", &flags.only, "SIDE",
                    "measure only 'softwire', 'caf', 'caf-forward' or 'caf-credited'");
+  parser.AddBool("trace", &flags.trace,
+                 "also measure each softwire chain traced, alternating with untraced runs");
   std::vector<std::string> positional;
   Status status = parser.Parse(std::vector<std::string>(argv + 1, argv + argc), &positional);
   if (!status.ok() || !positional.empty() || flags.actors < 2 || flags.pieces < 1 ||
@@ -160,12 +178,24 @@ int Main(int argc, char** argv) {
               "cpu/firing");
   for (int slots : slot_counts) {
     if (flags.only.compare(0, 3, "caf") == 0) break;
-    StatusOr<Figure> figure = MeasureSoftwire(flags, slots);
-    if (!figure.ok()) {
-      std::fprintf(stderr, "softwire chain failed: %s\n", figure.status().ToString().c_str());
+    StatusOr<std::vector<Figure>> figures = MeasureSoftwire(flags, slots, flags.trace);
+    if (!figures.ok()) {
+      std::fprintf(stderr, "softwire chain failed: %s\n", figures.status().ToString().c_str());
       return 1;
     }
-    Print(*figure);
+    for (const Figure& figure : *figures) Print(figure);
+    if (figures->size() == 2) {
+      const std::vector<Figure>& f = *figures;
+      auto best = [](const std::vector<double>& values) {
+        return *std::min_element(values.begin(), values.end());
+      };
+      std::printf(
+          "%-34s %7.3f x wall (median), %.3f x wall (best of each), %.3f x cpu "
+          "(median; cpu includes handing the trace over)\n",
+          "  traced / untraced", Median(f[1].seconds) / Median(f[0].seconds),
+          best(f[1].seconds) / best(f[0].seconds),
+          Median(f[1].cpu_seconds) / Median(f[0].cpu_seconds));
+    }
   }
   if (flags.only == "softwire") return 0;
   if (flags.only != "caf-credited") Print(MeasureCaf(flags, /*credited=*/false));

@@ -39,6 +39,8 @@ class ActorBinding {
 
   // Points the context at the slots `firing` reads and writes and returns its launch.
   const LaunchRequest& Bind(const actors::Firing& firing);
+  // Traced jobs: every launch asks its queue to stamp kernel times into `times` (borrowed).
+  void TraceInto(FiringTimes* times) { request_.times = times; }
 
   const proto::ActorDef& def() const { return *def_; }
   const actors::ActorDescription& description() const { return *description_; }

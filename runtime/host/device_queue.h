@@ -18,6 +18,7 @@
 #ifndef SOFTWIRE_RUNTIME_HOST_DEVICE_QUEUE_H_
 #define SOFTWIRE_RUNTIME_HOST_DEVICE_QUEUE_H_
 
+#include <atomic>
 #include <cstdint>
 
 #include "base/status.h"
@@ -25,6 +26,16 @@
 
 namespace softwire {
 namespace runtime {
+
+// When a traced firing's kernel ran, in TraceClock ticks (trace_clock.h). -1: not yet.
+// Written by the thread that runs the kernel, read by the actor after the completion: the
+// queue stores `start`, then `end` with release; the actor loads `end` with acquire, then
+// `start`. (On x86 these are plain moves; the order is explicit so that it does not rest on
+// CAF's mailbox alone, which ThreadSanitizer cannot see into.)
+struct FiringTimes {
+  std::atomic<int64_t> start{-1};
+  std::atomic<int64_t> end{-1};
+};
 
 // One firing to run. The pointers are borrowed: the kernel and its context belong to the job
 // and outlive every queue; the context is not touched by its actor until the firing completed.
@@ -34,6 +45,12 @@ struct LaunchRequest {
   Kernel* kernel = nullptr;
   const KernelContext* context = nullptr;
   double estimated_seconds = 0;  // ActorDef.estimated_seconds, for queues that simulate time.
+  // Set when the job is traced (null otherwise): a queue writes into it when the kernel began
+  // and ended on the device, read with TraceClock::Now() (a sim queue: when its timer started
+  // and fired), `end` last and with release order. The actor reads it after the completion, so the queue needs no synchronization
+  // beyond the completion itself. A queue that leaves it untouched gets the actor's own view
+  // (launch to completion) in the trace.
+  FiringTimes* times = nullptr;
 };
 
 // Told when a deferred launch completed. Thread-safe; must not block.

@@ -9,11 +9,12 @@ namespace softwire {
 namespace runtime {
 
 HostActor::HostActor(caf::actor_config& config, ActorBinding* binding,
-                     const ActorDirectory* directory, JobMonitor* monitor)
+                     const ActorDirectory* directory, JobMonitor* monitor, ActorTracer* tracer)
     : caf::event_based_actor(config),
       binding_(binding),
       directory_(directory),
       monitor_(monitor),
+      tracer_(tracer),
       id_(binding->def().id()),
       protocol_(&binding->description()) {
   // CAF would print unexpected messages and uncaught exceptions to stdout; they are errors of
@@ -49,10 +50,10 @@ caf::behavior HostActor::make_behavior() {
         if (stopped_) return;
         switch (message.type) {
           case PeerMessage::kReady:
-            Drive(protocol_.OnReady(message.from, message.ready, &outbox_));
+            Drive(protocol_.OnReady(message.from, message.ready, &outbox_), &message);
             break;
           case PeerMessage::kRelease:
-            Drive(protocol_.OnRelease(message.from, message.release, &outbox_));
+            Drive(protocol_.OnRelease(message.from, message.release, &outbox_), &message);
             break;
           default:
             Drive(protocol_.OnEndOfStream(message.from, message.end_of_stream, &outbox_));
@@ -83,12 +84,13 @@ void HostActor::EnsureStarted() {
   if (started_) return;
   started_ = true;
   outbox_.clear();
+  if (tracer_ != nullptr) tracer_->NoteStart();
   protocol_.Start(&outbox_);
   Drive(Status::Ok());
 }
 
-void HostActor::Drive(Status status) {
-  while (true) {
+void HostActor::Drive(Status status, const PeerMessage* message) {
+  for (;; message = nullptr) {  // After the first launch, launches follow completions.
     if (!status.ok()) {
       Fail(std::move(status));
       return;
@@ -111,12 +113,15 @@ void HostActor::Drive(Status status) {
       return;
     }
     const LaunchRequest& request = binding_->Bind(*outbox_.launch);
+    if (tracer_ != nullptr) tracer_->BeforeLaunch(request.firing, message);
     outbox_.clear();
     Status kernel_status;
     binding_->firing_in_flight.store(true, std::memory_order_relaxed);
     if (binding_->queue()->Launch(request, &kernel_status) == DeviceQueue::Outcome::kDeferred) {
+      if (tracer_ != nullptr) tracer_->LaunchDeferred();
       return;  // LaunchDone follows.
     }
+    if (tracer_ != nullptr) tracer_->LaunchRanInline();
     holding_queue_ = true;
     status = Complete(request.firing, kernel_status);
   }
@@ -131,6 +136,7 @@ Status HostActor::Complete(int64_t firing, const Status& kernel_status) {
   // Only this actor writes its counter: a plain increment, published for the watchdog.
   binding_->completed_firings.store(binding_->completed_firings.load(std::memory_order_relaxed) + 1,
                                     std::memory_order_relaxed);
+  if (tracer_ != nullptr) tracer_->FiringCompleted(firing);
   return protocol_.OnFiringDone(firing, &outbox_);
 }
 

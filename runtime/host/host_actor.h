@@ -10,8 +10,11 @@
 //
 // Messages handled: PeerMessage (Ready, Release or EndOfStream from a peer); LaunchDone;
 // start_atom; (describe_wait_atom, caf::actor reply_to) -> WaitReport to reply_to.
+// Tracing: with a tracer (a traced job), the actor records each firing and what let it launch
+// (actor_tracer.h); without one, each hook is one branch on a null pointer.
 // Threading: CAF runs one handler of an actor at a time, on any worker thread.
-// Ownership: the binding, directory and monitor are borrowed from the job and outlive it.
+// Ownership: the binding, directory, monitor and tracer are borrowed from the job and outlive
+// it.
 #ifndef SOFTWIRE_RUNTIME_HOST_HOST_ACTOR_H_
 #define SOFTWIRE_RUNTIME_HOST_ACTOR_H_
 
@@ -20,6 +23,8 @@
 #include "actors/actor_protocol.h"
 #include "runtime/host/actor_binding.h"
 #include "runtime/host/actor_directory.h"
+#include "runtime/host/actor_tracer.h"
+#include "runtime/host/host_messages.h"
 #include "runtime/host/job_monitor.h"
 
 namespace softwire {
@@ -27,8 +32,9 @@ namespace runtime {
 
 class HostActor final : public caf::event_based_actor {
  public:
+  // `tracer` is null when the job is not traced.
   HostActor(caf::actor_config& config, ActorBinding* binding, const ActorDirectory* directory,
-            JobMonitor* monitor);
+            JobMonitor* monitor, ActorTracer* tracer);
   ~HostActor() override;
 
   caf::behavior make_behavior() override;
@@ -38,8 +44,10 @@ class HostActor final : public caf::event_based_actor {
   // Runs the protocol's Start once, before the first message is handled.
   void EnsureStarted();
   // Acts on the outcome of one protocol call: sends its messages, launches its firing, and
-  // keeps going while launches complete inline.
-  void Drive(Status status);
+  // keeps going while launches complete inline. `message` is the message the call handled
+  // (null for a start or a completion): if the call launches a firing, that message is what
+  // let it launch (traces record it as the firing's cause).
+  void Drive(Status status, const PeerMessage* message = nullptr);
   // The protocol's answer to a completed firing, or the kernel's error with context.
   Status Complete(int64_t firing, const Status& kernel_status);
   void SendOutbox();
@@ -48,6 +56,7 @@ class HostActor final : public caf::event_based_actor {
   ActorBinding* const binding_;
   const ActorDirectory* const directory_;
   JobMonitor* const monitor_;
+  ActorTracer* const tracer_;
   const actors::ActorId id_;
   actors::ActorProtocol protocol_;
   actors::Outbox outbox_;

@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <caf/all.hpp>
+#include <condition_variable>
+#include <cstdio>
 #include <map>
+#include <mutex>
 
 #include "runtime/host/host_actor.h"
 #include "runtime/host/host_messages.h"
@@ -21,6 +24,33 @@ constexpr auto kWaitReportTimeout = std::chrono::seconds(1);
 // Stall reports list at most this many actors.
 constexpr int kMaxReportedActors = 40;
 
+// Where the actor collecting one question's wait reports leaves them.
+struct WaitReportInbox {
+  std::mutex mutex;
+  std::condition_variable arrived;
+  std::map<int64_t, WaitReport> reports;  // Guarded by mutex.
+};
+
+// The actor the answers to one question go to. (A class rather than a spawned lambda: CAF
+// 0.17's function-based actors without arguments dereference a null pointer to an empty
+// tuple, which UBSan stops.)
+class WaitReportCollector final : public caf::event_based_actor {
+ public:
+  WaitReportCollector(caf::actor_config& config, std::shared_ptr<WaitReportInbox> inbox)
+      : caf::event_based_actor(config), inbox_(std::move(inbox)) {}
+
+  caf::behavior make_behavior() override {
+    return {[this](WaitReport& report) {
+      std::lock_guard<std::mutex> lock(inbox_->mutex);
+      inbox_->reports[report.actor] = std::move(report);
+      inbox_->arrived.notify_all();
+    }};
+  }
+
+ private:
+  std::shared_ptr<WaitReportInbox> inbox_;
+};
+
 }  // namespace
 
 StatusOr<std::unique_ptr<Job>> Job::Create(const proto::Plan& plan, JobOptions options) {
@@ -36,6 +66,13 @@ StatusOr<std::unique_ptr<Job>> Job::Create(const proto::Plan& plan, JobOptions o
   SOFTWIRE_ASSIGN_OR_RETURN(job->bindings_,
                             BindActors(plan, job->descriptions_, job->devices_, job->slots_,
                                        job->options_.kernels, job->collector_.get()));
+  if (job->options_.trace.enabled) {
+    SOFTWIRE_ASSIGN_OR_RETURN(job->trace_,
+                              JobTrace::Create(plan, job->descriptions_, job->options_.trace));
+    for (const auto& binding : job->bindings_) {
+      binding->TraceInto(job->trace_->tracer(binding->def().id())->times());
+    }
+  }
   return job;
 }
 
@@ -77,20 +114,56 @@ Status Job::Run() {
   {
     caf::actor_system system{config};
     for (const auto& binding : bindings_) {
-      directory_->Set(binding->def().id(),
-                      system.spawn<HostActor>(binding.get(), directory_.get(), monitor_.get()));
+      ActorTracer* tracer = trace_ ? trace_->tracer(binding->def().id()) : nullptr;
+      directory_->Set(binding->def().id(), system.spawn<HostActor>(binding.get(), directory_.get(),
+                                                                   monitor_.get(), tracer));
     }
+    if (trace_) trace_->Started();
     started_at_ = Clock::now();
+    {
+      std::lock_guard<std::mutex> lock(running_mutex_);
+      running_system_ = &system;
+    }
     for (int64_t id = 0; id < directory_->size(); ++id) {
       caf::anon_send(directory_->Get(id), start_atom_v);
     }
     status = WaitForEnd(system);
     if (!status.ok()) StopActors();
     system.await_all_actors_done();
+    {
+      std::lock_guard<std::mutex> lock(running_mutex_);  // Waits for a DescribeWaits.
+      running_system_ = nullptr;
+    }
     // Handles die before the system they belong to.
     directory_->Clear();
   }
+  run_status_ = status;
   return status;
+}
+
+StatusOr<JobWaitStates> Job::DescribeWaits(std::chrono::milliseconds timeout) {
+  std::lock_guard<std::mutex> lock(running_mutex_);
+  if (running_system_ == nullptr || monitor_->all_finished() || monitor_->failed()) {
+    return FailedPreconditionError("job '" + plan_.job_name() + "' is not running");
+  }
+  JobWaitStates states = CollectWaitStates(*running_system_, timeout);
+  // Spawning and sending from a thread CAF does not own makes CAF 0.17 keep a reference to the
+  // system's logger in that thread's thread-local storage, and the actor_system destructor
+  // waits until the logger is destroyed: it would wait forever. Drop the reference.
+  caf::logger::set_current_actor_system(nullptr);
+  return states;
+}
+
+void Job::Cancel(const std::string& reason) {
+  monitor_->Fail(CancelledError(reason));
+}
+
+std::optional<trace::TraceLog> Job::TakeTrace() {
+  if (!trace_ || !ran_) return std::nullopt;
+  std::optional<trace::TraceLog> log =
+      trace_->TakeLog(run_status_.ok() ? "ok" : run_status_.ToString());
+  trace_.reset();
+  return log;
 }
 
 Status Job::WaitForEnd(caf::actor_system& system) {
@@ -159,47 +232,58 @@ void Job::ReportSteps() {
   }
 }
 
-Status Job::DescribeStall(caf::actor_system& system, std::chrono::duration<double> idle) {
-  caf::scoped_actor self{system};
-  caf::actor reply_to = caf::actor_cast<caf::actor>(self);
+JobWaitStates Job::CollectWaitStates(caf::actor_system& system, Clock::duration timeout) {
+  // The answers go to a small actor spawned for this question, which hands them to this thread
+  // (the job's, or a diagnosing one) through the inbox: no blocking actor on a thread CAF does
+  // not own. Shared because the actor may handle a late answer after this call returned, until
+  // its exit message arrives.
+  auto inbox = std::make_shared<WaitReportInbox>();
+  caf::actor collector = system.spawn<WaitReportCollector>(inbox);
   std::vector<int64_t> unfinished;
   for (const auto& binding : bindings_) {
     if (binding->finished.load()) continue;
     unfinished.push_back(binding->def().id());
-    caf::anon_send(directory_->Get(binding->def().id()), describe_wait_atom_v, reply_to);
+    caf::anon_send(directory_->Get(binding->def().id()), describe_wait_atom_v, collector);
   }
   std::map<int64_t, WaitReport> reports;
-  Clock::time_point deadline = Clock::now() + kWaitReportTimeout;
-  bool timed_out = false;
-  while (reports.size() < unfinished.size() && !timed_out) {
-    auto remaining = std::max<Clock::duration>(deadline - Clock::now(), Clock::duration::zero());
-    self->receive([&](WaitReport& report) { reports[report.actor] = std::move(report); },
-                  caf::after(std::chrono::duration_cast<caf::timespan>(remaining)) >>
-                      [&] { timed_out = true; });
+  {
+    std::unique_lock<std::mutex> lock(inbox->mutex);
+    inbox->arrived.wait_for(lock, timeout,
+                            [&] { return inbox->reports.size() >= unfinished.size(); });
+    reports = inbox->reports;
   }
-  char idle_text[32];
-  std::snprintf(idle_text, sizeof(idle_text), "%.2f", idle.count());
-  std::string text = "job stalled: no actor completed a firing for " + std::string(idle_text) +
-                     " s; " + std::to_string(unfinished.size()) + " of " +
-                     std::to_string(bindings_.size()) + " actors have not finished:";
-  int listed = 0;
+  caf::anon_send_exit(collector, caf::exit_reason::user_shutdown);
+  JobWaitStates states;
+  states.job_name = plan_.job_name();
+  states.elapsed_seconds = std::chrono::duration<double>(Clock::now() - started_at_).count();
+  states.completed_firings = completed_firings();
+  states.actors = static_cast<int64_t>(bindings_.size());
   for (int64_t id : unfinished) {
-    if (listed == kMaxReportedActors) {
-      text += "\n  ... and " + std::to_string(unfinished.size() - listed) + " more";
-      break;
-    }
     auto found = reports.find(id);
     if (found != reports.end()) {
-      text += "\n  " + DescribeWaitReport(plan_, found->second);
-    } else if (!bindings_[id]->finished.load()) {
-      text += "\n  " + bindings_[id]->display_name() +
-              ": did not answer (busy in a kernel, or its worker thread is blocked)";
-    } else {
-      continue;  // Finished while we asked.
+      if (static_cast<actors::WaitState::Kind>(found->second.kind) ==
+          actors::WaitState::Kind::kFinished) {
+        continue;  // Finished while we asked.
+      }
+      states.waits.push_back(DescribeActorWait(plan_, found->second));
+    } else if (!bindings_[static_cast<size_t>(id)]->finished.load()) {
+      states.waits.push_back(DescribeSilentActor(
+          plan_, id, bindings_[static_cast<size_t>(id)]->completed_firings.load()));
     }
-    ++listed;
   }
-  return DeadlineExceededError(text);
+  states.unfinished = static_cast<int64_t>(states.waits.size());
+  return states;
+}
+
+Status Job::DescribeStall(caf::actor_system& system, std::chrono::duration<double> idle) {
+  JobWaitStates states =
+      CollectWaitStates(system, std::chrono::duration_cast<Clock::duration>(kWaitReportTimeout));
+  char idle_text[32];
+  std::snprintf(idle_text, sizeof(idle_text), "%.2f", idle.count());
+  return DeadlineExceededError("job stalled: no actor completed a firing for " +
+                               std::string(idle_text) + " s; " + std::to_string(states.unfinished) +
+                               " of " + std::to_string(states.actors) +
+                               " actors have not finished:" + states.Lines(kMaxReportedActors));
 }
 
 void Job::StopActors() {

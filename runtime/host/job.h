@@ -12,7 +12,12 @@
 //     report.
 // In every case every CAF thread and kernel thread has been joined when Run returns.
 //
-// Threading: Create and Run on one thread; on_step runs on that thread too.
+// While Run runs, another thread may ask what every actor waits for (DescribeWaits: live
+// diagnosis) or stop the job (Cancel). A traced job (JobOptions::trace) hands over its trace
+// after Run (TakeTrace), also when the run failed.
+//
+// Threading: Create, Run and TakeTrace on one thread; on_step runs on that thread too.
+// DescribeWaits and Cancel from any thread.
 #ifndef SOFTWIRE_RUNTIME_HOST_JOB_H_
 #define SOFTWIRE_RUNTIME_HOST_JOB_H_
 
@@ -21,6 +26,9 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "actors/actor_description.h"
@@ -31,6 +39,8 @@
 #include "runtime/host/caf_options.h"
 #include "runtime/host/device.h"
 #include "runtime/host/job_monitor.h"
+#include "runtime/host/job_trace.h"
+#include "runtime/host/stall_report.h"
 #include "runtime/host/step_collector.h"
 
 namespace softwire {
@@ -45,6 +55,8 @@ struct JobOptions {
   std::chrono::steady_clock::duration stall_timeout = std::chrono::seconds(60);
   // Called once per completed step, in step order, on the thread that calls Run.
   std::function<void(const CollectedStep&)> on_step;
+  // Whether and what to trace.
+  TraceOptions trace;
 };
 
 class Job {
@@ -66,6 +78,18 @@ class Job {
   // Firings completed by every actor together (after Run: the whole job's).
   int64_t completed_firings() const;
 
+  // What every unfinished actor waits for, asked of the actors themselves (each answers
+  // between two of its messages, so a kernel that runs for long answers late), waiting at most
+  // `timeout` for the answers; an actor that did not answer is listed as such. Thread-safe.
+  // FailedPrecondition when the job is not running (before Run, or once its actors stopped).
+  StatusOr<JobWaitStates> DescribeWaits(std::chrono::milliseconds timeout);
+  // Stops a running job: Run returns Cancelled with `reason`. Thread-safe; no effect once the
+  // job ended.
+  void Cancel(const std::string& reason);
+  // After Run, for a traced job: everything recorded, with how the run ended. Empty for an
+  // untraced job, or when already taken.
+  std::optional<trace::TraceLog> TakeTrace();
+
  private:
   Job(const proto::Plan& plan, JobOptions options);
 
@@ -73,6 +97,9 @@ class Job {
   // Hands the steps completed since the last call to options_.on_step, in order.
   void ReportSteps();
   Status DescribeStall(caf::actor_system& system, std::chrono::duration<double> idle);
+  // Asks every unfinished actor what it waits for and waits up to `timeout` for the answers.
+  JobWaitStates CollectWaitStates(caf::actor_system& system,
+                                  std::chrono::steady_clock::duration timeout);
   void StopActors();
   bool AnyFiringInFlight() const;
   int CpuDevices() const;
@@ -86,9 +113,15 @@ class Job {
   std::vector<std::unique_ptr<Device>> devices_;
   RegisterSlots slots_;
   std::vector<std::unique_ptr<ActorBinding>> bindings_;
+  std::unique_ptr<JobTrace> trace_;  // Null when the job is not traced.
   std::chrono::steady_clock::time_point started_at_;
   int64_t reported_steps_ = 0;
   bool ran_ = false;
+  Status run_status_;
+  // The running system, for DescribeWaits; null before and after Run's actors live. Held by
+  // DescribeWaits for its whole question, so Run's shutdown waits for it.
+  std::mutex running_mutex_;
+  caf::actor_system* running_system_ = nullptr;  // Guarded by running_mutex_.
 };
 
 }  // namespace runtime

@@ -92,6 +92,7 @@ StatusOr<std::unique_ptr<LoadedPlan>> LoadedPlan::Load(const proto::Plan& plan,
   job_options.caf = options.caf;
   job_options.device.kernel_threads = options.kernel_threads;
   job_options.kernels.cpu = cpu;
+  job_options.trace = options.trace;
   job_options.stall_timeout =
       options.stall_timeout_seconds > 0
           ? std::chrono::duration_cast<Clock::duration>(
@@ -130,9 +131,23 @@ const proto::Plan& LoadedPlan::plan() const {
   return plan_;
 }
 
+StatusOr<JobWaitStates> LoadedPlan::DescribeWaits(std::chrono::milliseconds timeout) {
+  return job_->DescribeWaits(timeout);
+}
+
+void LoadedPlan::Cancel(const std::string& reason) {
+  job_->Cancel(reason);
+}
+
+std::optional<trace::TraceLog> LoadedPlan::TakeTrace() {
+  return job_->TakeTrace();
+}
+
 StatusOr<RunResult> RunPlan(const proto::Plan& plan, const RunOptions& options) {
   SOFTWIRE_ASSIGN_OR_RETURN(std::unique_ptr<LoadedPlan> loaded, LoadedPlan::Load(plan, options));
-  return loaded->Run();
+  StatusOr<RunResult> result = loaded->Run();
+  if (result.ok()) result->trace = loaded->TakeTrace();
+  return result;
 }
 
 }  // namespace runtime

@@ -16,10 +16,12 @@
 #ifndef SOFTWIRE_RUNTIME_HOST_JOB_RUNNER_H_
 #define SOFTWIRE_RUNTIME_HOST_JOB_RUNNER_H_
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,7 +29,10 @@
 #include "base/status.h"
 #include "proto/plan.pb.h"
 #include "runtime/host/caf_options.h"
+#include "runtime/host/job_trace.h"
+#include "runtime/host/stall_report.h"
 #include "runtime/kernels/kernel.h"
+#include "trace/trace_model.h"
 
 namespace softwire {
 namespace runtime {
@@ -64,6 +69,8 @@ struct RunOptions {
   // Kernels of cpu devices. Null: every cpu kernel (RegisterCpuKernels). Tests inject their
   // own. Borrowed; must outlive the call.
   const KernelRegistry* cpu_kernels = nullptr;
+  // Record an actor trace (docs/TRACING.md). Off: one predictable branch per hook.
+  TraceOptions trace;
 };
 
 // Memory of one device.
@@ -80,6 +87,8 @@ struct RunResult {
   std::vector<DeviceMemory> memory;  // Plan device order.
   double seconds = 0;                // Wall time from the actors' start to the end.
   int64_t firings = 0;               // Kernel firings of all actors together.
+  // The raw trace when RunOptions::trace.enabled (trace::BuildTraceModel analyses it).
+  std::optional<trace::TraceLog> trace;
 };
 
 // Loads `plan` and runs it once: LoadedPlan::Load, then Run.
@@ -102,6 +111,14 @@ class LoadedPlan {
 
   // Runs the plan to its end. Call at most once.
   StatusOr<RunResult> Run();
+
+  // While Run runs, from any thread: what every unfinished actor waits for (Job::DescribeWaits),
+  // and a way to stop the run (Run then returns Cancelled with `reason`).
+  StatusOr<JobWaitStates> DescribeWaits(std::chrono::milliseconds timeout);
+  void Cancel(const std::string& reason);
+  // After Run (also a failed one), for a traced run: its trace. Run leaves it here; RunPlan
+  // moves it into RunResult::trace.
+  std::optional<trace::TraceLog> TakeTrace();
 
   // The plan as it runs (after the steps override).
   const proto::Plan& plan() const;

@@ -135,16 +135,17 @@ TEST_F(JobRunnerTest, AStalledPlanIsReportedWithWhatEachActorWaitsFor) {
   const std::string& report = result.status().message();
   EXPECT_EQ(result.status().code(), StatusCode::kDeadlineExceeded) << report;
   EXPECT_NE(report.find("job stalled"), std::string::npos) << report;
-  EXPECT_NE(report.find("actor 'a' (compute) at firing 0: starved: needs fill 0 of register "
-                        "'b_out' from actor 'b'"),
+  EXPECT_NE(report.find("actor 'a' (compute) on node0/cpu:0 at firing 0 (piece 0): starved: "
+                        "needs fill 0 (piece 0) of register 'b_out' from actor 'b'"),
             std::string::npos)
       << report;
-  EXPECT_NE(report.find("actor 'b' (compute) at firing 0: starved: needs fill 0 of register "
-                        "'a_out' from actor 'a'"),
+  EXPECT_NE(report.find("actor 'b' (compute) on node0/cpu:0 at firing 0 (piece 0): starved: "
+                        "needs fill 0 (piece 0) of register 'a_out' from actor 'a'"),
             std::string::npos)
       << report;
-  EXPECT_NE(report.find("actor 'source' (source) at firing 1: blocked: no free slot in register "
-                        "'x'; fill 0 is still held by actor 'a'"),
+  EXPECT_NE(report.find("actor 'source' (source) on node0/cpu:0 at firing 1 (piece 1): blocked: "
+                        "no free slot in register 'x'; fill 0 (piece 0) is still held by "
+                        "actor 'a'"),
             std::string::npos)
       << report;
   EXPECT_LT(SecondsSince(start), 3.0);

@@ -5,6 +5,8 @@
 #include <exception>
 #include <string>
 
+#include "runtime/host/trace_clock.h"
+
 namespace softwire {
 namespace runtime {
 
@@ -50,7 +52,12 @@ Status StrandQueue::Run(const LaunchRequest& request) const {
   // Kernels return Status and must not throw; if one does anyway (std::bad_alloc), the
   // exception must not unwind through the strand, which would stay held forever.
   try {
-    return request.kernel->Run(*request.context);
+    if (request.times == nullptr) return request.kernel->Run(*request.context);
+    // Traced: read while holding the strand, so a queue's slices never overlap.
+    request.times->start.store(TraceClock::Now(), std::memory_order_relaxed);
+    Status status = request.kernel->Run(*request.context);
+    request.times->end.store(TraceClock::Now(), std::memory_order_release);
+    return status;
   } catch (const std::exception& exception) {
     return InternalError(std::string("kernel threw: ") + exception.what());
   } catch (...) {

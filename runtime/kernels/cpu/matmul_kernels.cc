@@ -1,10 +1,16 @@
 // matmul and batch_matmul (docs/OPS.md) on OpenBLAS sgemm. docs/KERNELS.md records why
 // OpenBLAS (and not oneDNN) and how the shapes of the MLP's products perform.
 //
-// Parallelism: sgemm uses OpenBLAS's own thread pool (SetBlasThreads), not the device's
-// ParallelRunner. batch_matmul of many small matrices is the exception: OpenBLAS runs a product
-// below 64^3 multiply-adds on one thread anyway, so those batches are spread over the runner
-// with one sgemm per matrix.
+// Parallelism, two ways:
+// - OpenBLAS with several threads (SetBlasThreads(n > 1)): each product is one sgemm call and
+//   OpenBLAS's own pool splits it.
+// - OpenBLAS single-threaded (SetBlasThreads(1)): a product of at least 64^3 multiply-adds is
+//   cut into bands of rows (or of columns, when c is short and wide) and each of the device
+//   runner's threads multiplies its bands with its own sgemm call. No second thread pool then
+//   competes with the runner's, and the kernels that follow a matmul do not share the cores with
+//   OpenBLAS's spinning workers (docs/KERNELS.md measures both).
+// batch_matmul of many small matrices spreads the batch over the runner either way: OpenBLAS
+// runs a product below 64^3 multiply-adds on one thread anyway.
 #include <cblas.h>
 
 #include <algorithm>
@@ -194,7 +200,10 @@ class BatchMatmulKernel final : public Kernel {
     if (work < kBlasSingleThreadWork) {
       ParallelFor(context.parallel, batch_, MinChunkFor(work), multiply);
     } else {
-      multiply(0, batch_);  // Each product is large enough for OpenBLAS's threads.
+      for (int64_t index = 0; index < batch_; ++index) {  // Each product is worth splitting.
+        gemm_.RunParallel(context.parallel, a + index * gemm_.a_elements(),
+                          b + index * gemm_.b_elements(), c + index * gemm_.c_elements());
+      }
     }
     return Status::Ok();
   }

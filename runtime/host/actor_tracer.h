@@ -1,0 +1,88 @@
+// ActorTracer: records one hosted actor's firings (trace/trace_event.h) into its own
+// TraceWriter: when each launched, when its kernel ran, and what let it launch.
+//
+// The HostActor calls it only when the job is traced (its pointer is null otherwise), from its
+// own handlers, one at a time, so the writer needs no lock. It reads no clock itself except
+// for a launch its queue deferred: the queue stamps kernel start and end into times(). Readies
+// and Releases are not recorded: they leave when the firing that sends them ends, so the
+// analysis (trace/trace_model.h) derives them from the firings.
+//
+// Cause: the message whose handling launched a firing is what let it launch (a Ready: its
+// input; a Release: its slot); a launch from a completion is caused by that previous firing;
+// firing 0 of an actor that needs nothing is caused by the start. The host hands the message
+// over at the launch, so tracing costs nothing per message.
+//
+// Step window: only the firings of the recorded steps are recorded.
+#ifndef SOFTWIRE_RUNTIME_HOST_ACTOR_TRACER_H_
+#define SOFTWIRE_RUNTIME_HOST_ACTOR_TRACER_H_
+
+#include <cstdint>
+#include <limits>
+
+#include "actors/actor_protocol.h"
+#include "runtime/host/device_queue.h"
+#include "runtime/host/host_messages.h"
+#include "trace/trace_event.h"
+#include "trace/trace_recorder.h"
+
+namespace softwire {
+namespace runtime {
+
+class ActorTracer {
+ public:
+  // `writer` and `description` are borrowed and outlive the tracer.
+  ActorTracer(trace::TraceWriter* writer, const actors::ActorDescription* description,
+              int64_t pieces_per_step, const trace::StepWindow& window);
+
+  // Where the queue stamps the running firing's kernel times.
+  FiringTimes* times() { return &times_; }
+
+  // The actor starts: a launch before any message or completion is caused by the start.
+  void NoteStart() { cause_ = Cause{trace::CauseKind::kStart, -1, -1, -1}; }
+
+  // The protocol launched `firing`; the queue is about to run it. `message` is the Ready or
+  // Release whose handling launched it, or null when a start or a completion did.
+  void BeforeLaunch(int64_t firing, const PeerMessage* message) {
+    if (message == nullptr) {
+      launch_cause_ = cause_;
+    } else if (message->type == PeerMessage::kReady) {
+      launch_cause_ = Cause{trace::CauseKind::kInput, message->from, message->ready.register_id,
+                            message->ready.sequence};
+    } else {
+      launch_cause_ = Cause{trace::CauseKind::kSlot, message->from, message->release.register_id,
+                            message->release.sequence};
+    }
+    times_.start.store(-1, std::memory_order_relaxed);
+    times_.end.store(-1, std::memory_order_relaxed);
+    launching_ = firing;
+  }
+  // The queue ran it inline (it launched when it started) or deferred it (it launched now).
+  void LaunchRanInline() { launch_ = times_.start.load(std::memory_order_relaxed); }
+  void LaunchDeferred();
+
+  // The firing completed successfully: records it. A launch that follows is caused by it.
+  void FiringCompleted(int64_t firing);
+
+ private:
+  struct Cause {
+    trace::CauseKind kind = trace::CauseKind::kNone;
+    int64_t actor = -1;
+    int64_t register_id = -1;
+    int64_t sequence = -1;
+  };
+
+  trace::TraceWriter* const writer_;
+  const int32_t id_;
+  int64_t first_firing_ = 0;  // Firings [first_firing_, end_firing_) are recorded.
+  int64_t end_firing_ = std::numeric_limits<int64_t>::max();
+  FiringTimes times_;
+  Cause cause_;
+  Cause launch_cause_;
+  int64_t launching_ = -1;
+  int64_t launch_ = -1;
+};
+
+}  // namespace runtime
+}  // namespace softwire
+
+#endif  // SOFTWIRE_RUNTIME_HOST_ACTOR_TRACER_H_

@@ -1,0 +1,502 @@
+#include "trace/trace_summary.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <limits>
+#include <map>
+#include <set>
+
+namespace softwire {
+namespace trace {
+namespace {
+
+constexpr double kNanos = 1e-9;
+
+struct Range {
+  TimeNs start;
+  TimeNs end;
+};
+
+// Total length of the union of `ranges` clipped to [from, to).
+TimeNs CoveredTime(std::vector<Range> ranges, TimeNs from, TimeNs to) {
+  std::sort(ranges.begin(), ranges.end(),
+            [](const Range& a, const Range& b) { return a.start < b.start; });
+  TimeNs covered = 0;
+  TimeNs reached = from;
+  for (const Range& range : ranges) {
+    const TimeNs start = std::max(range.start, reached);
+    const TimeNs end = std::min(range.end, to);
+    if (end > start) {
+      covered += end - start;
+      reached = end;
+    }
+  }
+  return covered;
+}
+
+std::string Percent(double share) {
+  char text[16];
+  std::snprintf(text, sizeof(text), "%5.1f%%", 100.0 * share);
+  return text;
+}
+
+std::string Pad(std::string text, size_t width) {
+  if (text.size() < width) text.append(width - text.size(), ' ');
+  return text;
+}
+
+class Summarizer {
+ public:
+  explicit Summarizer(const TraceModel& model) : model_(model), plan_(model.plan) {}
+
+  TraceSummary Run() {
+    summary_.firings = static_cast<int64_t>(model_.firings.size());
+    summary_.span_seconds = (model_.span_end() - model_.span_begin()) * kNanos;
+    IndexFirings();
+    Steps();
+    Devices();
+    Actors();
+    CriticalPath();
+    Bubble();
+    Memory();
+    return std::move(summary_);
+  }
+
+ private:
+  void IndexFirings() {
+    by_actor_.assign(plan_.actors.size(), {});
+    for (size_t i = 0; i < model_.firings.size(); ++i) {
+      const FiringRecord& firing = model_.firings[i];
+      by_actor_[static_cast<size_t>(firing.actor)].emplace_back(firing.firing, i);
+    }
+    for (auto& list : by_actor_) std::sort(list.begin(), list.end());
+  }
+
+  // model_.firings index of (actor, firing), or -1.
+  int64_t Find(int32_t actor, int64_t firing) const {
+    if (actor < 0 || actor >= static_cast<int32_t>(by_actor_.size())) return -1;
+    const auto& list = by_actor_[static_cast<size_t>(actor)];
+    auto found = std::lower_bound(list.begin(), list.end(), std::make_pair(firing, size_t{0}));
+    if (found == list.end() || found->first != firing) return -1;
+    return static_cast<int64_t>(found->second);
+  }
+
+  // The pipeline is the compute actors when the plan has some (sources, variables and
+  // optimizer updates run ahead or behind the stages and are not stages), else every actor.
+  // Step spans are measured on the pipeline's firings.
+  bool InPipeline(const FiringRecord& firing) const {
+    return !has_compute_ || plan_.actors[static_cast<size_t>(firing.actor)].kind == "compute";
+  }
+
+  void Steps() {
+    for (const ActorFacts& actor : plan_.actors) has_compute_ |= actor.kind == "compute";
+    if (model_.firings.empty()) return;
+    int64_t first = std::numeric_limits<int64_t>::max();
+    int64_t last = std::numeric_limits<int64_t>::min();
+    for (const FiringRecord& firing : model_.firings) {
+      const int64_t step = model_.StepOf(firing);
+      first = std::min(first, step);
+      last = std::max(last, step);
+    }
+    summary_.first_step = first;
+    summary_.end_step = last + 1;
+    summary_.first_steady_step = summary_.end_step - first >= 2 ? first + 1 : first;
+    steady_from_ = std::numeric_limits<TimeNs>::max();
+    steady_to_ = std::numeric_limits<TimeNs>::min();
+    for (const FiringRecord& firing : model_.firings) {
+      if (model_.StepOf(firing) < summary_.first_steady_step || !InPipeline(firing)) continue;
+      steady_from_ = std::min(steady_from_, firing.start);
+      steady_to_ = std::max(steady_to_, firing.end);
+    }
+    summary_.steady_seconds = std::max<TimeNs>(0, steady_to_ - steady_from_) * kNanos;
+  }
+
+  void Devices() {
+    std::vector<std::vector<Range>> busy(plan_.devices.size());
+    for (const FiringRecord& firing : model_.firings) {
+      const size_t device =
+          static_cast<size_t>(plan_.actors[static_cast<size_t>(firing.actor)].device);
+      busy[device].push_back(Range{firing.start, firing.end});
+    }
+    const TimeNs begin = model_.span_begin();
+    const TimeNs end = model_.span_end();
+    for (size_t d = 0; d < plan_.devices.size(); ++d) {
+      DeviceUsage usage;
+      usage.device = static_cast<int32_t>(d);
+      const TimeNs covered = CoveredTime(busy[d], begin, end);
+      usage.busy_seconds = covered * kNanos;
+      usage.utilization = end > begin ? static_cast<double>(covered) / (end - begin) : 0;
+      if (steady_to_ > steady_from_) {
+        usage.steady_utilization =
+            static_cast<double>(CoveredTime(busy[d], steady_from_, steady_to_)) /
+            (steady_to_ - steady_from_);
+      }
+      summary_.devices.push_back(usage);
+    }
+  }
+
+  void Actors() {
+    const double span = std::max<TimeNs>(1, model_.span_end() - model_.span_begin());
+    std::vector<ActorUsage> actors(plan_.actors.size());
+    for (size_t a = 0; a < actors.size(); ++a) actors[a].actor = static_cast<int32_t>(a);
+    for (const FiringRecord& firing : model_.firings) {
+      ActorUsage& usage = actors[static_cast<size_t>(firing.actor)];
+      ++usage.firings;
+      usage.busy_seconds += (firing.end - firing.start) * kNanos;
+      usage.busy += (firing.end - firing.start) / span;
+    }
+    for (const WaitRecord& wait : model_.waits) {
+      ActorUsage& usage = actors[static_cast<size_t>(wait.actor)];
+      const double share = (wait.end - wait.start) / span;
+      switch (wait.kind) {
+        case WaitKind::kStarved:
+          usage.starved += share;
+          break;
+        case WaitKind::kBlocked:
+          usage.blocked += share;
+          break;
+        case WaitKind::kQueued:
+          usage.queued += share;
+          break;
+      }
+    }
+    summary_.actors = std::move(actors);
+  }
+
+  // What let firing `index` start, as a firing: the one its queue ran before it when it
+  // waited for the queue, else the one that sent its cause. -1 when unknown or not recorded.
+  int64_t Predecessor(size_t index) const {
+    const FiringRecord& firing = model_.firings[index];
+    const ActorFacts& actor = plan_.actors[static_cast<size_t>(firing.actor)];
+    if (firing.start > firing.launch) {
+      // The firing of the same device that ended last before this one started, if it ended
+      // after this one could have launched: the queue was busy with it.
+      const std::vector<size_t>& list = device_firings_[static_cast<size_t>(actor.device)];
+      auto after = std::upper_bound(
+          list.begin(), list.end(), firing.start,
+          [this](TimeNs time, size_t other) { return time < model_.firings[other].end; });
+      while (after != list.begin()) {
+        --after;
+        if (*after == index) continue;
+        if (model_.firings[*after].end > firing.launch) return static_cast<int64_t>(*after);
+        break;
+      }
+    }
+    // The cause is the message the actor handled last before the launch; but a message that
+    // waited in the mailbox while the actor was still busy did not hold it up. So: whichever
+    // ended last of the cause's firing and the actor's own previous firing.
+    const Cause& cause = firing.cause;
+    std::vector<int64_t> candidates = {Find(firing.actor, firing.firing - 1)};
+    switch (cause.kind) {
+      case CauseKind::kPreviousFiring:
+        break;
+      case CauseKind::kInput:
+      case CauseKind::kSlot: {
+        if (cause.register_id < 0 ||
+            cause.register_id >= static_cast<int32_t>(plan_.registers.size()) || cause.actor < 0 ||
+            cause.actor >= static_cast<int32_t>(plan_.actors.size())) {
+          break;
+        }
+        const RegisterFacts& reg = plan_.registers[static_cast<size_t>(cause.register_id)];
+        const int64_t sender_period = plan_.actors[static_cast<size_t>(cause.actor)].period;
+        if (cause.kind == CauseKind::kInput) {
+          candidates.push_back(
+              Find(cause.actor, CompletingFiring(cause.sequence, sender_period, reg.period)));
+          if (reg.phase1_consumer == firing.actor) {
+            // An in-place writer's Ready leaves when the last reader released the fill.
+            for (int32_t reader : reg.consumers) {
+              const int64_t period = plan_.actors[static_cast<size_t>(reader)].period;
+              candidates.push_back(
+                  Find(reader, ReleasingFiring(cause.sequence, period, reg.period)));
+            }
+          }
+        } else {
+          candidates.push_back(
+              Find(cause.actor, ReleasingFiring(cause.sequence, sender_period, reg.period)));
+        }
+        break;
+      }
+      case CauseKind::kStart:
+      case CauseKind::kNone:
+        break;
+    }
+    int64_t best = -1;
+    for (int64_t candidate : candidates) {
+      if (candidate < 0 || static_cast<size_t>(candidate) == index) continue;
+      const FiringRecord& other = model_.firings[static_cast<size_t>(candidate)];
+      if (other.end > firing.start) continue;
+      if (best < 0 || other.end > model_.firings[static_cast<size_t>(best)].end) best = candidate;
+    }
+    return best;
+  }
+
+  void CriticalPath() {
+    if (model_.firings.empty()) return;
+    device_firings_.assign(plan_.devices.size(), {});
+    for (size_t i = 0; i < model_.firings.size(); ++i) {
+      const ActorFacts& actor = plan_.actors[static_cast<size_t>(model_.firings[i].actor)];
+      device_firings_[static_cast<size_t>(actor.device)].push_back(i);
+    }
+    for (std::vector<size_t>& list : device_firings_) {
+      std::sort(list.begin(), list.end(), [this](size_t a, size_t b) {
+        return model_.firings[a].end < model_.firings[b].end;
+      });
+    }
+    size_t last = 0;
+    for (size_t i = 1; i < model_.firings.size(); ++i) {
+      if (model_.firings[i].end > model_.firings[last].end) last = i;
+    }
+    std::vector<bool> visited(model_.firings.size(), false);
+    std::vector<size_t> path;
+    for (int64_t current = static_cast<int64_t>(last);
+         current >= 0 && !visited[static_cast<size_t>(current)];
+         current = Predecessor(static_cast<size_t>(current))) {
+      visited[static_cast<size_t>(current)] = true;
+      path.push_back(static_cast<size_t>(current));
+    }
+    std::reverse(path.begin(), path.end());
+    summary_.critical_path = path;
+    std::map<int32_t, double> by_actor;
+    for (size_t index : path) {
+      const FiringRecord& firing = model_.firings[index];
+      const double busy = (firing.end - firing.start) * kNanos;
+      summary_.path_busy_seconds += busy;
+      by_actor[firing.actor] += busy;
+      if (summary_.path_segments.empty() || summary_.path_segments.back().actor != firing.actor) {
+        summary_.path_segments.push_back(PathSegment{firing.actor, firing.firing, 0, 0});
+      }
+      ++summary_.path_segments.back().firings;
+      summary_.path_segments.back().busy_seconds += busy;
+    }
+    summary_.path_seconds =
+        (model_.firings[path.back()].end - model_.firings[path.front()].start) * kNanos;
+    for (const auto& [actor, seconds] : by_actor) {
+      if (seconds > summary_.bottleneck_seconds || summary_.bottleneck < 0) {
+        summary_.bottleneck = actor;
+        summary_.bottleneck_seconds = seconds;
+      }
+    }
+  }
+
+  void Bubble() {
+    summary_.stages = plan_.stages();
+    summary_.pieces_per_step = plan_.pieces_per_step;
+    const double p = summary_.stages;
+    const double m = static_cast<double>(plan_.pieces_per_step);
+    summary_.bubble_formula = (p - 1) / (m + p - 1);
+    if (model_.firings.empty()) return;
+    std::vector<std::vector<Range>> busy(plan_.devices.size());
+    struct StepSpan {
+      TimeNs start = std::numeric_limits<TimeNs>::max();
+      TimeNs end = std::numeric_limits<TimeNs>::min();
+      std::set<int32_t> devices;
+    };
+    std::map<int64_t, StepSpan> steps;
+    for (const FiringRecord& firing : model_.firings) {
+      if (!InPipeline(firing)) continue;
+      const int32_t device = plan_.actors[static_cast<size_t>(firing.actor)].device;
+      busy[static_cast<size_t>(device)].push_back(Range{firing.start, firing.end});
+      const int64_t step = model_.StepOf(firing);
+      if (step < summary_.first_steady_step) continue;
+      StepSpan& span = steps[step];
+      span.start = std::min(span.start, firing.start);
+      span.end = std::max(span.end, firing.end);
+      span.devices.insert(device);
+    }
+    double idle = 0;
+    double total = 0;
+    for (const auto& [step, span] : steps) {
+      if (span.end <= span.start) continue;
+      for (int32_t device : span.devices) {
+        const TimeNs length = span.end - span.start;
+        idle += static_cast<double>(
+            length - CoveredTime(busy[static_cast<size_t>(device)], span.start, span.end));
+        total += static_cast<double>(length);
+      }
+    }
+    if (total > 0) summary_.bubble_measured = idle / total;
+  }
+
+  void Memory() {
+    std::vector<int64_t> current(plan_.devices.size(), 0);
+    std::vector<int64_t> high(plan_.devices.size(), 0);
+    std::vector<int32_t> occupied(plan_.registers.size(), 0);
+    for (const CounterRecord& counter : model_.counters) {
+      const RegisterFacts& reg = plan_.registers[static_cast<size_t>(counter.register_id)];
+      const size_t device = static_cast<size_t>(reg.device);
+      current[device] += (counter.occupied - occupied[static_cast<size_t>(counter.register_id)]) *
+                         reg.bytes_per_slot;
+      occupied[static_cast<size_t>(counter.register_id)] = counter.occupied;
+      high[device] = std::max(high[device], current[device]);
+    }
+    for (size_t d = 0; d < plan_.devices.size(); ++d) {
+      MemoryUsage usage;
+      usage.device = static_cast<int32_t>(d);
+      usage.register_high_water = high[d];
+      for (const ActorFacts& actor : plan_.actors) {
+        if (actor.device == static_cast<int32_t>(d)) {
+          usage.fixed_bytes += actor.workspace_bytes + actor.state_bytes;
+        }
+      }
+      usage.high_water = usage.register_high_water + usage.fixed_bytes;
+      usage.planned_bytes = plan_.devices[d].planned_bytes;
+      summary_.memory.push_back(usage);
+    }
+  }
+
+  const TraceModel& model_;
+  const PlanFacts& plan_;
+  TraceSummary summary_;
+  std::vector<std::vector<std::pair<int64_t, size_t>>> by_actor_;
+  std::vector<std::vector<size_t>> device_firings_;
+  TimeNs steady_from_ = 0;
+  TimeNs steady_to_ = 0;
+  bool has_compute_ = false;
+};
+
+std::string StepRange(int64_t first, int64_t end) {
+  if (end - first <= 1) return "step " + std::to_string(first);
+  return "steps " + std::to_string(first) + ".." + std::to_string(end - 1);
+}
+
+}  // namespace
+
+TraceSummary Summarize(const TraceModel& model) {
+  return Summarizer(model).Run();
+}
+
+std::string FormatSeconds(double seconds) {
+  char text[32];
+  if (seconds >= 1) {
+    std::snprintf(text, sizeof(text), "%.2f s", seconds);
+  } else if (seconds >= 1e-3) {
+    std::snprintf(text, sizeof(text), "%.2f ms", seconds * 1e3);
+  } else {
+    std::snprintf(text, sizeof(text), "%.1f us", seconds * 1e6);
+  }
+  return text;
+}
+
+std::string FormatBytes(int64_t bytes) {
+  char text[32];
+  if (bytes >= (int64_t{1} << 30)) {
+    std::snprintf(text, sizeof(text), "%.2f GiB", bytes / 1073741824.0);
+  } else if (bytes >= (int64_t{1} << 20)) {
+    std::snprintf(text, sizeof(text), "%.1f MiB", bytes / 1048576.0);
+  } else if (bytes >= 1024) {
+    std::snprintf(text, sizeof(text), "%.1f KiB", bytes / 1024.0);
+  } else {
+    std::snprintf(text, sizeof(text), "%lld B", static_cast<long long>(bytes));
+  }
+  return text;
+}
+
+std::string FormatSummary(const TraceModel& model, const TraceSummary& summary) {
+  const PlanFacts& plan = model.plan;
+  const RecordingInfo& info = model.info;
+  std::string out;
+  char line[512];
+  std::snprintf(line, sizeof(line),
+                "trace of job '%s' (%s): %lld steps x %lld pieces; recorded %s, span %s, "
+                "%lld firings\n",
+                plan.job_name.c_str(), info.engine.c_str(), static_cast<long long>(plan.steps),
+                static_cast<long long>(plan.pieces_per_step),
+                info.window.all() ? "every step" : ("steps " + info.window.ToString()).c_str(),
+                FormatSeconds(summary.span_seconds).c_str(),
+                static_cast<long long>(summary.firings));
+  out += line;
+  if (info.events_dropped > 0) {
+    std::snprintf(line, sizeof(line),
+                  "warning: %lld events were dropped at the cap of %lld; the trace ends early\n",
+                  static_cast<long long>(info.events_dropped),
+                  static_cast<long long>(info.event_cap));
+    out += line;
+  }
+  if (!info.outcome.empty() && info.outcome != "ok") out += "run: " + info.outcome + "\n";
+
+  size_t width = 8;
+  for (const DeviceFacts& device : plan.devices) width = std::max(width, device.name.size());
+  for (const ActorFacts& actor : plan.actors) width = std::max(width, actor.name.size());
+  width = std::min<size_t>(width, 40);
+
+  out += "\ndevices: utilization over the span, and over the steady " +
+         StepRange(summary.first_steady_step, summary.end_step) + "\n";
+  for (const DeviceUsage& usage : summary.devices) {
+    out += "  " + Pad(plan.devices[static_cast<size_t>(usage.device)].name, width) + " " +
+           Percent(usage.utilization) + "  " + Percent(usage.steady_utilization) + "   busy " +
+           FormatSeconds(usage.busy_seconds) + "\n";
+  }
+
+  out += "\nactors: share of the span busy / starved / blocked / queued\n";
+  for (const ActorUsage& usage : summary.actors) {
+    const ActorFacts& actor = plan.actors[static_cast<size_t>(usage.actor)];
+    out += "  " + Pad(actor.name, width) + " " + Percent(usage.busy) + " " +
+           Percent(usage.starved) + " " + Percent(usage.blocked) + " " + Percent(usage.queued) +
+           "   " + actor.kind + ", " + std::to_string(usage.firings) + " firings on " +
+           plan.devices[static_cast<size_t>(actor.device)].name + "\n";
+  }
+
+  if (!summary.critical_path.empty()) {
+    std::snprintf(
+        line, sizeof(line), "\ncritical path: %zu firings over %s, %s of it in kernels (%.0f%%)\n",
+        summary.critical_path.size(), FormatSeconds(summary.path_seconds).c_str(),
+        FormatSeconds(summary.path_busy_seconds).c_str(),
+        summary.path_seconds > 0 ? 100 * summary.path_busy_seconds / summary.path_seconds : 0.0);
+    out += line;
+    // Time per actor on the path, most first.
+    std::map<int32_t, std::pair<int64_t, double>> by_actor;
+    for (const PathSegment& segment : summary.path_segments) {
+      by_actor[segment.actor].first += segment.firings;
+      by_actor[segment.actor].second += segment.busy_seconds;
+    }
+    std::vector<std::pair<int32_t, std::pair<int64_t, double>>> ranked(by_actor.begin(),
+                                                                       by_actor.end());
+    std::sort(ranked.begin(), ranked.end(),
+              [](const auto& a, const auto& b) { return a.second.second > b.second.second; });
+    for (const auto& [actor, totals] : ranked) {
+      std::snprintf(line, sizeof(line), "  %s %6lld firings  %s\n",
+                    Pad(plan.actors[static_cast<size_t>(actor)].name, width).c_str(),
+                    static_cast<long long>(totals.first), FormatSeconds(totals.second).c_str());
+      out += line;
+    }
+  }
+  if (summary.bottleneck >= 0) {
+    const ActorFacts& actor = plan.actors[static_cast<size_t>(summary.bottleneck)];
+    std::snprintf(line, sizeof(line),
+                  "bottleneck: actor '%s' (%s on %s), %s of kernel time on the critical path\n",
+                  actor.name.c_str(), actor.kind.c_str(),
+                  plan.devices[static_cast<size_t>(actor.device)].name.c_str(),
+                  FormatSeconds(summary.bottleneck_seconds).c_str());
+    out += line;
+  }
+
+  out += "\npipeline bubble: ";
+  if (summary.bubble_measured < 0) {
+    out += "not measured (no firings)";
+  } else if (summary.stages == 1) {
+    // One stage: no pipeline, so no bubble by the formula; what is measured is plain idle time.
+    std::snprintf(line, sizeof(line), "none (1 stage); the devices idled %.1f%% of each step",
+                  100 * summary.bubble_measured);
+    out += line;
+  } else {
+    std::snprintf(line, sizeof(line), "measured %.1f%% over the %s", 100 * summary.bubble_measured,
+                  StepRange(summary.first_steady_step, summary.end_step).c_str());
+    out += line;
+  }
+  std::snprintf(line, sizeof(line),
+                "; (p-1)/(m+p-1) = %.1f%% with p = %d stages, m = %lld pieces\n",
+                100 * summary.bubble_formula, summary.stages,
+                static_cast<long long>(summary.pieces_per_step));
+  out += line;
+
+  out += "\nmemory high-water per device (registers in use + workspaces and state) / planned\n";
+  for (const MemoryUsage& usage : summary.memory) {
+    out += "  " + Pad(plan.devices[static_cast<size_t>(usage.device)].name, width) + " " +
+           FormatBytes(usage.high_water) + " (" + FormatBytes(usage.register_high_water) + " + " +
+           FormatBytes(usage.fixed_bytes) + ") of " + FormatBytes(usage.planned_bytes) + "\n";
+  }
+  return out;
+}
+
+}  // namespace trace
+}  // namespace softwire

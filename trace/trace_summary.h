@@ -1,0 +1,103 @@
+// TraceSummary: where the time went, from a TraceModel (a run just recorded, or a file read).
+//
+//   - utilization of each device: time some queue of it ran a kernel, over the trace's span,
+//     and over the steady steps (every recorded step but the first, when there are several);
+//   - each actor's shares of the span: busy, starved, blocked, queued;
+//   - the critical path: from the firing that ended last, walk backwards to what let each
+//     firing start: when it waited for its device queue, the firing that queue ran before it;
+//     else whichever ended last of its recorded cause's firing (the producer that completed the
+//     fill, the consumer that released the slot) and its own previous firing (a message that
+//     sat in the mailbox while the actor was busy held nothing up). The bottleneck is the actor
+//     with the most kernel time on the path;
+//   - the pipeline bubble: the idle share of the devices within each steady step's span (from
+//     its first firing's start to its last firing's end), beside (p-1)/(m+p-1) with p the
+//     plan's stages and m its pieces per step;
+//   - memory high-water per device: the most register bytes in use at once (occupied slots x
+//     bytes per slot, summed over the device's registers) plus workspaces and actor state,
+//     beside the plan's planned bytes.
+#ifndef SOFTWIRE_TRACE_TRACE_SUMMARY_H_
+#define SOFTWIRE_TRACE_TRACE_SUMMARY_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "trace/trace_model.h"
+
+namespace softwire {
+namespace trace {
+
+struct DeviceUsage {
+  int32_t device = 0;
+  double busy_seconds = 0;
+  double utilization = 0;         // Busy over the span.
+  double steady_utilization = 0;  // Busy over the steady steps' span.
+};
+
+struct ActorUsage {
+  int32_t actor = 0;
+  int64_t firings = 0;
+  double busy_seconds = 0;
+  // Shares of the trace's span.
+  double busy = 0;
+  double starved = 0;
+  double blocked = 0;
+  double queued = 0;
+};
+
+// Consecutive firings of one actor on the critical path.
+struct PathSegment {
+  int32_t actor = 0;
+  int64_t first_firing = 0;
+  int64_t firings = 0;
+  double busy_seconds = 0;
+};
+
+struct MemoryUsage {
+  int32_t device = 0;
+  int64_t register_high_water = 0;  // Most register bytes in use at once.
+  int64_t fixed_bytes = 0;          // Workspaces and actor state of its actors.
+  int64_t high_water = 0;           // The two together.
+  int64_t planned_bytes = 0;
+};
+
+struct TraceSummary {
+  double span_seconds = 0;
+  int64_t firings = 0;
+  int64_t first_step = 0;  // Steps with recorded firings: [first_step, end_step).
+  int64_t end_step = 0;
+  int64_t first_steady_step = 0;  // The steady steps: [first_steady_step, end_step).
+  double steady_seconds = 0;
+
+  std::vector<DeviceUsage> devices;  // Plan order.
+  std::vector<ActorUsage> actors;    // Plan order.
+
+  std::vector<size_t> critical_path;  // Indexes into model.firings, earliest first.
+  std::vector<PathSegment> path_segments;
+  double path_busy_seconds = 0;  // Kernel time on the path.
+  double path_seconds = 0;       // From its first firing's start to its last firing's end.
+  int32_t bottleneck = -1;       // Actor with the most kernel time on the path; -1: none.
+  double bottleneck_seconds = 0;
+
+  int stages = 1;
+  int64_t pieces_per_step = 1;
+  double bubble_formula = 0;    // (p-1)/(m+p-1).
+  double bubble_measured = -1;  // Mean idle share within steady steps; -1 when no step.
+
+  std::vector<MemoryUsage> memory;  // Plan order.
+};
+
+TraceSummary Summarize(const TraceModel& model);
+
+// The summary as text, as `softwire trace summary` prints it.
+std::string FormatSummary(const TraceModel& model, const TraceSummary& summary);
+
+// "12.3 ms", "1.20 s", "850 us".
+std::string FormatSeconds(double seconds);
+// "1.5 MiB".
+std::string FormatBytes(int64_t bytes);
+
+}  // namespace trace
+}  // namespace softwire
+
+#endif  // SOFTWIRE_TRACE_TRACE_SUMMARY_H_

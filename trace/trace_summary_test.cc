@@ -1,0 +1,152 @@
+// Summaries of synthetic traces whose utilization, bubble, critical path and memory are known
+// in closed form.
+#include "trace/trace_summary.h"
+
+#include <gtest/gtest.h>
+
+#include "trace/testing/synthetic_traces.h"
+
+namespace softwire {
+namespace trace {
+namespace {
+
+using testing::BarrierPipeline;
+
+TraceModel Model(const TraceLog& log) {
+  StatusOr<TraceModel> model = BuildTraceModel(log);
+  CHECK(model.ok()) << model.status();
+  return std::move(*model);
+}
+
+TEST(TraceSummaryTest, AnEvenPipelineWithABarrierHasTheGPipeBubbleExactly) {
+  for (int p : {2, 4}) {
+    for (int64_t m : {1, 4, 8}) {
+      TraceModel model = Model(
+          BarrierPipeline(p, m, /*steps=*/3, std::vector<TimeNs>(static_cast<size_t>(p), 1000)));
+      TraceSummary summary = Summarize(model);
+      const double formula = (p - 1.0) / (m + p - 1.0);
+      EXPECT_EQ(summary.stages, p);
+      EXPECT_NEAR(summary.bubble_formula, formula, 1e-12);
+      EXPECT_NEAR(summary.bubble_measured, formula, 1e-9) << "p=" << p << " m=" << m;
+      EXPECT_EQ(summary.first_steady_step, 1);
+      EXPECT_EQ(summary.end_step, 3);
+      for (const DeviceUsage& device : summary.devices) {
+        EXPECT_NEAR(device.utilization, 1 - formula, 1e-9) << "device " << device.device;
+        EXPECT_NEAR(device.steady_utilization, 1 - formula, 1e-9);
+      }
+    }
+  }
+}
+
+TEST(TraceSummaryTest, ActorSharesAddUpAndNameWhatEachWaitedFor) {
+  // p = 3, m = 2, t = 1 us: the last stage is starved until its input arrives.
+  TraceModel model = Model(BarrierPipeline(3, 2, 2, {1000, 1000, 1000}));
+  TraceSummary summary = Summarize(model);
+  ASSERT_EQ(summary.actors.size(), 3u);
+  for (const ActorUsage& actor : summary.actors) {
+    EXPECT_NEAR(actor.busy, 4.0 / 8.0, 1e-9) << actor.actor;  // 4 firings of 1 us in 8 us.
+    EXPECT_LE(actor.busy + actor.starved + actor.blocked + actor.queued, 1 + 1e-9);
+  }
+  EXPECT_GT(summary.actors[2].starved, 0.3);
+  EXPECT_EQ(summary.actors[0].starved, 0);
+}
+
+TEST(TraceSummaryTest, TheCriticalPathRunsThroughTheSlowStageAndNamesItTheBottleneck) {
+  TraceModel model = Model(BarrierPipeline(4, 6, 1, {1000, 1000, 3000, 1000}));
+  TraceSummary summary = Summarize(model);
+  EXPECT_EQ(summary.bottleneck, 2);
+  EXPECT_NEAR(summary.bottleneck_seconds, 6 * 3000e-9, 1e-12);
+  ASSERT_FALSE(summary.critical_path.empty());
+  // From the very first firing to the very last, with no gap: the path explains the span.
+  EXPECT_NEAR(summary.path_seconds, summary.span_seconds, 1e-12);
+  EXPECT_NEAR(summary.path_busy_seconds, summary.path_seconds, 1e-12);
+  const FiringRecord& first = model.firings[summary.critical_path.front()];
+  EXPECT_EQ(first.actor, 0);
+  EXPECT_EQ(first.firing, 0);
+  const FiringRecord& last = model.firings[summary.critical_path.back()];
+  EXPECT_EQ(last.actor, 3);
+  EXPECT_EQ(last.firing, 5);
+  // stage0 x1, stage1 x1, stage2 x6, stage3 x1.
+  ASSERT_EQ(summary.path_segments.size(), 4u);
+  EXPECT_EQ(summary.path_segments[2].actor, 2);
+  EXPECT_EQ(summary.path_segments[2].firings, 6);
+  const std::string text = FormatSummary(model, summary);
+  EXPECT_NE(text.find("bottleneck: actor 'stage2'"), std::string::npos) << text;
+}
+
+TEST(TraceSummaryTest, AFiringThatWaitedForItsQueueFollowsTheFiringThatHeldIt) {
+  // Two sources on one device queue: b could launch at 2 but the queue ran a until 10.
+  TraceLog log;
+  log.plan.job_name = "shared_queue";
+  log.plan.steps = 1;
+  log.plan.devices.push_back(DeviceFacts{"node0/cpu:0", "node0", "cpu", 256, 256, 0, 0});
+  for (const char* name : {"a", "b"}) {
+    ActorFacts actor;
+    actor.name = name;
+    actor.kind = "source";
+    actor.firings = 1;
+    actor.outputs = {static_cast<int32_t>(log.plan.registers.size())};
+    RegisterFacts reg;
+    reg.name = std::string(name) + "_out";
+    reg.producer = static_cast<int32_t>(log.plan.actors.size());
+    reg.bytes_per_slot = 128;
+    log.plan.actors.push_back(actor);
+    log.plan.registers.push_back(reg);
+  }
+  log.events = {FiringEvent(0, 0, 0, 0, 10000, CauseKind::kStart, -1, -1, -1),
+                FiringEvent(1, 0, 2000, 10000, 15000, CauseKind::kStart, -1, -1, -1)};
+  TraceModel model = Model(log);
+  TraceSummary summary = Summarize(model);
+  ASSERT_EQ(summary.critical_path.size(), 2u);
+  EXPECT_EQ(model.firings[summary.critical_path[0]].actor, 0);
+  EXPECT_EQ(model.firings[summary.critical_path[1]].actor, 1);
+  EXPECT_EQ(summary.bottleneck, 0);
+  // b's wait between its launch and its start is "queued"; both slots were taken at launch.
+  bool queued = false;
+  for (const WaitRecord& wait : model.waits) {
+    if (wait.actor == 1 && wait.kind == WaitKind::kQueued && wait.start == 0 && wait.end == 10000) {
+      queued = true;
+    }
+  }
+  EXPECT_TRUE(queued);
+  EXPECT_EQ(summary.memory[0].register_high_water, 256);
+  EXPECT_NEAR(summary.devices[0].utilization, 1.0, 1e-12);
+}
+
+TEST(TraceSummaryTest, MemoryHighWaterCountsOccupiedSlotsTimesTheirBytes) {
+  TraceModel model = Model(BarrierPipeline(3, 4, 2, {1000, 1000, 1000}));
+  TraceSummary summary = Summarize(model);
+  ASSERT_EQ(summary.memory.size(), 3u);
+  // h0 and h1 have 2 slots of 64 bytes; both are full at once in a steady pipeline.
+  EXPECT_EQ(summary.memory[0].register_high_water, 128);
+  EXPECT_EQ(summary.memory[1].register_high_water, 128);
+  EXPECT_EQ(summary.memory[2].register_high_water, 0);
+  EXPECT_EQ(summary.memory[0].planned_bytes, 4096);
+}
+
+TEST(TraceSummaryTest, TheTextHasEverySection) {
+  TraceModel model = Model(BarrierPipeline(2, 4, 3, {2000, 2000}));
+  const std::string text = FormatSummary(model, Summarize(model));
+  for (const char* part :
+       {"trace of job 'synthetic_pipeline'", "devices: utilization", "node0/sim:0",
+        "actors: share of the span",
+        "critical path:", "bottleneck:", "pipeline bubble: measured 20.0%",
+        "(p-1)/(m+p-1) = 20.0% with p = 2 stages, m = 4 pieces", "memory high-water"}) {
+    EXPECT_NE(text.find(part), std::string::npos) << part << "\n" << text;
+  }
+}
+
+TEST(TraceSummaryTest, AnEmptyTraceSummarizesWithoutFiringsOrBottleneck) {
+  TraceLog log = BarrierPipeline(2, 1, 1, {10, 10});
+  log.events.clear();
+  TraceModel model = Model(log);
+  TraceSummary summary = Summarize(model);
+  EXPECT_EQ(summary.firings, 0);
+  EXPECT_EQ(summary.bottleneck, -1);
+  EXPECT_LT(summary.bubble_measured, 0);
+  EXPECT_NE(FormatSummary(model, summary).find("not measured"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace trace
+}  // namespace softwire
