@@ -273,6 +273,26 @@ TEST(DescribeActorsTest, AcceptsSendAndRecvPairsAndRejectsARecvFedByAnotherKind)
                                        "only from a send actor, but send writes it"));
 }
 
+TEST(DescribeActorsTest, AcceptsASliceCopyOfABlockAndRejectsOneThatGrows) {
+  PlanBuilder builder(1, 1);
+  builder.AddRegister("x", 2, 0, {8, 6}).AddRegister("block", 2, 0, {4, 6});
+  builder.AddRegister("loss", 1);
+  builder.AddActor({"source", proto::ACTOR_KIND_SOURCE, {}, {"x"}});
+  builder.AddActor({"x.from0", proto::ACTOR_KIND_COPY, {"x"}, {"block"}});
+  builder.AddActor({"loss", proto::ACTOR_KIND_COMPUTE, {"block"}, {"loss"}});
+  builder.AddActor({"sink", proto::ACTOR_KIND_SINK, {"loss"}, {}});
+  proto::Plan plan = builder.Build();
+  plan.mutable_actor(1)->mutable_kernel()->set_op_type("copy");
+  EXPECT_THAT(ErrorOf(plan), HasSubstr("copy actor copies bytes, so register 'x' (0) and "
+                                       "register 'block' (1) must hold the same tensor"));
+  plan.mutable_actor(1)->mutable_kernel()->set_op_type("slice");
+  EXPECT_TRUE(DescribeActors(plan).ok()) << DescribeActors(plan).status();
+  plan.mutable_register_(1)->mutable_tensor()->set_dims(0, 2);  // [2, 12]: as many bytes.
+  plan.mutable_register_(1)->mutable_tensor()->set_dims(1, 12);
+  EXPECT_THAT(ErrorOf(plan), HasSubstr("copy actor slices, so register 'block' (1) must hold a "
+                                       "block of register 'x' (0)"));
+}
+
 }  // namespace
 }  // namespace actors
 }  // namespace softwire

@@ -4,6 +4,7 @@
 
 #include "cli/commands.h"
 #include "cli/flag_parser.h"
+#include "cli/parallel_flags.h"
 #include "compiler/compiler.h"
 
 namespace softwire {
@@ -12,14 +13,20 @@ namespace {
 
 struct CompileFlags {
   bool dump = false;
+  bool explain = false;
   int64_t steps = -1;  // -1: not given, the job's steps.
+  ParallelFlags parallel;
   bool help = false;
 };
 
 FlagParser MakeParser(CompileFlags* flags) {
   FlagParser parser;
   parser.AddBool("dump", &flags->dump, "print the whole plan (stable text) instead of a summary");
+  parser.AddBool("explain", &flags->explain,
+                 "print why every op runs where it does: stages, devices, sbp and boxing, "
+                 "with the costs that chose them");
   parser.AddInt("steps", &flags->steps, "N", "compile for N steps instead of the job's");
+  AddParallelFlags(&parser, &flags->parallel);
   parser.AddBool("help", &flags->help, "show this help");
   return parser;
 }
@@ -47,7 +54,9 @@ std::string CompileHelp() {
   return "usage: softwire compile JOB.pbtxt [flags]\n"
          "\n"
          "Compiles JOB.pbtxt and prints its plan: devices with planned memory, actors by kind,\n"
-         "and a table of actors with their registers, slots and bytes.\n"
+         "and a table of actors with their registers, slots and bytes. --explain prints the\n"
+         "placement instead: each pipeline stage's devices, each op's devices and sbp with the\n"
+         "compute and boxing seconds that chose them, and every boxing edge.\n"
          "\n"
          "flags:\n" +
          MakeParser(&flags).Help() +
@@ -66,8 +75,15 @@ int CompileCommand(const std::vector<std::string>& args) {
   if (parsed.ok() && flags.steps != -1 && flags.steps < 1) {
     parsed = InvalidArgumentError("--steps must be at least 1");
   }
+  if (parsed.ok() && flags.dump && flags.explain) {
+    parsed = InvalidArgumentError("give --dump or --explain, not both");
+  }
+  compiler::CompileOptions options;
+  if (parsed.ok()) parsed = ApplyParallelFlags(flags.parallel, &options);
   if (!parsed.ok() || positional.size() != 1) {
-    std::fprintf(stderr, "softwire compile: %s\nusage: softwire compile JOB.pbtxt [--dump]\n",
+    std::fprintf(stderr,
+                 "softwire compile: %s\nusage: softwire compile JOB.pbtxt [--dump | --explain] "
+                 "[--cluster SPEC --dp N --tp N --pp N --micro-batches M]\n",
                  !parsed.ok()         ? parsed.message().c_str()
                  : positional.empty() ? "no job file given"
                                       : "give exactly one job file");
@@ -78,8 +94,17 @@ int CompileCommand(const std::vector<std::string>& args) {
     std::fprintf(stderr, "softwire compile: %s\n", job.status().message().c_str());
     return ExitCodeFor(job.status());
   }
-  compiler::CompileOptions options;
   options.steps = std::max<int64_t>(flags.steps, 0);  // 0: the job's.
+  if (flags.explain) {
+    StatusOr<std::string> explained = compiler::ExplainPlacement(*job, options);
+    if (!explained.ok()) {
+      std::fprintf(stderr, "softwire compile: %s\n", explained.status().message().c_str());
+      return ExitCodeFor(explained.status());
+    }
+    std::fputs(explained->c_str(), stdout);
+    if (!explained->empty() && explained->back() != '\n') std::fputc('\n', stdout);
+    return kExitSuccess;
+  }
   StatusOr<proto::Plan> plan = compiler::CompileJob(*job, options);
   if (!plan.ok()) {
     std::fprintf(stderr, "softwire compile: %s\n", plan.status().message().c_str());

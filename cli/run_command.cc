@@ -15,6 +15,7 @@
 #include "cli/commands.h"
 #include "cli/flag_parser.h"
 #include "cli/live_diagnosis.h"
+#include "cli/parallel_flags.h"
 #include "cli/step_output.h"
 #include "cli/trace_files.h"
 #include "compiler/compiler.h"
@@ -40,12 +41,14 @@ struct RunFlags {
   std::string trace_steps;
   int64_t trace_cap = trace::kDefaultEventCap;
   std::string listen;
+  ParallelFlags parallel;
   bool help = false;
 };
 
 FlagParser MakeParser(RunFlags* flags) {
   FlagParser parser;
   parser.AddInt("steps", &flags->steps, "N", "run N steps instead of the job's");
+  AddParallelFlags(&parser, &flags->parallel);
   parser.AddString("metrics-out", &flags->metrics_out, "FILE",
                    "write one JSON object per step to FILE (written whole at the end)");
   parser.AddString("save", &flags->save, "DIR", "save each trained variable as DIR/<name>.npy");
@@ -196,7 +199,10 @@ std::string RunHelp() {
   return "usage: softwire run JOB.pbtxt [flags]\n"
          "\n"
          "Compiles JOB.pbtxt and runs it in this process, printing the loss, the other metrics\n"
-         "and samples/s of about 20 steps along the way.\n"
+         "and samples/s of about 20 steps along the way. --cluster and --dp/--tp/--pp run it on\n"
+         "several devices: cpu devices compute (each with its share of the cores), sim devices\n"
+         "take each kernel's estimated time of real time and compute nothing (the loss is then\n"
+         "nan; steps and traces are timed as on the modelled hardware).\n"
          "\n"
          "flags:\n" +
          MakeParser(&flags).Help() +
@@ -246,6 +252,11 @@ int RunCommand(const std::vector<std::string>& args) {
   }
   compiler::CompileOptions compile_options;
   compile_options.steps = std::max<int64_t>(flags.steps, 0);  // 0: the job's.
+  status = ApplyParallelFlags(flags.parallel, &compile_options);
+  if (!status.ok()) {
+    std::fprintf(stderr, "softwire run: %s\n", status.message().c_str());
+    return kExitBadInput;
+  }
   StatusOr<proto::Plan> plan = compiler::CompileJob(*job, compile_options);
   if (!plan.ok()) {
     std::fprintf(stderr, "softwire run: %s\n", plan.status().message().c_str());

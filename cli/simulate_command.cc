@@ -17,25 +17,20 @@
 #include "base/file.h"
 #include "cli/commands.h"
 #include "cli/flag_parser.h"
+#include "cli/parallel_flags.h"
+#include "cli/trace_files.h"
 #include "compiler/compiler.h"
 #include "placement/cluster_model.h"
-#include "placement/cluster_spec.h"
 #include "simulator/simulation_report.h"
 #include "simulator/simulation_trace.h"
 #include "simulator/simulator.h"
-#include "trace/chrome_trace.h"
-#include "trace/trace_model.h"
 
 namespace softwire {
 namespace cli {
 namespace {
 
 struct SimulateFlags {
-  std::string cluster;
-  int64_t dp = 0;
-  int64_t tp = 0;
-  int64_t pp = 0;
-  int64_t micro_batches = 0;
+  ParallelFlags parallel;
   int64_t steps = -1;  // -1: not given, the job's steps.
   std::string trace;
   std::string trace_steps;
@@ -46,16 +41,11 @@ struct SimulateFlags {
 
 FlagParser MakeParser(SimulateFlags* flags) {
   FlagParser parser;
-  parser.AddString("cluster", &flags->cluster, "SPEC",
-                   "devices: a cluster file or a shorthand such as 8sim or 2x4sim:16GiB "
-                   "(default: one cpu device)");
-  parser.AddInt("dp", &flags->dp, "N", "data-parallel degree (overrides the job's)");
-  parser.AddInt("tp", &flags->tp, "N", "tensor-parallel degree (overrides the job's)");
-  parser.AddInt("pp", &flags->pp, "N", "pipeline stages (overrides the job's)");
-  parser.AddInt("micro-batches", &flags->micro_batches, "M", "micro-batches per step");
+  AddParallelFlags(&parser, &flags->parallel);
   parser.AddInt("steps", &flags->steps, "N", "simulate N steps instead of the job's");
   parser.AddString("trace", &flags->trace, "FILE",
-                   "write the actor trace (Chrome format, virtual time) to FILE");
+                   "write the actor trace (Chrome format, virtual time) to FILE, its summary to "
+                   "FILE.summary.txt and its timeline to FILE.svg, as `softwire run --trace`");
   parser.AddString("trace-steps", &flags->trace_steps, "A:B",
                    "record only steps A..B-1 in the trace (default: all)");
   parser.AddDouble("message-us", &flags->message_us, "US",
@@ -68,9 +58,6 @@ FlagParser MakeParser(SimulateFlags* flags) {
 
 Status CheckFlags(const SimulateFlags& flags) {
   if (flags.steps != -1 && flags.steps < 1) return InvalidArgumentError("--steps must be >= 1");
-  if (flags.dp < 0 || flags.tp < 0 || flags.pp < 0 || flags.micro_batches < 0) {
-    return InvalidArgumentError("--dp, --tp, --pp and --micro-batches must be >= 1");
-  }
   if (!(flags.message_us >= 0) || std::isinf(flags.message_us)) {
     return InvalidArgumentError("--message-us must be a number >= 0");
   }
@@ -83,14 +70,8 @@ Status CheckFlags(const SimulateFlags& flags) {
 
 StatusOr<compiler::CompileOptions> MakeCompileOptions(const SimulateFlags& flags) {
   compiler::CompileOptions options;
-  if (!flags.cluster.empty()) {
-    SOFTWIRE_ASSIGN_OR_RETURN(options.cluster, placement::LoadClusterSpec(flags.cluster));
-  }
+  SOFTWIRE_RETURN_IF_ERROR(ApplyParallelFlags(flags.parallel, &options));
   options.steps = flags.steps > 0 ? flags.steps : 0;
-  options.micro_batches_per_step = flags.micro_batches;
-  if (flags.dp > 0) options.parallel.set_data_parallel(static_cast<int32_t>(flags.dp));
-  if (flags.tp > 0) options.parallel.set_tensor_parallel(static_cast<int32_t>(flags.tp));
-  if (flags.pp > 0) options.parallel.set_pipeline_stages(static_cast<int32_t>(flags.pp));
   return options;
 }
 
@@ -127,16 +108,6 @@ StatusOr<simulator::LatencyModel> MakeLatency(const SimulateFlags& flags,
     }
   }
   return latency;
-}
-
-// Fails before a long run, not after it, when the trace could not be written.
-Status CheckWritable(const std::string& path) {
-  const std::string probe = path + ".probe";
-  Status writable = WriteFileAtomically(probe, "");
-  if (!writable.ok())
-    return InvalidArgumentError("cannot write --trace " + path + ": " + writable.message());
-  std::remove(probe.c_str());
-  return Status::Ok();
 }
 
 int Fail(const Status& status) {
@@ -186,7 +157,7 @@ int SimulateCommand(const std::vector<std::string>& args) {
     options.trace_steps = *window;
   }
   if (!flags.trace.empty()) {
-    Status writable = CheckWritable(flags.trace);
+    Status writable = CheckTraceOutput(flags.trace, "--trace");
     if (!writable.ok()) return Fail(writable);
   }
   StatusOr<compiler::JobFile> job = compiler::ParseJobFile(positional[0]);
@@ -212,16 +183,15 @@ int SimulateCommand(const std::vector<std::string>& args) {
   std::fputs(simulator::FormatSimulationReport(*result).c_str(), stdout);
   if (trace != nullptr) {
     const trace::TraceLog log = trace->TakeLog(*plan, result->steps, options.trace_steps, "ok");
-    StatusOr<trace::TraceModel> model = trace::BuildTraceModel(log);
-    if (!model.ok()) return Fail(model.status());
-    Status written = trace::WriteChromeTrace(flags.trace, *model);
-    if (!written.ok()) return Fail(written);
+    StatusOr<std::string> written = WriteTraceFiles(flags.trace, log);
+    if (!written.ok()) return Fail(written.status().WithContext("--trace"));
     std::string dropped;
     if (log.info.events_dropped > 0) {
       dropped = ", " + std::to_string(log.info.events_dropped) + " dropped at the cap";
     }
-    std::printf("trace: %s (%lld firings%s)\n", flags.trace.c_str(),
-                static_cast<long long>(log.info.events_recorded), dropped.c_str());
+    std::printf("trace: %s (%lld firings%s); summary %s.summary.txt; timeline %s.svg\n",
+                flags.trace.c_str(), static_cast<long long>(log.info.events_recorded),
+                dropped.c_str(), flags.trace.c_str(), flags.trace.c_str());
   }
   return kExitSuccess;
 }

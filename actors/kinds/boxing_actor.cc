@@ -4,7 +4,7 @@ namespace softwire {
 namespace actors {
 
 Status CheckBoxingActor(const ActorKindCheck& check) {
-  SOFTWIRE_RETURN_IF_ERROR(check.ExpectInputs(1, -1));
+  SOFTWIRE_RETURN_IF_ERROR(check.ExpectInputs(0, -1));
   SOFTWIRE_RETURN_IF_ERROR(check.ExpectOutputs(1, -1));
   return check.ExpectRegistersHaveActorPeriod();
 }

@@ -9,8 +9,9 @@
 namespace softwire {
 namespace actors {
 
-// Plan rules: at least one input and one output; every register with the actor's period
-// ("as the value").
+// Plan rules: at least one output; every register with the actor's period ("as the value").
+// Inputs: usually one or more; none for the `fill` that makes a zero part where a partial-sum
+// destination has no source block (it then fires once per period, paced by its output slots).
 Status CheckBoxingActor(const ActorKindCheck& check);
 
 }  // namespace actors

@@ -282,11 +282,6 @@ Status PlanRun::Work(ActorRun* run, int64_t index,
       registers_.Value(r, FillOf(*run, r, index)) = run->value;
       return Status::Ok();
     }
-    case proto::ACTOR_KIND_COPY: {
-      const int64_t r = actor.output_register(0);
-      registers_.Value(r, FillOf(*run, r, index)) = *inputs[0];
-      return Status::Ok();
-    }
     case proto::ACTOR_KIND_ACCUMULATE:
       return RunAccumulate(run, index, *inputs[0]);
     case proto::ACTOR_KIND_UPDATE:
@@ -298,7 +293,7 @@ Status PlanRun::Work(ActorRun* run, int64_t index,
       }
       run->reported[static_cast<size_t>(index * actor.period())] = inputs[0]->values[0];
       return Status::Ok();
-    default:
+    default:  // compute, and the transfers: copy (copy or slice) and boxing.
       return RunKernel(run, index, inputs);
   }
 }

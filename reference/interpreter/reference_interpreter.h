@@ -1,7 +1,9 @@
-// The reference interpreter: runs a single-device plan sequentially in double precision, with
-// the reference kernels, the same datasets and the same initial values as the runtime. It is
-// the "plain sequential execution of the same graph" that end-to-end tests compare the engine
-// against. It reads plans only (never the compiler), like the runtime.
+// The reference interpreter: runs a plan sequentially in double precision, with the reference
+// kernels, the same datasets and the same initial values as the runtime. It is the "plain
+// sequential execution of the same graph" that end-to-end tests compare the engine against.
+// It reads plans only (never the compiler), like the runtime. Plans for many devices of one
+// node run too: every device's registers live in one process, copy actors run their kernel
+// (`copy`, or `slice` for a slice-copy) and boxing actors theirs (docs/OPS.md).
 //
 //   StatusOr<ReferenceResult> result = RunReferencePlan(plan, {});
 //   for (const ReferenceStep& step : result->steps) ... step.loss ...
@@ -36,7 +38,7 @@ struct ReferenceOptions {
 };
 
 // Fails (naming the actor) on a kernel error, and with Unimplemented for actor kinds it does
-// not model.
+// not model (send and recv: plans of several nodes).
 StatusOr<ReferenceResult> RunReferencePlan(const proto::Plan& plan,
                                            const ReferenceOptions& options);
 

@@ -184,7 +184,7 @@ proto::Plan TrainingPlan(const std::string& directory, const TrainingCase& test_
   maker.Actor("fc", proto::ACTOR_KIND_COMPUTE, {"x", "w"}, {"y"}, 1, "matmul");
   maker.Actor("mean", proto::ACTOR_KIND_COMPUTE, {"y"}, {"loss"}, 1, "reduce_mean");
   maker.Actor("report", proto::ACTOR_KIND_SINK, {"loss"}, {})->mutable_sink()->set_output("loss");
-  maker.Actor("copy", proto::ACTOR_KIND_COPY, {"loss"}, {"metric"});
+  maker.Actor("copy", proto::ACTOR_KIND_COPY, {"loss"}, {"metric"}, 1, "copy");
   maker.Actor("report_copy", proto::ACTOR_KIND_SINK, {"metric"}, {})
       ->mutable_sink()
       ->set_output("metric");

@@ -1,4 +1,7 @@
-// Kernels that move elements by index: transpose, embedding and embedding_grad.
+// Kernels that move elements by index: transpose, embedding and embedding_grad (with the
+// physical attributes index_begin and partial of a table split on axis 0, docs/OPS.md).
+#include <limits>
+
 #include "reference/kernels/reference_kernel_families.h"
 #include "reference/kernels/reference_op_helpers.h"
 
@@ -35,16 +38,41 @@ Status Transpose(const ReferenceKernelCall& call) {
   return Status::Ok();
 }
 
-// OK when every id is in [0, rows).
-Status CheckIds(const ReferenceKernelCall& call, const ReferenceTensor& ids, int64_t rows) {
+// The rows of the logical table a part holds (docs/OPS.md, "Physical attributes"): local row
+// r is logical row index_begin + r; with `partial`, ids outside the part belong to other parts.
+struct TableRows {
+  int64_t index_begin = 0;
+  bool partial = false;
+};
+
+TableRows ReadTableRows(ReferenceAttributes* attributes) {
+  TableRows part;
+  part.index_begin = attributes->Int("index_begin", 0);
+  part.partial = attributes->Bool("partial", false);
+  return part;
+}
+
+// OK when every id is in [index_begin, index_begin + rows), or with `partial` in
+// [0, 2^31 - 1): any id some part may hold.
+Status CheckIds(const ReferenceKernelCall& call, const ReferenceTensor& ids, int64_t rows,
+                const TableRows& part) {
+  const int64_t low = part.partial ? 0 : part.index_begin;
+  const int64_t high = part.partial ? std::numeric_limits<int32_t>::max() : low + rows;
   for (size_t i = 0; i < ids.values.size(); ++i) {
-    if (!(ids.values[i] >= 0 && ids.values[i] < static_cast<double>(rows))) {
+    if (!(ids.values[i] >= static_cast<double>(low) && ids.values[i] < static_cast<double>(high))) {
       return OpError(call, "ids[" + std::to_string(i) +
                                "] = " + std::to_string(static_cast<int64_t>(ids.values[i])) +
-                               " is outside [0, " + std::to_string(rows) + ")");
+                               " is outside [" + std::to_string(low) + ", " + std::to_string(high) +
+                               ")");
     }
   }
   return Status::Ok();
+}
+
+// The local row of id `value`, or -1 when another part holds it.
+int64_t LocalRow(double value, int64_t rows, const TableRows& part) {
+  const int64_t row = static_cast<int64_t>(value) - part.index_begin;
+  return row >= 0 && row < rows ? row : -1;
 }
 
 Shape IdsWithChannels(const Shape& ids, int64_t channels) {
@@ -54,18 +82,22 @@ Shape IdsWithChannels(const Shape& ids, int64_t channels) {
 }
 
 Status Embedding(const ReferenceKernelCall& call) {
-  SOFTWIRE_RETURN_IF_ERROR(ReferenceAttributes(*call.def).Finish());
+  ReferenceAttributes attributes(*call.def);
+  const TableRows part = ReadTableRows(&attributes);
+  SOFTWIRE_RETURN_IF_ERROR(attributes.Finish());
+  if (part.index_begin < 0) return OpError(call, "index_begin must be >= 0");
   SOFTWIRE_RETURN_IF_ERROR(CheckArity(call, 2, 1));
   const ReferenceTensor& table = Input(call, 0);
   const ReferenceTensor& ids = Input(call, 1);
   if (table.shape.rank() != 2) return OpError(call, "table must have rank 2");
+  const int64_t rows = table.shape.dim(0);
   const int64_t channels = table.shape.dim(1);
-  SOFTWIRE_RETURN_IF_ERROR(CheckIds(call, ids, table.shape.dim(0)));
+  SOFTWIRE_RETURN_IF_ERROR(CheckIds(call, ids, rows, part));
   SOFTWIRE_RETURN_IF_ERROR(CheckOutputShape(call, 0, IdsWithChannels(ids.shape, channels)));
   for (size_t i = 0; i < ids.values.size(); ++i) {
-    const int64_t row = static_cast<int64_t>(ids.values[i]);
+    const int64_t row = LocalRow(ids.values[i], rows, part);
     for (int64_t c = 0; c < channels; ++c) {
-      Output(call, 0).values[i * channels + c] = table.values[row * channels + c];
+      Output(call, 0).values[i * channels + c] = row < 0 ? 0.0 : table.values[row * channels + c];
     }
   }
   return Status::Ok();
@@ -74,7 +106,9 @@ Status Embedding(const ReferenceKernelCall& call) {
 Status EmbeddingGrad(const ReferenceKernelCall& call) {
   ReferenceAttributes attributes(*call.def);
   const int64_t rows = attributes.RequiredInt("num_embeddings");
+  const TableRows part = ReadTableRows(&attributes);
   SOFTWIRE_RETURN_IF_ERROR(attributes.Finish());
+  if (part.index_begin < 0) return OpError(call, "index_begin must be >= 0");
   SOFTWIRE_RETURN_IF_ERROR(CheckArity(call, 2, 1));
   const ReferenceTensor& dy = Input(call, 0);
   const ReferenceTensor& ids = Input(call, 1);
@@ -86,12 +120,14 @@ Status EmbeddingGrad(const ReferenceKernelCall& call) {
     return OpError(call,
                    "dy " + dy.shape.ToString() + " does not match ids " + ids.shape.ToString());
   }
-  SOFTWIRE_RETURN_IF_ERROR(CheckIds(call, ids, rows));
+  SOFTWIRE_RETURN_IF_ERROR(CheckIds(call, ids, rows, part));
   SOFTWIRE_RETURN_IF_ERROR(CheckOutputShape(call, 0, Shape({rows, channels})));
   std::vector<double>& dtable = Output(call, 0).values;
   for (double& value : dtable) value = 0;
   for (size_t i = 0; i < ids.values.size(); ++i) {
-    const int64_t row = static_cast<int64_t>(ids.values[i]);
+    const int64_t row = LocalRow(ids.values[i], rows, part);
+    if (row < 0) continue;  // Another part's row.
+
     for (int64_t c = 0; c < channels; ++c) {
       dtable[row * channels + c] += dy.values[i * channels + c];
     }

@@ -23,6 +23,9 @@ void RegisterReferenceGatherKernels(ReferenceKernelTable* table);     // transpo
                                                                       // embedding_grad
 void RegisterReferenceOptimizerKernels(ReferenceKernelTable* table);  // sgd_update,
                                                                       // adam_update
+void RegisterReferenceTransferKernels(ReferenceKernelTable* table);   // copy, slice,
+                                                                      // assemble, flat_split,
+                                                                      // flat_concat
 
 }  // namespace reference
 }  // namespace softwire

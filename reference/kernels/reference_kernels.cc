@@ -41,6 +41,7 @@ ReferenceKernelTable MakeReferenceKernels() {
   RegisterReferenceReductionKernels(&table);
   RegisterReferenceGatherKernels(&table);
   RegisterReferenceOptimizerKernels(&table);
+  RegisterReferenceTransferKernels(&table);
   return table;
 }
 

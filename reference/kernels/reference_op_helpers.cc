@@ -28,6 +28,16 @@ bool ReferenceAttributes::Bool(const std::string& name, bool default_value) {
   return attribute->bool_();
 }
 
+int64_t ReferenceAttributes::Int(const std::string& name, int64_t default_value) {
+  const proto::Attribute* attribute = Find(name);
+  if (attribute == nullptr) return default_value;
+  if (attribute->value_case() != proto::Attribute::kInt) {
+    Fail("attribute '" + name + "' must be an int");
+    return default_value;
+  }
+  return attribute->int_();
+}
+
 int64_t ReferenceAttributes::RequiredInt(const std::string& name) {
   const proto::Attribute* attribute = Find(name);
   if (attribute == nullptr || attribute->value_case() != proto::Attribute::kInt) {

@@ -27,6 +27,7 @@ class ReferenceAttributes {
   explicit ReferenceAttributes(const proto::KernelDef& def) : def_(def) {}
 
   bool Bool(const std::string& name, bool default_value);
+  int64_t Int(const std::string& name, int64_t default_value);
   int64_t RequiredInt(const std::string& name);
   double Float(const std::string& name, double default_value);
   double RequiredFloat(const std::string& name);

@@ -32,7 +32,10 @@ ReferenceKernel Reduce(bool mean) {
     ReferenceAttributes attributes(*call.def);
     std::vector<int64_t> axes = attributes.Ints("axes", {});
     const bool keepdims = attributes.Bool("keepdims", false);
+    // docs/OPS.md, "Physical attributes": the logical count when the reduced axes are split.
+    const int64_t divisor = mean ? attributes.Int("divisor", 0) : 0;
     SOFTWIRE_RETURN_IF_ERROR(attributes.Finish());
+    if (divisor < 0) return OpError(call, "divisor must be >= 0");
     SOFTWIRE_RETURN_IF_ERROR(CheckArity(call, 1, 1));
     const ReferenceTensor& x = Input(call, 0);
     std::vector<bool> reduced;
@@ -52,7 +55,8 @@ ReferenceKernel Reduce(bool mean) {
     std::vector<double>& y = Output(call, 0).values;
     SumOver(x, reduced, &y);
     if (mean) {
-      for (double& value : y) value /= static_cast<double>(count);
+      const int64_t by = divisor > 0 ? divisor : count;
+      for (double& value : y) value /= static_cast<double>(by);
     }
     return Status::Ok();
   };

@@ -128,7 +128,11 @@ Status SoftmaxCrossEntropyGrad(const ReferenceKernelCall& call) {
 }
 
 Status Accuracy(const ReferenceKernelCall& call) {
-  SOFTWIRE_RETURN_IF_ERROR(ReferenceAttributes(*call.def).Finish());
+  ReferenceAttributes attributes(*call.def);
+  // docs/OPS.md, "Physical attributes": the logical row count when the rows are split.
+  const int64_t divisor = attributes.Int("divisor", 0);
+  SOFTWIRE_RETURN_IF_ERROR(attributes.Finish());
+  if (divisor < 0) return OpError(call, "divisor must be >= 0");
   SOFTWIRE_RETURN_IF_ERROR(CheckArity(call, 2, 1));
   SOFTWIRE_ASSIGN_OR_RETURN(int64_t classes, CheckLogitsAndLabels(call, 0, 1));
   const ReferenceTensor& logits = Input(call, 0);
@@ -144,7 +148,8 @@ Status Accuracy(const ReferenceKernelCall& call) {
     }
     if (best == static_cast<int64_t>(labels.values[row])) ++correct;
   }
-  Output(call, 0).values[0] = rows == 0 ? 0.0 : static_cast<double>(correct) / rows;
+  const double by = divisor > 0 ? static_cast<double>(divisor) : static_cast<double>(rows);
+  Output(call, 0).values[0] = by == 0 ? 0.0 : static_cast<double>(correct) / by;
   return Status::Ok();
 }
 

@@ -2,6 +2,8 @@
 
 #include <glog/logging.h>
 
+#include "runtime/host/sim_kernels.h"
+
 namespace softwire {
 namespace runtime {
 namespace {
@@ -53,7 +55,8 @@ StatusOr<RegisterSlots> LocateRegisterSlots(const proto::Plan& plan,
     SOFTWIRE_ASSIGN_OR_RETURN(char* first,
                               arena.Region(def.offset(), def.bytes_per_slot() * def.slots(), what));
     for (int slot = 0; slot < def.slots(); ++slot) {
-      slots[def.id()].push_back(first + slot * def.bytes_per_slot());
+      // A sim device's arena holds no memory: its slots have no address.
+      slots[def.id()].push_back(first == nullptr ? nullptr : first + slot * def.bytes_per_slot());
     }
   }
   return slots;
@@ -81,6 +84,24 @@ StatusOr<TensorView> KernelView(const proto::Plan& plan, const proto::ActorDef& 
                                 std::to_string(register_def.bytes_per_slot()) + "-byte slots");
   }
   return view;
+}
+
+// An actor that computes (not on a sim device) must not touch a register of a sim device,
+// whose arena holds no memory.
+Status CheckRegistersHoldMemory(const proto::Plan& plan, const proto::ActorDef& def,
+                                const std::vector<std::unique_ptr<Device>>& devices) {
+  if (devices[def.device()]->kind() == proto::DEVICE_KIND_SIM) return Status::Ok();
+  auto check = [&](int64_t register_id) {
+    const proto::RegisterDef& r = plan.register_(static_cast<int>(register_id));
+    if (devices[r.device()]->arena().holds_memory()) return Status::Ok();
+    return InvalidArgumentError(
+        "actor '" + def.name() + "' on device '" + devices[def.device()]->name() + "' uses " +
+        RegisterName(plan, register_id) + " of device '" + devices[r.device()]->name() +
+        "', which holds no memory (sim devices compute nothing)");
+  };
+  for (int64_t r : def.input_register()) SOFTWIRE_RETURN_IF_ERROR(check(r));
+  for (int64_t r : def.output_register()) SOFTWIRE_RETURN_IF_ERROR(check(r));
+  return Status::Ok();
 }
 
 StatusOr<std::unique_ptr<ActorBinding>> BindActor(
@@ -119,16 +140,24 @@ StatusOr<std::unique_ptr<ActorBinding>> BindActor(
         context.state,
         device.arena().Region(def.state_offset(), def.state_bytes(), what + " state"));
   }
-  const KernelRegistry* registry =
-      device.kind() == proto::DEVICE_KIND_CPU ? registries.cpu : nullptr;
-  if (registry == nullptr) {
-    return UnimplementedError(what + ": no kernels for device '" + device.name() + "'");
-  }
+  SOFTWIRE_RETURN_IF_ERROR(CheckRegistersHoldMemory(plan, def, devices));
   KernelSetup setup;
   setup.plan = &plan;
   setup.actor = &def;
   setup.reporter = reporter;
-  SOFTWIRE_ASSIGN_OR_RETURN(std::unique_ptr<Kernel> kernel, registry->Create(setup));
+  std::unique_ptr<Kernel> kernel;
+  if (device.kind() == proto::DEVICE_KIND_SIM) {
+    StatusOr<std::unique_ptr<Kernel>> created = CreateSimKernel(setup);
+    if (!created.ok()) return created.status().WithContext(what);
+    kernel = std::move(created).value();
+  } else {
+    const KernelRegistry* registry =
+        device.kind() == proto::DEVICE_KIND_CPU ? registries.cpu : nullptr;
+    if (registry == nullptr) {
+      return UnimplementedError(what + ": no kernels for device '" + device.name() + "'");
+    }
+    SOFTWIRE_ASSIGN_OR_RETURN(kernel, registry->Create(setup));
+  }
   return std::make_unique<ActorBinding>(&def, &description, std::move(kernel),
                                         device.queue(def.queue()), std::move(context),
                                         std::move(input_slots), std::move(output_slots));

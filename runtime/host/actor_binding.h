@@ -73,12 +73,15 @@ struct KernelRegistries {
 
 // Slot addresses of every register: [register id][slot]. Checks each register's dtype, that
 // its tensor fits a slot and that its slots lie inside its device's arena; errors name it.
+// Registers of sim devices (no memory) get null addresses.
 using RegisterSlots = std::vector<std::vector<char*>>;
 StatusOr<RegisterSlots> LocateRegisterSlots(const proto::Plan& plan,
                                             const std::vector<std::unique_ptr<Device>>& devices);
 
 // Binds every actor of `plan`: checks its views, workspace and state range against the
-// arenas, creates its kernel, and prepares its context. Errors name the actor or register.
+// arenas, creates its kernel (sim_kernels.h for sim devices), and prepares its context. An
+// actor of a device with memory that uses a register of a sim device is InvalidArgument.
+// Errors name the actor or register.
 // Result index == actor id. Borrowed arguments must outlive the bindings.
 StatusOr<std::vector<std::unique_ptr<ActorBinding>>> BindActors(
     const proto::Plan& plan, const std::vector<actors::ActorDescription>& descriptions,

@@ -1,14 +1,22 @@
 #include "runtime/host/caf_options.h"
 
 #include <algorithm>
-#include <caf/actor_system_config.hpp>
 #include <caf/atom.hpp>
+#include <caf/config_option_adder.hpp>
+#include <caf/scheduler/coordinator.hpp>
+#include <limits>
 #include <thread>
 
 #include "runtime/host/host_messages.h"
+#include "runtime/host/spinning_work_sharing.h"
 
 namespace softwire {
 namespace runtime {
+
+HostCafConfig::HostCafConfig() {
+  opt_group{custom_options_, "softwire"}.add<size_t>(
+      "worker-spin-us", "how long an idle scheduler worker spins before it sleeps");
+}
 
 int CafThreads(const CafOptions& options, int cpu_devices) {
   if (options.max_threads > 0) return options.max_threads;
@@ -16,16 +24,32 @@ int CafThreads(const CafOptions& options, int cpu_devices) {
   return std::max(1, std::min(cpu_devices, cores));
 }
 
-Status ConfigureCaf(const CafOptions& options, int cpu_devices, caf::actor_system_config* config) {
+int WorkerSpinUs(const CafOptions& options, bool has_sim_devices) {
+  if (options.worker_spin_us >= 0) return options.worker_spin_us;
+  return has_sim_devices && options.policy == "sharing" ? kSimWorkerSpinUs : 0;
+}
+
+Status ConfigureCaf(const CafOptions& options, int cpu_devices, bool has_sim_devices,
+                    HostCafConfig* config) {
   if (options.policy != "sharing" && options.policy != "stealing") {
     return InvalidArgumentError("CAF scheduler policy '" + options.policy +
                                 "' is unknown; use 'sharing' or 'stealing'");
+  }
+  const int spin = WorkerSpinUs(options, has_sim_devices);
+  if (spin > 0 && options.policy != "sharing") {
+    return InvalidArgumentError("workers spin only with the 'sharing' policy, not '" +
+                                options.policy + "'");
   }
   config->set("scheduler.policy", caf::atom_from_string(options.policy));
   config->set("scheduler.max-threads", static_cast<size_t>(CafThreads(options, cpu_devices)));
   config->set("scheduler.max-throughput", options.max_throughput > 0
                                               ? static_cast<size_t>(options.max_throughput)
                                               : std::numeric_limits<size_t>::max());
+  if (spin > 0) {
+    config->set(kWorkerSpinKey, static_cast<size_t>(spin));
+    // A scheduler module loaded by the user replaces the one `scheduler.policy` names.
+    config->load<caf::scheduler::coordinator<SpinningWorkSharing>>();
+  }
   config->add_message_types<caf::id_block::softwire_runtime>();
   return Status::Ok();
 }

@@ -5,21 +5,22 @@
 //     device runs its kernels inline on the worker that holds its strand and spreads loops over
 //     its own kernel threads, so more workers would only add cross-thread wake-ups (~80 us each
 //     on a small VM). CAF's own default, max(cores, 4), cut pipeline throughput by a third.
+//     A plan of sim devices only gets one worker: their kernels take no CPU.
 //   - scheduler.policy `sharing`: beat work stealing for pipelines and round trips on 2 cores,
 //     and leaves no worker polling when idle. Re-measure on bigger machines.
+//   - workers spin before they sleep only in plans with sim devices (SpinningWorkSharing,
+//     spinning_work_sharing.h): there every completion comes from the sim timer thread, and a
+//     sleeping worker's wake-up would be added to the device's time.
 //   - scheduler.max-throughput 300: an actor yields its worker after 300 messages, so one busy
 //     actor cannot starve the others of a shared worker.
 // Every field can be overridden (RunOptions, `softwire run --caf-threads ...`).
 #ifndef SOFTWIRE_RUNTIME_HOST_CAF_OPTIONS_H_
 #define SOFTWIRE_RUNTIME_HOST_CAF_OPTIONS_H_
 
+#include <caf/actor_system_config.hpp>
 #include <string>
 
 #include "base/status.h"
-
-namespace caf {
-class actor_system_config;
-}  // namespace caf
 
 namespace softwire {
 namespace runtime {
@@ -32,15 +33,33 @@ struct CafOptions {
   std::string policy = "sharing";
   // Messages an actor handles before it yields its worker; <= 0: unlimited.
   int max_throughput = 300;
+  // With policy "sharing": how long an idle worker spins before it sleeps, microseconds.
+  // < 0: kSimWorkerSpinUs for plans with sim devices, 0 (CAF's own policy) otherwise.
+  int worker_spin_us = -1;
+};
+
+// The spin of workers in plans with sim devices: about twice SimClockOptions::host_awake, so a
+// worker the sim timer woke still spins when the completion comes (docs/RUNTIME.md).
+constexpr int kSimWorkerSpinUs = 400;
+
+// The actor_system_config of a job: CAF's, plus the softwire keys its scheduler reads.
+class HostCafConfig : public caf::actor_system_config {
+ public:
+  HostCafConfig();
 };
 
 // Worker threads the options give for a plan with `cpu_devices` cpu devices.
 int CafThreads(const CafOptions& options, int cpu_devices);
 
-// Writes the options into `config` (scheduler.policy, max-threads, max-throughput) and
-// registers the runtime's message types. InvalidArgument for an unknown policy. `config` is
-// otherwise untouched; it reads no file and no command line.
-Status ConfigureCaf(const CafOptions& options, int cpu_devices, caf::actor_system_config* config);
+// The worker spin the options give for a plan (with or without sim devices), microseconds.
+int WorkerSpinUs(const CafOptions& options, bool has_sim_devices);
+
+// Writes the options into `config` (scheduler.policy, max-threads, max-throughput, the worker
+// spin, installing SpinningWorkSharing when it is > 0) and registers the runtime's message
+// types. InvalidArgument for an unknown policy, or a spin with a policy other than sharing.
+// `config` is otherwise untouched; it reads no file and no command line.
+Status ConfigureCaf(const CafOptions& options, int cpu_devices, bool has_sim_devices,
+                    HostCafConfig* config);
 
 }  // namespace runtime
 }  // namespace softwire

@@ -1,5 +1,7 @@
 #include "runtime/host/device.h"
 
+#include <glog/logging.h>
+
 #include "runtime/host/strand_queue.h"
 #include "runtime/host/thread_pool_runner.h"
 
@@ -11,24 +13,40 @@ std::string DeviceDisplayName(const proto::PlanDevice& plan_device) {
   return plan_device.node() + "/" + plan_device.name();
 }
 
-StatusOr<std::unique_ptr<Device>> Device::Create(const proto::PlanDevice& plan_device,
+StatusOr<std::unique_ptr<Device>> Device::Create(const proto::PlanDevice& plan_device, int queues,
                                                  const DeviceOptions& options,
                                                  LaunchListener* listener,
-                                                 const std::atomic<bool>* stopping) {
+                                                 const std::atomic<bool>* stopping,
+                                                 SimClock* sim_clock) {
   std::string name = DeviceDisplayName(plan_device);
-  if (plan_device.kind() != proto::DEVICE_KIND_CPU) {
-    return UnimplementedError("device '" + name + "' is of kind " +
-                              proto::DeviceKind_Name(plan_device.kind()) +
-                              "; this runtime hosts cpu devices only");
-  }
   std::unique_ptr<Device> device(new Device(name, plan_device.kind()));
-  SOFTWIRE_ASSIGN_OR_RETURN(device->arena_,
-                            DeviceArena::Allocate(name, plan_device.planned_bytes()));
-  int threads =
-      options.kernel_threads > 0 ? options.kernel_threads : std::max(1, plan_device.cores());
-  device->runner_ = std::make_unique<ThreadPoolRunner>(threads, options.spin);
-  device->strand_ = std::make_unique<StrandQueue>(listener, stopping);
-  return device;
+  switch (plan_device.kind()) {
+    case proto::DEVICE_KIND_CPU: {
+      SOFTWIRE_ASSIGN_OR_RETURN(device->arena_,
+                                DeviceArena::Allocate(name, plan_device.planned_bytes()));
+      int threads =
+          options.kernel_threads > 0 ? options.kernel_threads : std::max(1, plan_device.cores());
+      device->runner_ = std::make_unique<ThreadPoolRunner>(threads, options.spin);
+      device->strand_ = std::make_unique<StrandQueue>(listener, stopping);
+      return device;
+    }
+    case proto::DEVICE_KIND_SIM: {
+      if (sim_clock == nullptr) {
+        return InternalError("device '" + name + "' is a sim device but the job has no sim clock");
+      }
+      SOFTWIRE_ASSIGN_OR_RETURN(device->arena_,
+                                DeviceArena::Reserve(name, plan_device.planned_bytes()));
+      device->runner_ = std::make_unique<SerialRunner>();
+      for (int index = 0; index < std::max(1, queues); ++index) {
+        device->sim_queues_.push_back(sim_clock->AddQueue());
+      }
+      return device;
+    }
+    default:
+      return UnimplementedError("device '" + name + "' is of kind " +
+                                proto::DeviceKind_Name(plan_device.kind()) +
+                                "; this runtime hosts cpu and sim devices");
+  }
 }
 
 Device::Device(std::string name, proto::DeviceKind kind) : name_(std::move(name)), kind_(kind) {}
@@ -36,7 +54,10 @@ Device::Device(std::string name, proto::DeviceKind kind) : name_(std::move(name)
 Device::~Device() = default;
 
 DeviceQueue* Device::queue(int index) const {
-  return strand_.get();
+  if (strand_ != nullptr) return strand_.get();
+  CHECK(index >= 0 && index < static_cast<int>(sim_queues_.size()))
+      << "device '" << name_ << "' has no queue " << index;
+  return sim_queues_[static_cast<size_t>(index)].get();
 }
 
 }  // namespace runtime

@@ -1,11 +1,18 @@
 // Device: one device of the plan as the runtime hosts it: its arena, its queues and, for cpu
 // devices, the thread pool its kernels spread loops over.
 //
-// Kinds today: `cpu`. A cpu device has one strand (strand_queue.h) that every queue index of
-// the plan maps onto: copies on a CPU compete for the same cores and memory bandwidth as
-// compute, so running them beside it would only oversubscribe the device. `sim` and `cuda`
-// devices come later; they add DeviceQueue implementations whose launches complete
-// asynchronously, and nothing above this interface changes.
+// Kinds:
+//   - `cpu`: one strand (strand_queue.h) that every queue index of the plan maps onto: copies
+//     on a CPU compete for the same cores and memory bandwidth as compute, so running them
+//     beside it would only oversubscribe the device. Several cpu devices of one process each
+//     have their own arena, strand and kernel threads; a copy actor reads its source register
+//     in another device's arena directly (one address space).
+//   - `sim`: one queue per queue index of the plan, all timed by the job's SimClock
+//     (sim_clock.h): a launch takes ActorDef.estimated_seconds of real time and computes
+//     nothing, so copies (queue 1) overlap compute (queue 0) as on a real accelerator. Its
+//     arena is reserved, not allocated (device_arena.h); its kernels are sim_kernels.h's.
+//   - `cuda`: later; it adds a DeviceQueue whose launches complete asynchronously, and nothing
+//     above this interface changes.
 //
 // Threading: created and destroyed on the job's thread; queue() and runner() are then used
 // by the actors from any thread.
@@ -16,11 +23,13 @@
 #include <chrono>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "base/status.h"
 #include "proto/plan.pb.h"
 #include "runtime/host/device_arena.h"
 #include "runtime/host/device_queue.h"
+#include "runtime/host/sim_clock.h"
 #include "runtime/kernels/parallel_runner.h"
 
 namespace softwire {
@@ -36,13 +45,15 @@ struct DeviceOptions {
 
 class Device {
  public:
-  // Allocates the arena (exactly plan_device.planned_bytes) and starts the kernel threads.
-  // Unimplemented for device kinds this build cannot host. `listener` and `stopping` are
-  // borrowed and must outlive the device.
-  static StatusOr<std::unique_ptr<Device>> Create(const proto::PlanDevice& plan_device,
+  // Creates the device with queues 0 .. queues - 1: allocates the arena (exactly
+  // plan_device.planned_bytes; reserved only for sim devices) and starts the kernel threads.
+  // Unimplemented for device kinds this build cannot host; a sim device needs `sim_clock`.
+  // `listener`, `stopping` and `sim_clock` are borrowed and must outlive the device.
+  static StatusOr<std::unique_ptr<Device>> Create(const proto::PlanDevice& plan_device, int queues,
                                                   const DeviceOptions& options,
                                                   LaunchListener* listener,
-                                                  const std::atomic<bool>* stopping);
+                                                  const std::atomic<bool>* stopping,
+                                                  SimClock* sim_clock);
   ~Device();
   Device(const Device&) = delete;
   Device& operator=(const Device&) = delete;
@@ -51,7 +62,8 @@ class Device {
   const std::string& name() const { return name_; }
   proto::DeviceKind kind() const { return kind_; }
   const DeviceArena& arena() const { return *arena_; }
-  // The queue that runs the plan's queue `index` (any index >= 0).
+  // The queue that runs the plan's queue `index` (0 <= index < queues; any index >= 0 on a
+  // cpu device, whose queues are all its strand).
   DeviceQueue* queue(int index) const;
   ParallelRunner* runner() const { return runner_.get(); }
   int kernel_threads() const { return runner_->threads(); }
@@ -63,7 +75,8 @@ class Device {
   proto::DeviceKind kind_;
   std::unique_ptr<DeviceArena> arena_;
   std::unique_ptr<ParallelRunner> runner_;
-  std::unique_ptr<DeviceQueue> strand_;
+  std::unique_ptr<DeviceQueue> strand_;                   // cpu.
+  std::vector<std::unique_ptr<DeviceQueue>> sim_queues_;  // sim, by queue index.
 };
 
 // "node0/cpu:0" for a plan device.

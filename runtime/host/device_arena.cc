@@ -45,11 +45,23 @@ StatusOr<std::unique_ptr<DeviceArena>> DeviceArena::Allocate(const std::string& 
     base = static_cast<char*>(memory);
     std::memset(base, 0, static_cast<size_t>(bytes));
   }
-  return std::unique_ptr<DeviceArena>(new DeviceArena(device_name, base, bytes));
+  return std::unique_ptr<DeviceArena>(new DeviceArena(device_name, base, bytes, true));
 }
 
-DeviceArena::DeviceArena(std::string device_name, char* base, int64_t bytes)
-    : device_name_(std::move(device_name)), base_(base), bytes_(bytes) {}
+StatusOr<std::unique_ptr<DeviceArena>> DeviceArena::Reserve(const std::string& device_name,
+                                                            int64_t bytes) {
+  if (bytes < 0) {
+    return InvalidArgumentError("device '" + device_name + "': planned bytes " +
+                                std::to_string(bytes) + " is negative");
+  }
+  return std::unique_ptr<DeviceArena>(new DeviceArena(device_name, nullptr, bytes, false));
+}
+
+DeviceArena::DeviceArena(std::string device_name, char* base, int64_t bytes, bool holds_memory)
+    : device_name_(std::move(device_name)),
+      base_(base),
+      bytes_(bytes),
+      holds_memory_(holds_memory) {}
 
 DeviceArena::~DeviceArena() {
   std::free(base_);
@@ -62,7 +74,7 @@ StatusOr<char*> DeviceArena::Region(int64_t offset, int64_t bytes, const std::st
                                 std::to_string(bytes_) + "-byte arena of device '" + device_name_ +
                                 "'");
   }
-  return base_ + offset;
+  return holds_memory_ ? base_ + offset : nullptr;
 }
 
 }  // namespace runtime

@@ -33,24 +33,35 @@ class DeviceArena {
   // machine's physical memory or the allocation fails.
   static StatusOr<std::unique_ptr<DeviceArena>> Allocate(const std::string& device_name,
                                                          int64_t bytes);
+  // An arena of `bytes` planned bytes that holds no memory: the arena of a `sim` device, whose
+  // kernels never touch data (sim devices model e.g. 16 GiB each; allocating that, even
+  // lazily, would be pointless). Region checks ranges exactly as for a real arena and returns
+  // null; allocated_bytes() is 0.
+  static StatusOr<std::unique_ptr<DeviceArena>> Reserve(const std::string& device_name,
+                                                        int64_t bytes);
   ~DeviceArena();
   DeviceArena(const DeviceArena&) = delete;
   DeviceArena& operator=(const DeviceArena&) = delete;
 
   // The address of [offset, offset + bytes). InvalidArgument naming `what` and the device when
   // the range is not inside the arena (a plan whose offsets do not fit its planned bytes).
+  // Null, after the same check, in an arena that holds no memory.
   StatusOr<char*> Region(int64_t offset, int64_t bytes, const std::string& what) const;
 
-  // Bytes allocated: always the planned figure given to Allocate.
-  int64_t allocated_bytes() const { return bytes_; }
+  // Bytes allocated: the planned figure given to Allocate; 0 for a reserved arena.
+  int64_t allocated_bytes() const { return holds_memory_ ? bytes_ : 0; }
+  // Bytes the plan gives the device.
+  int64_t planned_bytes() const { return bytes_; }
+  bool holds_memory() const { return holds_memory_; }
   char* base() const { return base_; }
 
  private:
-  DeviceArena(std::string device_name, char* base, int64_t bytes);
+  DeviceArena(std::string device_name, char* base, int64_t bytes, bool holds_memory);
 
   std::string device_name_;
   char* base_;
   int64_t bytes_;
+  bool holds_memory_;
 };
 
 }  // namespace runtime

@@ -48,6 +48,21 @@ TEST(DeviceArenaTest, AnImpossibleSizeIsResourceExhaustedNotACrash) {
   EXPECT_EQ(arena.status().code(), StatusCode::kResourceExhausted);
 }
 
+TEST(DeviceArenaTest, AReservedArenaChecksRegionsButHoldsNoMemory) {
+  // 16 GiB, as a sim device models: nothing is allocated.
+  auto arena = DeviceArena::Reserve("node0/sim:0", int64_t{16} << 30);
+  ASSERT_TRUE(arena.ok()) << arena.status();
+  EXPECT_FALSE((*arena)->holds_memory());
+  EXPECT_EQ((*arena)->allocated_bytes(), 0);
+  EXPECT_EQ((*arena)->planned_bytes(), int64_t{16} << 30);
+  StatusOr<char*> inside = (*arena)->Region(int64_t{8} << 30, 4096, "register 'x'");
+  ASSERT_TRUE(inside.ok());
+  EXPECT_EQ(*inside, nullptr);
+  StatusOr<char*> beyond = (*arena)->Region(int64_t{16} << 30, 1, "register 'y'");
+  ASSERT_FALSE(beyond.ok());
+  EXPECT_NE(beyond.status().message().find("register 'y'"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace runtime
 }  // namespace softwire

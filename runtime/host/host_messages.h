@@ -108,6 +108,9 @@ CAF_ADD_TYPE_ID(softwire_runtime, (softwire::runtime::WaitReport))
 CAF_ADD_ATOM(softwire_runtime, softwire::runtime, start_atom, "sw_start")
 // Describe wait: answer with a WaitReport to the actor given in the message.
 CAF_ADD_ATOM(softwire_runtime, softwire::runtime, describe_wait_atom, "sw_wait")
+// Wake: nothing to do. The sim devices' timer sends it shortly before a completion so that a
+// scheduler worker is awake (spinning) when the completion comes (sim_clock.h).
+CAF_ADD_ATOM(softwire_runtime, softwire::runtime, wake_atom, "sw_wake")
 CAF_END_TYPE_ID_BLOCK(softwire_runtime)
 
 #endif  // SOFTWIRE_RUNTIME_HOST_HOST_MESSAGES_H_

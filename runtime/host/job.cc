@@ -51,15 +51,41 @@ class WaitReportCollector final : public caf::event_based_actor {
   std::shared_ptr<WaitReportInbox> inbox_;
 };
 
+// What the sim clock sends wake_atom to: a message that gets a scheduler worker going (and,
+// with SpinningWorkSharing, spinning) just before a completion arrives.
+class WakeTarget final : public caf::event_based_actor {
+ public:
+  explicit WakeTarget(caf::actor_config& config) : caf::event_based_actor(config) {}
+
+  caf::behavior make_behavior() override {
+    return {[](wake_atom) {}};
+  }
+};
+
 }  // namespace
 
 StatusOr<std::unique_ptr<Job>> Job::Create(const proto::Plan& plan, JobOptions options) {
   std::unique_ptr<Job> job(new Job(plan, std::move(options)));
   SOFTWIRE_ASSIGN_OR_RETURN(job->descriptions_, actors::DescribeActors(plan));
+  // Queues per device: one more than the highest index its actors name.
+  std::vector<int> queues(plan.device_size(), 1);
+  for (const proto::ActorDef& actor : plan.actor()) {
+    if (actor.device() < 0 || actor.device() >= plan.device_size() || actor.queue() < 0) {
+      return InvalidArgumentError("actor '" + actor.name() + "': device " +
+                                  std::to_string(actor.device()) + " queue " +
+                                  std::to_string(actor.queue()) + " does not exist");
+    }
+    queues[actor.device()] = std::max(queues[actor.device()], actor.queue() + 1);
+  }
   for (const proto::PlanDevice& plan_device : plan.device()) {
-    SOFTWIRE_ASSIGN_OR_RETURN(std::unique_ptr<Device> device,
-                              Device::Create(plan_device, job->options_.device,
-                                             job->directory_.get(), &job->monitor_->stopping()));
+    if (plan_device.kind() == proto::DEVICE_KIND_SIM && job->sim_clock_ == nullptr) {
+      job->sim_clock_ = std::make_unique<SimClock>(job->directory_.get(),
+                                                   &job->monitor_->stopping(), job->options_.sim);
+    }
+    SOFTWIRE_ASSIGN_OR_RETURN(
+        std::unique_ptr<Device> device,
+        Device::Create(plan_device, queues[job->devices_.size()], job->options_.device,
+                       job->directory_.get(), &job->monitor_->stopping(), job->sim_clock_.get()));
     job->devices_.push_back(std::move(device));
   }
   SOFTWIRE_ASSIGN_OR_RETURN(job->slots_, LocateRegisterSlots(plan, job->devices_));
@@ -84,7 +110,21 @@ Job::Job(const proto::Plan& plan, JobOptions options)
       collector_(std::make_unique<StepCollector>(plan, monitor_.get(),
                                                  /*notify_steps=*/options_.on_step != nullptr)) {}
 
-Job::~Job() = default;
+Job::~Job() {
+  // The devices' queues borrow the clock; its thread must be gone before they are.
+  if (sim_clock_ != nullptr) sim_clock_->Stop();
+}
+
+SimClockStats Job::sim_stats() const {
+  return sim_clock_ != nullptr ? sim_clock_->stats() : SimClockStats();
+}
+
+caf::actor Job::StartWakingHost(caf::actor_system& system) {
+  if (sim_clock_ == nullptr) return caf::actor();
+  caf::actor target = system.spawn<WakeTarget>();
+  sim_clock_->SetWakeHost([target] { caf::anon_send(target, wake_atom_v); });
+  return target;
+}
 
 int Job::CpuDevices() const {
   return static_cast<int>(std::count_if(devices_.begin(), devices_.end(), [](const auto& device) {
@@ -108,11 +148,13 @@ int64_t Job::completed_firings() const {
 Status Job::Run() {
   CHECK(!ran_) << "Job::Run called twice";
   ran_ = true;
-  caf::actor_system_config config;  // Must outlive the system, which keeps a reference.
-  SOFTWIRE_RETURN_IF_ERROR(ConfigureCaf(options_.caf, CpuDevices(), &config));
+  HostCafConfig config;  // Must outlive the system, which keeps a reference.
+  SOFTWIRE_RETURN_IF_ERROR(
+      ConfigureCaf(options_.caf, CpuDevices(), /*has_sim_devices=*/sim_clock_ != nullptr, &config));
   Status status;
   {
     caf::actor_system system{config};
+    caf::actor wake_target = StartWakingHost(system);
     for (const auto& binding : bindings_) {
       ActorTracer* tracer = trace_ ? trace_->tracer(binding->def().id()) : nullptr;
       directory_->Set(binding->def().id(), system.spawn<HostActor>(binding.get(), directory_.get(),
@@ -129,7 +171,15 @@ Status Job::Run() {
     }
     status = WaitForEnd(system);
     if (!status.ok()) StopActors();
+    if (wake_target) {
+      sim_clock_->SetWakeHost(nullptr);
+      caf::anon_send_exit(wake_target, caf::exit_reason::user_shutdown);
+      wake_target = caf::actor();
+    }
     system.await_all_actors_done();
+    // No actor is left to launch; completions still pending are dropped, and the clock's
+    // thread sends nothing more to actors whose handles die below.
+    if (sim_clock_ != nullptr) sim_clock_->Stop();
     {
       std::lock_guard<std::mutex> lock(running_mutex_);  // Waits for a DescribeWaits.
       running_system_ = nullptr;

@@ -21,6 +21,7 @@
 #ifndef SOFTWIRE_RUNTIME_HOST_JOB_H_
 #define SOFTWIRE_RUNTIME_HOST_JOB_H_
 
+#include <caf/actor.hpp>
 #include <caf/fwd.hpp>
 #include <chrono>
 #include <cstdint>
@@ -40,6 +41,7 @@
 #include "runtime/host/device.h"
 #include "runtime/host/job_monitor.h"
 #include "runtime/host/job_trace.h"
+#include "runtime/host/sim_clock.h"
 #include "runtime/host/stall_report.h"
 #include "runtime/host/step_collector.h"
 
@@ -57,6 +59,8 @@ struct JobOptions {
   std::function<void(const CollectedStep&)> on_step;
   // Whether and what to trace.
   TraceOptions trace;
+  // The timer of sim devices (plans with sim devices only).
+  SimClockOptions sim;
 };
 
 class Job {
@@ -89,6 +93,8 @@ class Job {
   // After Run, for a traced job: everything recorded, with how the run ended. Empty for an
   // untraced job, or when already taken.
   std::optional<trace::TraceLog> TakeTrace();
+  // How exactly sim launches kept their durations (zero without sim devices).
+  SimClockStats sim_stats() const;
 
  private:
   Job(const proto::Plan& plan, JobOptions options);
@@ -103,6 +109,8 @@ class Job {
   void StopActors();
   bool AnyFiringInFlight() const;
   int CpuDevices() const;
+  // Spawns the actor the sim clock wakes the scheduler with; null without sim devices.
+  caf::actor StartWakingHost(caf::actor_system& system);
 
   const proto::Plan& plan_;
   JobOptions options_;
@@ -110,6 +118,9 @@ class Job {
   std::unique_ptr<JobMonitor> monitor_;
   std::unique_ptr<ActorDirectory> directory_;
   std::unique_ptr<StepCollector> collector_;
+  // Times every sim device's queues. Declared before devices_, whose queues borrow it, and
+  // after directory_ and monitor_, which it borrows. Null without sim devices.
+  std::unique_ptr<SimClock> sim_clock_;
   std::vector<std::unique_ptr<Device>> devices_;
   RegisterSlots slots_;
   std::vector<std::unique_ptr<ActorBinding>> bindings_;

@@ -93,6 +93,7 @@ StatusOr<std::unique_ptr<LoadedPlan>> LoadedPlan::Load(const proto::Plan& plan,
   job_options.device.kernel_threads = options.kernel_threads;
   job_options.kernels.cpu = cpu;
   job_options.trace = options.trace;
+  job_options.sim = options.sim;
   job_options.stall_timeout =
       options.stall_timeout_seconds > 0
           ? std::chrono::duration_cast<Clock::duration>(
@@ -124,6 +125,7 @@ StatusOr<RunResult> LoadedPlan::Run() {
     result_.memory.push_back(memory);
   }
   SOFTWIRE_ASSIGN_OR_RETURN(result_.variables, ReadVariables(plan_, job_->register_slots()));
+  result_.sim_timing = job_->sim_stats();
   return std::move(result_);
 }
 

@@ -30,6 +30,7 @@
 #include "proto/plan.pb.h"
 #include "runtime/host/caf_options.h"
 #include "runtime/host/job_trace.h"
+#include "runtime/host/sim_clock.h"
 #include "runtime/host/stall_report.h"
 #include "runtime/kernels/kernel.h"
 #include "trace/trace_model.h"
@@ -71,6 +72,8 @@ struct RunOptions {
   const KernelRegistry* cpu_kernels = nullptr;
   // Record an actor trace (docs/TRACING.md). Off: one predictable branch per hook.
   TraceOptions trace;
+  // The timer of sim devices (sim_clock.h), for plans that have them.
+  SimClockOptions sim;
 };
 
 // Memory of one device.
@@ -82,13 +85,16 @@ struct DeviceMemory {
 
 struct RunResult {
   std::vector<StepResult> steps;
-  // Final value of every PlanVariable, its parts stitched together, by name.
+  // Final value of every PlanVariable, its parts stitched together, by name. Variables with a
+  // part on a sim device are missing: sim devices compute no values.
   std::map<std::string, NpyArray> variables;
-  std::vector<DeviceMemory> memory;  // Plan device order.
+  std::vector<DeviceMemory> memory;  // Plan device order; sim devices allocate 0 bytes.
   double seconds = 0;                // Wall time from the actors' start to the end.
   int64_t firings = 0;               // Kernel firings of all actors together.
   // The raw trace when RunOptions::trace.enabled (trace::BuildTraceModel analyses it).
   std::optional<trace::TraceLog> trace;
+  // Plans with sim devices: how late their launches completed against their estimates.
+  SimClockStats sim_timing;
 };
 
 // Loads `plan` and runs it once: LoadedPlan::Load, then Run.

@@ -83,6 +83,14 @@ StatusOr<std::map<std::string, NpyArray>> ReadVariables(const proto::Plan& plan,
       plan.schedule().steps() * std::max<int64_t>(1, plan.schedule().pieces_per_step());
   for (const proto::PlanVariable& variable : plan.variable()) {
     std::string what = "variable '" + variable.name() + "'";
+    bool has_memory = true;
+    for (const proto::VariablePart& part : variable.part()) {
+      if (part.register_() >= 0 && part.register_() < plan.register__size() &&
+          !slots[part.register_()].empty() && slots[part.register_()][0] == nullptr) {
+        has_memory = false;  // A part on a sim device: no value to read.
+      }
+    }
+    if (!has_memory) continue;
     NpyArray array;
     SOFTWIRE_ASSIGN_OR_RETURN(array.dtype, DTypeOf(variable.tensor(), what));
     array.shape = Shape(

@@ -21,7 +21,8 @@ namespace runtime {
 StatusOr<proto::Plan> LimitSteps(const proto::Plan& plan, int64_t steps);
 
 // The value every PlanVariable holds now, its parts stitched into the logical shape, by name.
-// Reads the slot each part's register filled last. Call only while no actor runs.
+// Reads the slot each part's register filled last. Call only while no actor runs. Variables
+// with a part in a register without memory (a sim device's) are left out.
 StatusOr<std::map<std::string, NpyArray>> ReadVariables(const proto::Plan& plan,
                                                         const RegisterSlots& slots);
 

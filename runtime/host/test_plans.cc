@@ -110,6 +110,11 @@ TestPlan& TestPlan::ExtraBytes(int64_t bytes) {
   return *this;
 }
 
+TestPlan& TestPlan::DeviceKind(proto::DeviceKind kind) {
+  device_kind_ = kind;
+  return *this;
+}
+
 proto::Plan TestPlan::Build() const {
   proto::Plan plan;
   plan.set_job_name("runtime_test");
@@ -143,6 +148,8 @@ proto::Plan TestPlan::Build() const {
     actor->set_name(spec.name);
     actor->set_kind(spec.kind);
     actor->set_device(spec.device);
+    actor->set_queue(spec.queue);
+    actor->set_estimated_seconds(spec.estimated_seconds);
     devices = std::max(devices, spec.device + 1);
     int64_t period = IsPerStep(spec.kind) ? pieces_per_step_ : 1;
     actor->set_period(period);
@@ -206,8 +213,9 @@ proto::Plan TestPlan::Build() const {
     proto::PlanDevice* device = plan.add_device();
     device->set_id(d);
     device->set_node("node0");
-    device->set_name("cpu:" + std::to_string(d));
-    device->set_kind(proto::DEVICE_KIND_CPU);
+    device->set_name((device_kind_ == proto::DEVICE_KIND_SIM ? "sim:" : "cpu:") +
+                     std::to_string(d));
+    device->set_kind(device_kind_);
     device->set_cores(cores_);
     device->set_register_bytes(used[d]);
     device->set_planned_bytes(used[d] + extra_bytes_);

@@ -7,9 +7,9 @@
 //   ...
 //   proto::Plan built = plan.Build();
 //
-// Build() fills ids, producers, consumers, firings, each actor kind's settings and one cpu
-// device per distinct `device` index, with every register laid out back to back in its
-// producer's device arena. CHECK-fails on misuse.
+// Build() fills ids, producers, consumers, firings, each actor kind's settings and one device
+// (cpu unless DeviceKind says otherwise) per distinct `device` index, with every register laid
+// out back to back in its producer's device arena. CHECK-fails on misuse.
 #ifndef SOFTWIRE_RUNTIME_HOST_TEST_PLANS_H_
 #define SOFTWIRE_RUNTIME_HOST_TEST_PLANS_H_
 
@@ -47,6 +47,15 @@ struct TestActorSpec {
     sink_output = output;
     return *this;
   }
+  // ActorDef.queue (copies: 1) and ActorDef.estimated_seconds (what sim devices take).
+  TestActorSpec& OnQueue(int index) {
+    queue = index;
+    return *this;
+  }
+  TestActorSpec& Takes(double seconds) {
+    estimated_seconds = seconds;
+    return *this;
+  }
 
   std::string name;
   proto::ActorKind kind = proto::ACTOR_KIND_COMPUTE;
@@ -54,6 +63,8 @@ struct TestActorSpec {
   std::vector<std::string> inputs;   // Register names, kernel order.
   std::vector<std::string> outputs;  // Register names, kernel order.
   int device = 0;
+  int queue = 0;
+  double estimated_seconds = 0;
   std::vector<std::pair<std::string, int64_t>> int_attrs;
   std::string sink_output;  // SINK: the PlanOutput it reports; default: its actor name.
 };
@@ -80,6 +91,8 @@ class TestPlan {
   TestPlan& Cores(int cores);
   // Extra planned bytes per device beyond the registers (an arena of an odd size).
   TestPlan& ExtraBytes(int64_t bytes);
+  // The kind of every device (default cpu; "sim:<i>" devices for DEVICE_KIND_SIM).
+  TestPlan& DeviceKind(proto::DeviceKind kind);
 
   proto::Plan Build() const;
 
@@ -88,6 +101,7 @@ class TestPlan {
   int64_t pieces_per_step_;
   int cores_ = 1;
   int64_t extra_bytes_ = 0;
+  proto::DeviceKind device_kind_ = proto::DEVICE_KIND_CPU;
   std::vector<std::pair<std::string, int>> registers_;  // Name, slots.
   std::vector<std::vector<int64_t>> register_dims_;
   std::vector<TestActorSpec> actors_;

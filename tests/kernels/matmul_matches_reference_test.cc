@@ -6,6 +6,9 @@
 // O(1) * sum |a_k b_k|, far outside it.
 #include <gtest/gtest.h>
 
+#include <thread>
+
+#include "runtime/kernels/cpu/cpu_kernels.h"
 #include "tests/kernels/cpu_reference_comparison.h"
 
 namespace softwire {
@@ -93,12 +96,56 @@ TEST(BatchMatmulKernel, SpreadsManySmallProductsOverThreads) {
   EXPECT_GT(ExpectCpuMatchesReferenceOnEveryRunner(op, SumTolerance(8)), 0);
 }
 
-TEST(BatchMatmulKernel, LeavesLargeProductsToOpenBlas) {
+TEST(BatchMatmulKernel, LeavesLargeProductsToAMultiThreadedOpenBlas) {
+  runtime::SetBlasThreads(2);
   OpCase op{"batch_matmul",
             {},
             {RandomFloats(Shape({2, 70, 80}), 15), RandomFloats(Shape({2, 80, 90}), 16)},
             {Shape({2, 70, 90})}};
   EXPECT_EQ(ExpectCpuMatchesReferenceOnEveryRunner(op, SumTolerance(80)), 0);
+  runtime::SetBlasThreads(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+// With OpenBLAS single-threaded, matmul cuts large products into bands of rows (or columns)
+// over the runner's threads; every transpose and both band directions must still agree.
+class SingleThreadedBlas : public ::testing::Test {
+ protected:
+  SingleThreadedBlas() { runtime::SetBlasThreads(1); }
+  ~SingleThreadedBlas() override {
+    runtime::SetBlasThreads(std::max(1u, std::thread::hardware_concurrency()));
+  }
+};
+
+TEST_F(SingleThreadedBlas, MatmulSplitsLargeProductsIntoBandsOverTheRunner) {
+  struct Case {
+    int64_t m;
+    int64_t k;
+    int64_t n;
+  };
+  // Tall (bands of rows, a last band of 3 rows) and wide (bands of columns).
+  for (const Case& c : {Case{131, 67, 40}, Case{40, 67, 131}}) {
+    for (bool transpose_a : {false, true}) {
+      for (bool transpose_b : {false, true}) {
+        SCOPED_TRACE(std::to_string(c.m) + "x" + std::to_string(c.n) + " " +
+                     std::to_string(transpose_a) + std::to_string(transpose_b));
+        OpCase op{
+            "matmul",
+            {BoolAttribute("transpose_a", transpose_a), BoolAttribute("transpose_b", transpose_b)},
+            {RandomFloats(Matrix(c.m, c.k, transpose_a), 17),
+             RandomFloats(Matrix(c.k, c.n, transpose_b), 18)},
+            {Shape({c.m, c.n})}};
+        EXPECT_GT(ExpectCpuMatchesReferenceOnEveryRunner(op, SumTolerance(c.k)), 0);
+      }
+    }
+  }
+}
+
+TEST_F(SingleThreadedBlas, BatchMatmulSplitsEachLargeProductOverTheRunner) {
+  OpCase op{"batch_matmul",
+            {BoolAttribute("transpose_a", true)},
+            {RandomFloats(Shape({2, 80, 70}), 19), RandomFloats(Shape({2, 80, 90}), 20)},
+            {Shape({2, 70, 90})}};
+  EXPECT_GT(ExpectCpuMatchesReferenceOnEveryRunner(op, SumTolerance(80)), 0);
 }
 
 }  // namespace

@@ -45,6 +45,9 @@ const std::vector<std::string> kInternalOps = {"fill",
                                                "layer_norm_grad",
                                                "embedding_grad"};
 const std::vector<std::string> kUpdateOps = {"sgd_update", "adam_update"};
+// "Transfer and boxing ops (many devices)".
+const std::vector<std::string> kTransferOps = {"copy", "slice", "assemble", "flat_split",
+                                               "flat_concat"};
 // Run by the reference interpreter itself, so they have cpu kernels only.
 const std::vector<std::string> kInterpreterActorKinds = {"source", "variable", "accumulate",
                                                          "sink"};
@@ -59,7 +62,7 @@ TEST(OpCoverage, EveryOpInOpsMdHasACpuKernelAndNoOtherIsRegistered) {
   runtime::KernelRegistry registry;
   runtime::RegisterCpuKernels(&registry);
   const std::set<std::string> expected =
-      Union({kUserOps, kInternalOps, kUpdateOps, kInterpreterActorKinds});
+      Union({kUserOps, kInternalOps, kUpdateOps, kTransferOps, kInterpreterActorKinds});
   for (const std::string& op_type : expected) {
     EXPECT_TRUE(registry.Contains(op_type)) << "no cpu kernel for " << op_type;
   }
@@ -70,7 +73,7 @@ TEST(OpCoverage, EveryOpInOpsMdHasACpuKernelAndNoOtherIsRegistered) {
 
 TEST(OpCoverage, EveryOpButTheInterpretersActorKindsHasAReferenceKernel) {
   const reference::ReferenceKernelTable table = reference::MakeReferenceKernels();
-  const std::set<std::string> expected = Union({kUserOps, kInternalOps, kUpdateOps});
+  const std::set<std::string> expected = Union({kUserOps, kInternalOps, kUpdateOps, kTransferOps});
   for (const std::string& op_type : expected) {
     EXPECT_TRUE(table.Contains(op_type)) << "no reference kernel for " << op_type;
   }

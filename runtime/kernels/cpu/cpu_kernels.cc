@@ -24,6 +24,7 @@ void RegisterCpuKernels(KernelRegistry* registry) {
   RegisterVariableKernel(registry);
   RegisterAccumulateKernel(registry);
   RegisterSinkKernel(registry);
+  RegisterTransferKernels(registry);
 }
 
 void SetBlasThreads(int threads) {

@@ -128,13 +128,18 @@ class AccuracyKernel final : public Kernel {
  public:
   static StatusOr<std::unique_ptr<Kernel>> Create(const KernelSetup& setup) {
     const proto::KernelDef& def = setup.actor->kernel();
-    SOFTWIRE_RETURN_IF_ERROR(AttributeReader(def).Finish());
+    AttributeReader attributes(def);
+    // Physical attribute (docs/OPS.md): the logical row count when the rows are split across
+    // devices, so that this part's value is a partial sum of the whole's accuracy.
+    const int64_t divisor = attributes.Int("divisor", 0);
+    SOFTWIRE_RETURN_IF_ERROR(attributes.Finish());
+    if (divisor < 0) return KernelDefError(def, "divisor must be >= 0");
     SOFTWIRE_RETURN_IF_ERROR(CheckSignature(
         def, {"logits", "labels"}, {DType::kFloat32, DType::kInt32}, {"y"}, {DType::kFloat32}));
     LogitsLayout layout;
     SOFTWIRE_RETURN_IF_ERROR(ReadLogitsLayout(def, 0, 1, &layout));
     SOFTWIRE_RETURN_IF_ERROR(CheckShape(def, "output y", ShapeOf(def.output(0)), Shape()));
-    return std::unique_ptr<Kernel>(new AccuracyKernel(layout));
+    return std::unique_ptr<Kernel>(new AccuracyKernel(layout, divisor > 0 ? divisor : layout.rows));
   }
 
   Status Run(const KernelContext& context) override {
@@ -157,16 +162,17 @@ class AccuracyKernel final : public Kernel {
                   correct.fetch_add(chunk_correct, std::memory_order_relaxed);
                 });
     float* y = context.outputs[0].As<float>();
-    y[0] = layout_.rows == 0 ? 0.0f
-                             : static_cast<float>(static_cast<double>(correct.load()) /
-                                                  static_cast<double>(layout_.rows));
+    y[0] = divisor_ == 0 ? 0.0f
+                         : static_cast<float>(static_cast<double>(correct.load()) /
+                                              static_cast<double>(divisor_));
     return Status::Ok();
   }
 
  private:
-  explicit AccuracyKernel(LogitsLayout layout) : layout_(layout) {}
+  AccuracyKernel(LogitsLayout layout, int64_t divisor) : layout_(layout), divisor_(divisor) {}
 
   const LogitsLayout layout_;
+  const int64_t divisor_;  // The rows' logical count: this part's rows, or the attribute.
 };
 
 }  // namespace

@@ -30,6 +30,22 @@ inline Status CheckIndices(const char* op_type, const char* tensor, const int32_
   return IndexOutOfRangeError(op_type, tensor, indices, count, bound);
 }
 
+// The same for the range [begin, end), e.g. the rows [index_begin, index_begin + V_local) a
+// part of a split embedding table holds: "embedding: ids[3] = 70 is outside [32, 64)".
+Status IndexOutOfRangeError(const char* op_type, const char* tensor, const int32_t* indices,
+                            int64_t count, int64_t begin, int64_t end);
+
+inline Status CheckIndicesIn(const char* op_type, const char* tensor, const int32_t* indices,
+                             int64_t count, int64_t begin, int64_t end) {
+  const uint64_t limit = static_cast<uint64_t>(end - begin);
+  int out_of_range = 0;
+  for (int64_t i = 0; i < count; ++i) {
+    out_of_range |= static_cast<uint64_t>(static_cast<int64_t>(indices[i]) - begin) >= limit;
+  }
+  if (out_of_range == 0) return Status::Ok();
+  return IndexOutOfRangeError(op_type, tensor, indices, count, begin, end);
+}
+
 }  // namespace runtime
 }  // namespace softwire
 

@@ -28,8 +28,12 @@ void* operator new(std::size_t size) {
 // that every pointer reaching these came from the malloc above, hence the pragma.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-void operator delete(void* memory) noexcept { std::free(memory); }
-void operator delete(void* memory, std::size_t) noexcept { std::free(memory); }
+void operator delete(void* memory) noexcept {
+  std::free(memory);
+}
+void operator delete(void* memory, std::size_t) noexcept {
+  std::free(memory);
+}
 #pragma GCC diagnostic pop
 
 namespace softwire {
@@ -79,7 +83,9 @@ std::vector<Case> Cases() {
   const Shape rows({512});
   const Shape channels({256});
   return {
-      {"matmul", {}, {Floats(Shape({128, 64})), Floats(Shape({64, 96}))},
+      {"matmul",
+       {},
+       {Floats(Shape({128, 64})), Floats(Shape({64, 96}))},
        {Floats(Shape({128, 96}))}},
       {"batch_matmul",
        {},
@@ -138,6 +144,23 @@ std::vector<Case> Cases() {
        {Floats(big), Ints(rows, 300)},
        {Floats(Shape({300, 256}))}},
       {"accumulate", {}, {Floats(big)}, {Floats(big)}},
+      {"copy", {}, {Floats(big)}, {Floats(big)}},
+      {"slice",
+       {IntsAttribute("begin", {0, 128}), IntsAttribute("end", {512, 256})},
+       {Floats(big)},
+       {Floats(Shape({512, 128}))}},
+      {"assemble",
+       {IntsAttribute("shape", big.dims()), IntsAttribute("offsets", {0, 0, 0, 128})},
+       {Floats(Shape({512, 128})), Floats(Shape({512, 128}))},
+       {Floats(big)}},
+      {"flat_split",
+       {IntsAttribute("sizes", {512 * 128, 512 * 128})},
+       {Floats(big)},
+       {Floats(Shape({512 * 128})), Floats(Shape({512 * 128}))}},
+      {"flat_concat",
+       {IntsAttribute("shape", big.dims())},
+       {Floats(Shape({512 * 128})), Floats(Shape({512 * 128}))},
+       {Floats(big)}},
       {"sgd_update",
        {FloatAttribute("learning_rate", 0.1), FloatAttribute("momentum", 0.9)},
        {Floats(big), Floats(big)},

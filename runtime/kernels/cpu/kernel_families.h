@@ -27,6 +27,8 @@ void RegisterSourceKernel(KernelRegistry* registry);         // source
 void RegisterVariableKernel(KernelRegistry* registry);       // variable
 void RegisterAccumulateKernel(KernelRegistry* registry);     // accumulate
 void RegisterSinkKernel(KernelRegistry* registry);           // sink
+void RegisterTransferKernels(KernelRegistry* registry);      // copy, slice, assemble,
+                                                             // flat_split, flat_concat
 
 }  // namespace runtime
 }  // namespace softwire

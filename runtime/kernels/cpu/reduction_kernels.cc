@@ -177,7 +177,11 @@ StatusOr<std::unique_ptr<Kernel>> CreateReduceKernel(const KernelSetup& setup, b
   AttributeReader attributes(def);
   std::vector<int64_t> axes = attributes.Ints("axes", {});
   bool keepdims = attributes.Bool("keepdims", false);
+  // Physical attribute (docs/OPS.md): the logical count of reduced elements, when the reduced
+  // axes are split across devices and this part's mean is a partial sum of the whole's.
+  int64_t divisor = mean ? attributes.Int("divisor", 0) : 0;
   SOFTWIRE_RETURN_IF_ERROR(attributes.Finish());
+  if (divisor < 0) return KernelDefError(def, "divisor must be >= 0");
   SOFTWIRE_RETURN_IF_ERROR(CheckSignature(def, {"x"}, {DType::kFloat32}, {"y"}, {DType::kFloat32}));
   Shape x = ShapeOf(def.input(0));
   std::vector<bool> reduced(x.rank(), axes.empty());
@@ -200,7 +204,8 @@ StatusOr<std::unique_ptr<Kernel>> CreateReduceKernel(const KernelSetup& setup, b
     }
   }
   SOFTWIRE_RETURN_IF_ERROR(CheckShape(def, "output y", ShapeOf(def.output(0)), Shape(y_dims)));
-  float scale = mean ? 1.0f / static_cast<float>(reduced_count) : 1.0f;
+  const int64_t count = divisor > 0 ? divisor : reduced_count;
+  float scale = mean ? 1.0f / static_cast<float>(count) : 1.0f;
   return std::unique_ptr<Kernel>(new ReductionKernel(ReductionPlan(x, reduced), scale));
 }
 

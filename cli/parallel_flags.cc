@@ -1,0 +1,36 @@
+#include "cli/parallel_flags.h"
+
+#include "placement/cluster_spec.h"
+
+namespace softwire {
+namespace cli {
+
+void AddParallelFlags(FlagParser* parser, ParallelFlags* flags) {
+  parser->AddString("cluster", &flags->cluster, "SPEC",
+                    "devices: a cluster file or a shorthand such as 4cpu, 2x4cpu, 8sim or "
+                    "2x4sim:16GiB (default: one cpu device)");
+  parser->AddInt("dp", &flags->dp, "N", "data-parallel degree (overrides the job's)");
+  parser->AddInt("tp", &flags->tp, "N", "tensor-parallel degree (overrides the job's)");
+  parser->AddInt("pp", &flags->pp, "N", "pipeline stages (overrides the job's)");
+  parser->AddInt("micro-batches", &flags->micro_batches, "M",
+                 "micro-batches per step (overrides the job's)");
+}
+
+Status ApplyParallelFlags(const ParallelFlags& flags, compiler::CompileOptions* options) {
+  if (flags.dp < 0 || flags.tp < 0 || flags.pp < 0 || flags.micro_batches < 0) {
+    return InvalidArgumentError("--dp, --tp, --pp and --micro-batches must be >= 1");
+  }
+  if (!flags.cluster.empty()) {
+    StatusOr<proto::Cluster> cluster = placement::LoadClusterSpec(flags.cluster);
+    if (!cluster.ok()) return cluster.status().WithContext("--cluster");
+    options->cluster = std::move(cluster).value();
+  }
+  if (flags.dp > 0) options->parallel.set_data_parallel(static_cast<int32_t>(flags.dp));
+  if (flags.tp > 0) options->parallel.set_tensor_parallel(static_cast<int32_t>(flags.tp));
+  if (flags.pp > 0) options->parallel.set_pipeline_stages(static_cast<int32_t>(flags.pp));
+  if (flags.micro_batches > 0) options->micro_batches_per_step = flags.micro_batches;
+  return Status::Ok();
+}
+
+}  // namespace cli
+}  // namespace softwire

@@ -1,0 +1,44 @@
+// The flags that say where a job runs and how it is split, shared by `softwire run`,
+// `softwire compile` and `softwire simulate` (docs/PARALLELISM.md):
+//
+//   --cluster SPEC        a cluster file or a shorthand: 4cpu, 2x4cpu, 8sim, 2x4sim:16GiB
+//   --dp N --tp N --pp N  degrees of data, tensor and pipeline parallelism (over the job's)
+//   --micro-batches M     micro-batches per step (over the job's)
+//
+//   ParallelFlags parallel;
+//   AddParallelFlags(&parser, &parallel);
+//   ... parse ...
+//   SOFTWIRE_RETURN_IF_ERROR(ApplyParallelFlags(parallel, &compile_options));
+#ifndef SOFTWIRE_CLI_PARALLEL_FLAGS_H_
+#define SOFTWIRE_CLI_PARALLEL_FLAGS_H_
+
+#include <cstdint>
+#include <string>
+
+#include "base/status.h"
+#include "cli/flag_parser.h"
+#include "compiler/compiler.h"
+
+namespace softwire {
+namespace cli {
+
+struct ParallelFlags {
+  std::string cluster;  // Empty: one cpu device.
+  int64_t dp = 0;       // 0: the job's.
+  int64_t tp = 0;
+  int64_t pp = 0;
+  int64_t micro_batches = 0;
+};
+
+// Registers the five flags.
+void AddParallelFlags(FlagParser* parser, ParallelFlags* flags);
+
+// InvalidArgument naming the flag for a negative degree or micro-batch count, or a cluster
+// spec placement::LoadClusterSpec rejects; otherwise sets the cluster, the degrees given and
+// micro_batches_per_step.
+Status ApplyParallelFlags(const ParallelFlags& flags, compiler::CompileOptions* options);
+
+}  // namespace cli
+}  // namespace softwire
+
+#endif  // SOFTWIRE_CLI_PARALLEL_FLAGS_H_

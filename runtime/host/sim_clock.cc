@@ -1,0 +1,284 @@
+#include "runtime/host/sim_clock.h"
+
+#include <glog/logging.h>
+#include <immintrin.h>
+#include <sys/prctl.h>
+
+#include <algorithm>
+#include <cmath>
+#include <exception>
+#include <limits>
+#include <string>
+
+#include "runtime/host/trace_clock.h"
+
+namespace softwire {
+namespace runtime {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
+
+int64_t NowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch())
+      .count();
+}
+
+Clock::time_point TimePointOf(int64_t ns) {
+  return Clock::time_point(
+      std::chrono::duration_cast<Clock::duration>(std::chrono::nanoseconds(ns)));
+}
+
+int64_t EstimateNs(const LaunchRequest& request) {
+  if (!(request.estimated_seconds > 0)) return 0;
+  return static_cast<int64_t>(std::llround(request.estimated_seconds * 1e9));
+}
+
+// Min-heap on deadline; equal deadlines complete in no particular order (different queues).
+bool Later(const int64_t a, const int64_t b) {
+  return a > b;
+}
+
+}  // namespace
+
+// One device queue: a view of the clock.
+class SimClock::Queue final : public DeviceQueue {
+ public:
+  Queue(SimClock* clock, int index) : clock_(clock), index_(index) {}
+
+  Outcome Launch(const LaunchRequest& request, Status* kernel_status) override {
+    return clock_->Launch(index_, request, kernel_status);
+  }
+  void ReleaseInline() override { clock_->ReleaseInline(index_); }
+
+ private:
+  SimClock* const clock_;
+  const int index_;
+};
+
+SimClock::SimClock(LaunchListener* listener, const std::atomic<bool>* stopping,
+                   SimClockOptions options)
+    : listener_(listener), stopping_(stopping), options_(options), earliest_(kNever) {
+  heap_.reserve(64);
+  due_.reserve(64);
+  timer_ = std::thread([this] { Loop(); });
+}
+
+SimClock::~SimClock() {
+  Stop();
+}
+
+std::unique_ptr<DeviceQueue> SimClock::AddQueue() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  queues_.emplace_back();
+  return std::make_unique<Queue>(this, static_cast<int>(queues_.size()) - 1);
+}
+
+void SimClock::SetWakeHost(std::function<void()> wake_host) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  wake_host_ = std::move(wake_host);
+}
+
+void SimClock::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopped_ = true;
+    heap_.clear();
+    for (QueueState& queue : queues_) {
+      queue.waiting.clear();
+      queue.busy = false;
+    }
+    wake_host_ = nullptr;
+    PublishEarliestLocked();
+  }
+  stop_spinning_.store(true, std::memory_order_relaxed);
+  wake_timer_.notify_all();
+  if (timer_.joinable() && timer_.get_id() != std::this_thread::get_id()) timer_.join();
+}
+
+SimClockStats SimClock::stats() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  SimClockStats stats;
+  stats.completions = completions_;
+  if (completions_ > 0) stats.mean_lateness_us = lateness_sum_ns_ / completions_ / 1e3;
+  stats.max_lateness_us = static_cast<double>(lateness_max_ns_) / 1e3;
+  return stats;
+}
+
+DeviceQueue::Outcome SimClock::Launch(int queue, const LaunchRequest& request,
+                                      Status* kernel_status) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (stopped_) {
+    *kernel_status = CancelledError("the job's sim devices have stopped");
+    return DeviceQueue::Outcome::kRanInline;
+  }
+  QueueState& state = queues_[static_cast<size_t>(queue)];
+  if (state.busy) {
+    state.waiting.push_back(request);
+    return DeviceQueue::Outcome::kDeferred;
+  }
+  state.busy = true;
+  if (EstimateNs(request) > 0) {
+    StartLocked(queue, request, NowNs());
+    return DeviceQueue::Outcome::kDeferred;
+  }
+  // Takes no time: done now, on the caller's thread, which holds the queue until
+  // ReleaseInline.
+  lock.unlock();
+  if (request.times != nullptr) {
+    request.times->start.store(TraceClock::Now(), std::memory_order_relaxed);
+  }
+  *kernel_status = RunKernel(request);
+  return DeviceQueue::Outcome::kRanInline;
+}
+
+void SimClock::ReleaseInline(int queue) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  QueueState& state = queues_[static_cast<size_t>(queue)];
+  while (!stopped_) {
+    CHECK(state.busy) << "ReleaseInline on a sim queue nobody holds";
+    if (state.waiting.empty()) {
+      state.busy = false;
+      return;
+    }
+    const LaunchRequest next = state.waiting.front();
+    state.waiting.pop_front();
+    if (EstimateNs(next) > 0) {
+      StartLocked(queue, next, NowNs());
+      return;
+    }
+    // Launches that take no time run here, as a strand runs what queued behind its holder.
+    lock.unlock();
+    if (next.times != nullptr)
+      next.times->start.store(TraceClock::Now(), std::memory_order_relaxed);
+    listener_->OnLaunchCompleted(next.actor, next.firing, RunKernel(next));
+    lock.lock();
+  }
+}
+
+void SimClock::StartLocked(int queue, const LaunchRequest& request, int64_t start) {
+  if (request.times != nullptr) {
+    request.times->start.store(TraceClock::Now(), std::memory_order_relaxed);
+  }
+  Pending pending;
+  pending.deadline = start + EstimateNs(request);
+  pending.queue = queue;
+  pending.request = request;
+  heap_.push_back(pending);
+  std::push_heap(heap_.begin(), heap_.end(),
+                 [](const Pending& a, const Pending& b) { return Later(a.deadline, b.deadline); });
+  if (heap_.front().deadline == pending.deadline) {
+    PublishEarliestLocked();
+    if (timer_sleeping_) wake_timer_.notify_one();
+  }
+}
+
+void SimClock::PublishEarliestLocked() {
+  earliest_.store(heap_.empty() ? kNever : heap_.front().deadline, std::memory_order_relaxed);
+}
+
+Status SimClock::RunKernel(const LaunchRequest& request) const {
+  if (stopping_->load(std::memory_order_relaxed)) return CancelledError("the job is stopping");
+  Status status;
+  try {
+    status = request.kernel->Run(*request.context);
+  } catch (const std::exception& exception) {
+    status = InternalError(std::string("kernel threw: ") + exception.what());
+  } catch (...) {
+    status = InternalError("kernel threw an exception");
+  }
+  if (request.times != nullptr) {
+    request.times->end.store(TraceClock::Now(), std::memory_order_release);
+  }
+  return status;
+}
+
+void SimClock::CompleteDue(int64_t now, std::unique_lock<std::mutex>* lock) {
+  const auto later = [](const Pending& a, const Pending& b) {
+    return Later(a.deadline, b.deadline);
+  };
+  while (!heap_.empty() && heap_.front().deadline <= now) {
+    std::pop_heap(heap_.begin(), heap_.end(), later);
+    const Pending done = heap_.back();
+    heap_.pop_back();
+    due_.push_back(done);
+    QueueState& state = queues_[static_cast<size_t>(done.queue)];
+    if (state.waiting.empty()) {
+      state.busy = false;
+      continue;
+    }
+    // The device was busy until the deadline, not until we noticed it: the next launch
+    // starts then, so a late wake-up never delays a device's later launches.
+    const LaunchRequest next = state.waiting.front();
+    state.waiting.pop_front();
+    StartLocked(done.queue, next, done.deadline);
+  }
+  PublishEarliestLocked();
+  lock->unlock();
+  double lateness_sum = 0;
+  int64_t lateness_max = 0;
+  for (const Pending& done : due_) {
+    const int64_t lateness = NowNs() - done.deadline;
+    lateness_sum += static_cast<double>(lateness);
+    lateness_max = std::max(lateness_max, lateness);
+    listener_->OnLaunchCompleted(done.request.actor, done.request.firing, RunKernel(done.request));
+  }
+  host_told_at_ = NowNs();
+  lock->lock();
+  completions_ += static_cast<int64_t>(due_.size());
+  lateness_sum_ns_ += lateness_sum;
+  lateness_max_ns_ = std::max(lateness_max_ns_, lateness_max);
+  due_.clear();
+}
+
+void SimClock::SpinUntil(int64_t until) const {
+  while (!stop_spinning_.load(std::memory_order_relaxed)) {
+    const int64_t now = NowNs();
+    if (now >= until || now >= earliest_.load(std::memory_order_relaxed)) return;
+    _mm_pause();
+  }
+}
+
+void SimClock::Loop() {
+  // Timers of this thread fire as close to their time as the kernel can (the default slack
+  // of 50 us would make every sleep that late).
+  prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+  const int64_t spin = std::chrono::nanoseconds(options_.spin).count();
+  const int64_t linger = std::chrono::nanoseconds(options_.linger).count();
+  const int64_t host_awake = std::chrono::nanoseconds(options_.host_awake).count();
+  std::unique_lock<std::mutex> lock(mutex_);
+  int64_t linger_until = 0;
+  while (!stopped_) {
+    const int64_t now = NowNs();
+    if (!heap_.empty() && heap_.front().deadline <= now) {
+      CompleteDue(now, &lock);
+      linger_until = NowNs() + linger;
+      continue;
+    }
+    const int64_t next = heap_.empty() ? kNever : heap_.front().deadline;
+    if (now >= linger_until && (next == kNever || now < next - spin)) {
+      timer_sleeping_ = true;
+      if (next == kNever) {
+        wake_timer_.wait(lock);
+      } else {
+        wake_timer_.wait_until(lock, TimePointOf(next - spin));
+      }
+      timer_sleeping_ = false;
+      continue;
+    }
+    if (next != kNever && wake_host_ && now - host_told_at_ > host_awake) {
+      // The host's workers may be asleep: wake one now, so that it spins when the completion
+      // comes instead of paying a sleeping thread's wake-up then.
+      host_told_at_ = now;
+      wake_host_();
+      continue;
+    }
+    lock.unlock();
+    SpinUntil(std::min(next, std::max(linger_until, now + 20000)));
+    lock.lock();
+  }
+}
+
+}  // namespace runtime
+}  // namespace softwire
