@@ -29,6 +29,11 @@ int WorkerSpinUs(const CafOptions& options, bool has_sim_devices) {
   return has_sim_devices && options.policy == "sharing" ? kSimWorkerSpinUs : 0;
 }
 
+int SimOnlyWorkerSpinUs(double longest_launch_seconds) {
+  const double spin_us = 1.25 * longest_launch_seconds * 1e6 + kSimWorkerSpinUs;
+  return static_cast<int>(std::min<double>(spin_us, kMaxSimWorkerSpinUs));
+}
+
 Status ConfigureCaf(const CafOptions& options, int cpu_devices, bool has_sim_devices,
                     HostCafConfig* config) {
   if (options.policy != "sharing" && options.policy != "stealing") {

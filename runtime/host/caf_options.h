@@ -42,6 +42,15 @@ struct CafOptions {
 // worker the sim timer woke still spins when the completion comes (docs/RUNTIME.md).
 constexpr int kSimWorkerSpinUs = 400;
 
+// Plans of sim devices only: workers spin across the longest launch (times 1.25, plus
+// kSimWorkerSpinUs), capped at kMaxSimWorkerSpinUs, so a completion never finds the worker
+// asleep. A sleeping worker wakes 60-80 us late here, and in a balanced pipeline every piece's
+// late start delays the whole step: at 400 us of spin, 8 stages x 2 ms x 64 pieces ran 3-4%
+// over the ideal, at a spin beyond the stage 0.4% (BENCHMARKS.md). The price is one core
+// spinning through the run, which a sim run (no compute on this machine) can pay.
+constexpr int kMaxSimWorkerSpinUs = 20000;
+int SimOnlyWorkerSpinUs(double longest_launch_seconds);
+
 // The actor_system_config of a job: CAF's, plus the softwire keys its scheduler reads.
 class HostCafConfig : public caf::actor_system_config {
  public:

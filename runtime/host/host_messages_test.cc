@@ -97,6 +97,12 @@ TEST(CafOptionsTest, ThreadsFollowTheOptionsOrTheDevicesCappedAtTheCores) {
   EXPECT_EQ(system.scheduler().num_workers(), 3u);
 }
 
+TEST(CafOptionsTest, SimOnlyPlansSpinAcrossTheirLongestLaunchUpToACap) {
+  EXPECT_EQ(SimOnlyWorkerSpinUs(0), kSimWorkerSpinUs);
+  EXPECT_EQ(SimOnlyWorkerSpinUs(0.002), 2500 + kSimWorkerSpinUs);
+  EXPECT_EQ(SimOnlyWorkerSpinUs(10.0), kMaxSimWorkerSpinUs);
+}
+
 // Answers x + 1. (A class: CAF 0.17's function-based actors without arguments trip UBSan.)
 class Echo final : public caf::event_based_actor {
  public:

@@ -149,8 +149,17 @@ Status Job::Run() {
   CHECK(!ran_) << "Job::Run called twice";
   ran_ = true;
   HostCafConfig config;  // Must outlive the system, which keeps a reference.
+  CafOptions caf = options_.caf;
+  if (caf.worker_spin_us < 0 && sim_clock_ != nullptr && CpuDevices() == 0 &&
+      caf.policy == "sharing") {
+    double longest = 0;
+    for (const proto::ActorDef& actor : plan_.actor()) {
+      longest = std::max(longest, actor.estimated_seconds());
+    }
+    caf.worker_spin_us = SimOnlyWorkerSpinUs(longest);
+  }
   SOFTWIRE_RETURN_IF_ERROR(
-      ConfigureCaf(options_.caf, CpuDevices(), /*has_sim_devices=*/sim_clock_ != nullptr, &config));
+      ConfigureCaf(caf, CpuDevices(), /*has_sim_devices=*/sim_clock_ != nullptr, &config));
   Status status;
   {
     caf::actor_system system{config};
