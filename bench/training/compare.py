@@ -4,6 +4,7 @@
 Usage: bench/training/compare.py [--rounds 5] [--softwire build/cli/softwire]
                                  [--job bench/training/mlp.pbtxt] [--steps 300]
                                  [--pytorch-setting 1:2] [--skip-softwire] [--json FILE]
+                                 [--data fixed|synthetic]
 
 Alternates R rounds of one PyTorch run (pytorch_mlp.py at its fastest setting) and one
 `softwire run JOB --metrics-out FILE`, so both sides see the same machine noise, then prints
@@ -14,13 +15,22 @@ n = 2048, 2 threads, best of 5).
 softwire's samples/s per run: the median over the steps after the first 10% (warm-up) of the
 per-step "samples_per_second" in the metrics file; without it, batch / the median per-step
 "seconds"; without those, the run's wall time including start-up and compilation (reported as
-such). Exit status: 0 when every requested
+such).
+
+--data fixed (the default) feeds softwire what the PyTorch peer trains on: one batch of standard
+normal pixels and uniform labels drawn once (NumPy, seed 0), written as .npy files beside a copy
+of the job whose source reads them, so both sides time the training step alone. --data
+synthetic keeps the job's synthetic source, which draws a new batch inside the engine every
+step (counter-based hashes, Box-Muller): the step plus data generation on the same cores.
+
+Exit status: 0 when every requested
 side ran, 1 otherwise (the PyTorch figures are still printed).
 """
 
 import argparse
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -79,6 +89,27 @@ def softwire_rate(metrics_path, batch, wall_seconds, steps):
     return steps * batch / wall_seconds, "whole run wall time, including start-up"
 
 
+def fixed_batch_job(job, scratch):
+    """A copy of `job` in `scratch` whose source reads one fixed batch from .npy files."""
+    import numpy
+    generator = numpy.random.default_rng(0)
+    features = generator.standard_normal((pytorch_mlp.BATCH, pytorch_mlp.LAYERS[0]),
+                                         dtype=numpy.float32)
+    labels = generator.integers(0, pytorch_mlp.LAYERS[-1], pytorch_mlp.BATCH, dtype=numpy.int32)
+    numpy.save(os.path.join(scratch, "x.npy"), features)
+    numpy.save(os.path.join(scratch, "y.npy"), labels)
+    with open(job) as source:
+        text = source.read()
+    fixed, replaced = re.subn(r"synthetic\s*\{[^}]*\}", 'npy { path: "x.npy" path: "y.npy" }', text,
+                              count=1)
+    if replaced != 1:
+        raise ValueError(f"{job}: no synthetic source to replace with a fixed batch")
+    path = os.path.join(scratch, "fixed_batch_" + os.path.basename(job))
+    with open(path, "w") as output:
+        output.write(fixed)
+    return path
+
+
 def softwire_round(arguments, scratch, round_index):
     metrics = os.path.join(scratch, f"metrics_{round_index}.json")
     command = [arguments.softwire, "run", arguments.job, "--metrics-out", metrics]
@@ -110,6 +141,9 @@ def main(argv):
     parser.add_argument("--pytorch-steps", type=int, default=40, help="steps per timed run")
     parser.add_argument("--skip-softwire", action="store_true")
     parser.add_argument("--json", help="also write the figures to this file")
+    parser.add_argument("--data", choices=["fixed", "synthetic"], default="fixed",
+                        help="softwire's input: one fixed batch as PyTorch's (default), or the "
+                             "job's synthetic source drawing a new batch every step")
     arguments = parser.parse_args(argv)
 
     setting = pytorch_mlp.parse_settings(arguments.pytorch_setting)[0]
@@ -122,6 +156,8 @@ def main(argv):
     sgemm = sgemm_gflops(2)
     torch_rates, softwire_rates, derivation = [], [], None
     with tempfile.TemporaryDirectory(prefix="softwire_compare_") as scratch:
+        if run_softwire and arguments.data == "fixed":
+            arguments.job = fixed_batch_job(arguments.job, scratch)
         for round_index in range(arguments.rounds):
             torch_rates.append(pytorch_round(setting, arguments))
             line = f"round {round_index + 1}/{arguments.rounds}: pytorch {torch_rates[-1]:,.0f}"
@@ -139,6 +175,7 @@ def main(argv):
     summary = {
         "benchmark": "mlp_784_1024_1024_10_batch256_sgd_momentum_train_step",
         "rounds": arguments.rounds, "sgemm_gflops_2_threads": round(sgemm, 1),
+        "softwire_data": arguments.data,
         "pytorch": {"setting": {"torch_threads": setting[0], "openblas_threads": setting[1]},
                     "samples_per_second": round(torch_median, 1),
                     "runs": [round(r, 1) for r in torch_rates],

@@ -11,6 +11,7 @@
 #include "data/synthetic_dataset.h"
 #include "runtime/kernels/cpu/cpu_kernels.h"
 #include "runtime/kernels/testing/kernel_harness.h"
+#include "runtime/kernels/testing/threaded_test_runner.h"
 
 namespace softwire {
 namespace runtime {
@@ -62,6 +63,40 @@ TEST_F(ActorKindKernelsTest, SourceFillsItsSliceOfTheFiringsPiece) {
     }
     EXPECT_EQ(harness.output(1).ints[j], UniformIntAt(label_seed, sample, 10));
   }
+}
+
+TEST_F(ActorKindKernelsTest, SourceFillsALargeSliceInRowRangesOnSeveralThreads) {
+  // Samples [3, 2003) of micro-batches of 2048 with 12 floats each: 24,000 elements, enough to
+  // split; 2,000 rows over 3 threads meet no row boundary evenly. Two firings: the second
+  // reuses the ranges planned by the first.
+  proto::DataSource source = SyntheticSource();
+  source.mutable_output(0)->set_sample_dims(0, 12);
+  KernelHarness harness("source", {}, {},
+                        {HostTensor::Zeros(DType::kFloat32, Shape({2000, 12})),
+                         HostTensor::Zeros(DType::kInt32, Shape({2000}))});
+  harness.plan().mutable_schedule()->set_micro_batch_size(2048);
+  harness.actor().set_kind(proto::ACTOR_KIND_SOURCE);
+  *harness.actor().mutable_source()->mutable_dataset() = source;
+  harness.actor().mutable_source()->set_sample_begin(3);
+  harness.actor().mutable_source()->set_sample_end(2003);
+  ASSERT_TRUE(harness.Create(registry_).ok());
+  ThreadedTestRunner threads(3, ThreadedTestRunner::Split::kEven);
+  const uint64_t x_seed = data::SyntheticStreamSeed(42, 0);
+  const uint64_t label_seed = data::SyntheticStreamSeed(42, 1);
+  for (int64_t piece : {int64_t{1}, int64_t{4}}) {
+    ASSERT_TRUE(harness.Run(&threads, /*firing=*/piece, /*first_piece=*/piece).ok());
+    int64_t wrong = 0;
+    for (int64_t j = 0; j < 2000; ++j) {
+      const int64_t sample = piece * 2048 + 3 + j;
+      for (int64_t e = 0; e < 12; ++e) {
+        wrong += harness.output(0).floats[j * 12 + e] !=
+                 static_cast<float>(NormalAt(x_seed, sample * 12 + e));
+      }
+      wrong += harness.output(1).ints[j] != UniformIntAt(label_seed, sample, 10);
+    }
+    EXPECT_EQ(wrong, 0) << "piece " << piece;
+  }
+  EXPECT_EQ(threads.parallel_calls(), 2);
 }
 
 TEST_F(ActorKindKernelsTest, SourceRejectsOutputsThatDoNotMatchTheDataset) {
