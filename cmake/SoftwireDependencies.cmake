@@ -8,7 +8,7 @@ find_package(gRPC CONFIG REQUIRED)
 find_package(glog CONFIG REQUIRED)
 find_package(GTest REQUIRED)
 
-# BLAS: OpenBLAS (pthreads build). docs/DECISIONS.md records why it won over oneDNN here.
+# BLAS: OpenBLAS (pthreads build). docs/KERNELS.md ("BLAS: OpenBLAS or oneDNN") records why.
 find_package(OpenBLAS CONFIG QUIET)
 find_path(OPENBLAS_CBLAS_INCLUDE_DIR NAMES cblas.h
           PATHS /usr/include/x86_64-linux-gnu/openblas-pthread /usr/include/openblas

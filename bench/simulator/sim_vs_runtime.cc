@@ -40,6 +40,7 @@ struct Setting {
   int steps = 10;
   double step_ms = 200;
   double message_us = 1;
+  int worker_spin_us = -1;  // < 0: the runtime's default for the plan.
 };
 
 // Multiplies every estimate so the simulator, with messages free, predicts steps of
@@ -107,6 +108,7 @@ int Compare(const Setting& setting) {
 
   runtime::RunOptions run_options;
   run_options.stall_timeout_seconds = 60;
+  run_options.caf.worker_spin_us = setting.worker_spin_us;
   StatusOr<runtime::RunResult> measured = runtime::RunPlan(*plan, run_options);
   if (!measured.ok()) {
     if (measured.status().code() == StatusCode::kUnimplemented) {
@@ -166,6 +168,8 @@ int Main(int argc, char** argv) {
       setting.step_ms = std::atof(value.c_str());
     else if (flag == "--message-us")
       setting.message_us = std::atof(value.c_str());
+    else if (flag == "--worker-spin-us")
+      setting.worker_spin_us = std::atoi(value.c_str());
     else {
       std::fprintf(stderr, "unknown flag %s\n", flag.c_str());
       return 2;
