@@ -16,8 +16,7 @@ struct Table {
   std::vector<std::vector<int>> start;
 };
 
-Table Solve(const StagePartitionInput& input, const std::vector<double>& prefix,
-            bool allow_empty) {
+Table Solve(const StagePartitionInput& input, const std::vector<double>& prefix, bool allow_empty) {
   const int n = static_cast<int>(input.op_seconds.size());
   const int stages = input.stages;
   Table table;
@@ -51,6 +50,65 @@ Table Solve(const StagePartitionInput& input, const std::vector<double>& prefix,
   return table;
 }
 
+// Among the partitions whose every stage costs at most `bound`, the one with the smallest sum
+// of squared stage costs: stages as even as the bottleneck allows. The min-max solution is
+// indifferent to every stage but the slowest (one expensive op, or one expensive cut, and the
+// rest may land anywhere); balancing them spreads the work, the activations and the weights.
+// Same table layout as Solve; infinity where no partition fits.
+Table Balance(const StagePartitionInput& input, const std::vector<double>& prefix, bool allow_empty,
+              double bound) {
+  const int n = static_cast<int>(input.op_seconds.size());
+  const int stages = input.stages;
+  Table table;
+  table.best.assign(stages, std::vector<double>(n + 1, kInfinity));
+  table.start.assign(stages, std::vector<int>(n + 1, -1));
+  for (int k = 0; k < stages; ++k) {
+    for (int i = 0; i <= n; ++i) {
+      double& best = table.best[k][i];
+      int& start = table.start[k][i];
+      if (allow_empty) {
+        double before = k == 0 ? (i == 0 ? 0 : kInfinity) : table.best[k - 1][i];
+        if (before < best) {
+          best = before;
+          start = i;
+        }
+      }
+      for (int j = i - 1; j >= 0; --j) {
+        if (input.pinned[j] >= 0 && input.pinned[j] != k) break;
+        const double work = prefix[i] - prefix[j];
+        if (work > bound) break;
+        const double stage = work + (j > 0 ? input.cut_seconds[j] : 0);
+        if (stage > bound) continue;
+        double before = k == 0 ? (j == 0 ? 0 : kInfinity) : table.best[k - 1][j];
+        if (before == kInfinity) continue;
+        const double cost = before + stage * stage;
+        if (cost < best) {
+          best = cost;
+          start = j;
+        }
+      }
+    }
+  }
+  return table;
+}
+
+// The number of (stage, end, start) triples Balance visits: every start whose work stays
+// within `bound`, for every end and stage.
+double BalanceSteps(const std::vector<double>& prefix, int stages, double bound) {
+  const int n = static_cast<int>(prefix.size()) - 1;
+  double steps = 0;
+  int j = 0;
+  for (int i = 0; i <= n; ++i) {
+    while (prefix[i] - prefix[j] > bound) ++j;
+    steps += i - j;
+  }
+  return steps * stages;
+}
+
+// Past this many steps balancing is skipped (it would cost more than the compile-time budget
+// allows); the min-max partition stands.
+constexpr double kMaxBalanceSteps = 4e7;
+
 }  // namespace
 
 StatusOr<StagePartition> PartitionStages(const StagePartitionInput& input) {
@@ -77,11 +135,19 @@ StatusOr<StagePartition> PartitionStages(const StagePartitionInput& input) {
   std::vector<double> prefix(n + 1, 0);
   for (int i = 0; i < n; ++i) prefix[i + 1] = prefix[i] + input.op_seconds[i];
 
-  Table table = Solve(input, prefix, /*allow_empty=*/false);
+  bool allow_empty = false;
+  Table table = Solve(input, prefix, allow_empty);
   if (table.best[input.stages - 1][n] == kInfinity) {
-    table = Solve(input, prefix, /*allow_empty=*/true);
+    allow_empty = true;
+    table = Solve(input, prefix, allow_empty);
   }
   CHECK(table.best[input.stages - 1][n] < kInfinity) << "monotone pins always fit";
+  // Then the most even partition under that bottleneck (a hair of slack for rounding).
+  const double bound = table.best[input.stages - 1][n] * (1 + 1e-12);
+  if (input.stages > 1 && BalanceSteps(prefix, input.stages, bound) <= kMaxBalanceSteps) {
+    Table balanced = Balance(input, prefix, allow_empty, bound);
+    if (balanced.best[input.stages - 1][n] < kInfinity) table = std::move(balanced);
+  }
 
   StagePartition partition;
   partition.stage_of.assign(n, 0);

@@ -8,8 +8,13 @@
 // land on their stage; stages never go down along the sequence, so pins must be
 // non-decreasing. A stage may stay empty only when pins or a short sequence force it.
 //
+// Among partitions with that smallest bottleneck it returns the most even one (the smallest
+// sum of squared stage costs), so that the stages the bottleneck does not decide still share
+// the work, activations and weights: a min-max answer alone may leave them nearly empty.
+//
 // Dynamic programming over (stage, end position), O(stages * n * w) where w is the number of
-// positions whose summed cost stays below the best bottleneck found so far (about n / stages).
+// positions whose summed cost stays below the bottleneck (about n / stages); the balancing
+// pass is skipped past 4e7 steps (then the min-max partition stands).
 //
 //   StagePartitionInput input{{0.2, 0.5, 0.1}, {0, 0.01, 0.02, 0}, {-1, -1, -1}, 2};
 //   StatusOr<StagePartition> partition = PartitionStages(input);  // stage_of = {0, 1, 1}

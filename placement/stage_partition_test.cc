@@ -35,6 +35,29 @@ TEST(PartitionStages, SplitsFourStagesEvenly) {
   EXPECT_DOUBLE_EQ(partition->bottleneck_seconds, 2);
 }
 
+TEST(PartitionStages, SharesTheRestEvenlyWhenOneOpSetsTheBottleneck) {
+  // The first op alone is the bottleneck (10); the min-max answer would accept (10, 3, 1) or
+  // (10, 1, 3). The most even one under it splits the rest 2 and 2.
+  StatusOr<StagePartition> partition = PartitionStages(Input({10, 1, 1, 1, 1}, 3));
+  ASSERT_TRUE(partition.ok()) << partition.status();
+  EXPECT_DOUBLE_EQ(partition->bottleneck_seconds, 10);
+  EXPECT_THAT(partition->stage_of, ElementsAre(0, 1, 1, 2, 2));
+  EXPECT_THAT(partition->stage_seconds, ElementsAre(10, 2, 2));
+}
+
+TEST(PartitionStages, BalancingNeverRaisesTheBottleneckWithCuts) {
+  // Cuts cost 1.5 everywhere but in front of the last op (0.1): the bottleneck is the first
+  // stage's 3 ops = 3; balancing must keep every stage (work + incoming cut) within it.
+  StagePartitionInput input = Input({1, 1, 1, 1, 1, 0.5}, 3);
+  input.cut_seconds = {0, 1.5, 1.5, 1.5, 1.5, 0.1, 0};
+  StatusOr<StagePartition> partition = PartitionStages(input);
+  ASSERT_TRUE(partition.ok()) << partition.status();
+  for (double stage : partition->stage_seconds) {
+    EXPECT_LE(stage, partition->bottleneck_seconds + 1e-12);
+  }
+  EXPECT_DOUBLE_EQ(partition->bottleneck_seconds, 3);
+}
+
 TEST(PartitionStages, AvoidsCuttingWhereTheTransferIsExpensive) {
   StagePartitionInput input = Input({2, 2, 2, 2}, 2);
   input.cut_seconds = {0, 0.1, 5, 0.1, 0};  // Cutting in the middle costs 5 s.
