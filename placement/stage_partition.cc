@@ -9,16 +9,26 @@ namespace {
 
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
-// best[k][i]: the smallest bottleneck of positions [0, i) on stages 0..k, stage k ending at i;
-// start[k][i]: where stage k begins in that solution.
+// What a partition of positions [0, i) into stages 0..k costs, built stage by stage:
+// - kBottleneck: the largest stage cost (min-max, the figure that sets the pipeline's pace);
+// - kEvenUnderBound: the sum of squared stage costs, every stage at most `bound` (the most even
+//   partition that keeps a given bottleneck). The min-max solution is indifferent to every
+//   stage but the slowest (one expensive op or cut, and the rest may land anywhere); balancing
+//   them spreads the work, the activations and the weights.
+enum class Objective { kBottleneck, kEvenUnderBound };
+
+// best[k][i]: the smallest cost of positions [0, i) on stages 0..k, stage k ending at i
+// (infinity where none fits); start[k][i]: where stage k begins in that solution.
 struct Table {
   std::vector<std::vector<double>> best;
   std::vector<std::vector<int>> start;
 };
 
-Table Solve(const StagePartitionInput& input, const std::vector<double>& prefix, bool allow_empty) {
+Table Solve(const StagePartitionInput& input, const std::vector<double>& prefix, bool allow_empty,
+            Objective objective, double bound = kInfinity) {
   const int n = static_cast<int>(input.op_seconds.size());
   const int stages = input.stages;
+  const bool even = objective == Objective::kEvenUnderBound;
   Table table;
   table.best.assign(stages, std::vector<double>(n + 1, kInfinity));
   table.start.assign(stages, std::vector<int>(n + 1, -1));
@@ -36,52 +46,13 @@ Table Solve(const StagePartitionInput& input, const std::vector<double>& prefix,
       for (int j = i - 1; j >= 0; --j) {
         if (input.pinned[j] >= 0 && input.pinned[j] != k) break;
         const double work = prefix[i] - prefix[j];
-        if (work >= best) break;
+        // Longer stages only cost more: stop at the best found, or past the bound.
+        if (even ? work > bound : work >= best) break;
         double before = k == 0 ? (j == 0 ? 0 : kInfinity) : table.best[k - 1][j];
         if (before == kInfinity) continue;
-        double cost = std::max(before, work + (j > 0 ? input.cut_seconds[j] : 0));
-        if (cost < best) {
-          best = cost;
-          start = j;
-        }
-      }
-    }
-  }
-  return table;
-}
-
-// Among the partitions whose every stage costs at most `bound`, the one with the smallest sum
-// of squared stage costs: stages as even as the bottleneck allows. The min-max solution is
-// indifferent to every stage but the slowest (one expensive op, or one expensive cut, and the
-// rest may land anywhere); balancing them spreads the work, the activations and the weights.
-// Same table layout as Solve; infinity where no partition fits.
-Table Balance(const StagePartitionInput& input, const std::vector<double>& prefix, bool allow_empty,
-              double bound) {
-  const int n = static_cast<int>(input.op_seconds.size());
-  const int stages = input.stages;
-  Table table;
-  table.best.assign(stages, std::vector<double>(n + 1, kInfinity));
-  table.start.assign(stages, std::vector<int>(n + 1, -1));
-  for (int k = 0; k < stages; ++k) {
-    for (int i = 0; i <= n; ++i) {
-      double& best = table.best[k][i];
-      int& start = table.start[k][i];
-      if (allow_empty) {
-        double before = k == 0 ? (i == 0 ? 0 : kInfinity) : table.best[k - 1][i];
-        if (before < best) {
-          best = before;
-          start = i;
-        }
-      }
-      for (int j = i - 1; j >= 0; --j) {
-        if (input.pinned[j] >= 0 && input.pinned[j] != k) break;
-        const double work = prefix[i] - prefix[j];
-        if (work > bound) break;
         const double stage = work + (j > 0 ? input.cut_seconds[j] : 0);
-        if (stage > bound) continue;
-        double before = k == 0 ? (j == 0 ? 0 : kInfinity) : table.best[k - 1][j];
-        if (before == kInfinity) continue;
-        const double cost = before + stage * stage;
+        if (even && stage > bound) continue;
+        const double cost = even ? before + stage * stage : std::max(before, stage);
         if (cost < best) {
           best = cost;
           start = j;
@@ -92,7 +63,7 @@ Table Balance(const StagePartitionInput& input, const std::vector<double>& prefi
   return table;
 }
 
-// The number of (stage, end, start) triples Balance visits: every start whose work stays
+// The number of (stage, end, start) triples the balancing pass visits: every start whose work stays
 // within `bound`, for every end and stage.
 double BalanceSteps(const std::vector<double>& prefix, int stages, double bound) {
   const int n = static_cast<int>(prefix.size()) - 1;
@@ -136,16 +107,16 @@ StatusOr<StagePartition> PartitionStages(const StagePartitionInput& input) {
   for (int i = 0; i < n; ++i) prefix[i + 1] = prefix[i] + input.op_seconds[i];
 
   bool allow_empty = false;
-  Table table = Solve(input, prefix, allow_empty);
+  Table table = Solve(input, prefix, allow_empty, Objective::kBottleneck);
   if (table.best[input.stages - 1][n] == kInfinity) {
     allow_empty = true;
-    table = Solve(input, prefix, allow_empty);
+    table = Solve(input, prefix, allow_empty, Objective::kBottleneck);
   }
   CHECK(table.best[input.stages - 1][n] < kInfinity) << "monotone pins always fit";
   // Then the most even partition under that bottleneck (a hair of slack for rounding).
   const double bound = table.best[input.stages - 1][n] * (1 + 1e-12);
   if (input.stages > 1 && BalanceSteps(prefix, input.stages, bound) <= kMaxBalanceSteps) {
-    Table balanced = Balance(input, prefix, allow_empty, bound);
+    Table balanced = Solve(input, prefix, allow_empty, Objective::kEvenUnderBound, bound);
     if (balanced.best[input.stages - 1][n] < kInfinity) table = std::move(balanced);
   }
 
