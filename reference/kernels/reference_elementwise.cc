@@ -15,7 +15,7 @@ constexpr double kGeluCubic = 0.044715;
 
 ReferenceKernel Broadcasting(std::function<double(double, double)> function) {
   return [function](const ReferenceKernelCall& call) -> Status {
-    SOFTWIRE_RETURN_IF_ERROR(ReferenceAttributes(*call.def).Finish());
+    SOFTWIRE_RETURN_IF_ERROR(KernelAttributes(*call.def).Finish());
     SOFTWIRE_RETURN_IF_ERROR(CheckArity(call, 2, 1));
     const ReferenceTensor& a = Input(call, 0);
     const ReferenceTensor& b = Input(call, 1);
@@ -37,7 +37,7 @@ ReferenceKernel Broadcasting(std::function<double(double, double)> function) {
 // y = function(x), same shape.
 ReferenceKernel Unary(std::function<double(double)> function) {
   return [function](const ReferenceKernelCall& call) -> Status {
-    SOFTWIRE_RETURN_IF_ERROR(ReferenceAttributes(*call.def).Finish());
+    SOFTWIRE_RETURN_IF_ERROR(KernelAttributes(*call.def).Finish());
     SOFTWIRE_RETURN_IF_ERROR(CheckArity(call, 1, 1));
     const ReferenceTensor& x = Input(call, 0);
     SOFTWIRE_RETURN_IF_ERROR(CheckOutputShape(call, 0, x.shape));
@@ -49,7 +49,7 @@ ReferenceKernel Unary(std::function<double(double)> function) {
 // dx = function(dy, saved), all of one shape.
 ReferenceKernel Gradient(std::function<double(double, double)> function) {
   return [function](const ReferenceKernelCall& call) -> Status {
-    SOFTWIRE_RETURN_IF_ERROR(ReferenceAttributes(*call.def).Finish());
+    SOFTWIRE_RETURN_IF_ERROR(KernelAttributes(*call.def).Finish());
     SOFTWIRE_RETURN_IF_ERROR(CheckArity(call, 2, 1));
     const ReferenceTensor& dy = Input(call, 0);
     const ReferenceTensor& saved = Input(call, 1);
@@ -73,7 +73,7 @@ double GeluDerivative(double x) {
 }
 
 Status Scale(const ReferenceKernelCall& call) {
-  ReferenceAttributes attributes(*call.def);
+  KernelAttributes attributes(*call.def);
   const double factor = attributes.RequiredFloat("factor");
   SOFTWIRE_RETURN_IF_ERROR(attributes.Finish());
   SOFTWIRE_RETURN_IF_ERROR(CheckArity(call, 1, 1));
@@ -84,7 +84,7 @@ Status Scale(const ReferenceKernelCall& call) {
 }
 
 Status Reshape(const ReferenceKernelCall& call) {
-  ReferenceAttributes attributes(*call.def);
+  KernelAttributes attributes(*call.def);
   std::vector<int64_t> dims = attributes.RequiredInts("shape");
   SOFTWIRE_RETURN_IF_ERROR(attributes.Finish());
   SOFTWIRE_RETURN_IF_ERROR(CheckArity(call, 1, 1));
@@ -115,7 +115,7 @@ Status Reshape(const ReferenceKernelCall& call) {
 }
 
 Status Fill(const ReferenceKernelCall& call) {
-  ReferenceAttributes attributes(*call.def);
+  KernelAttributes attributes(*call.def);
   Shape shape(attributes.RequiredInts("shape"));
   const double value = attributes.RequiredFloat("value");
   SOFTWIRE_RETURN_IF_ERROR(attributes.Finish());
@@ -126,7 +126,7 @@ Status Fill(const ReferenceKernelCall& call) {
 }
 
 Status AddN(const ReferenceKernelCall& call) {
-  SOFTWIRE_RETURN_IF_ERROR(ReferenceAttributes(*call.def).Finish());
+  SOFTWIRE_RETURN_IF_ERROR(KernelAttributes(*call.def).Finish());
   if (call.inputs.size() < 2) return OpError(call, "needs two or more inputs");
   SOFTWIRE_RETURN_IF_ERROR(CheckArity(call, call.inputs.size(), 1));
   const Shape& shape = Input(call, 0).shape;
@@ -144,7 +144,7 @@ Status AddN(const ReferenceKernelCall& call) {
 }
 
 Status BiasAdd(const ReferenceKernelCall& call) {
-  SOFTWIRE_RETURN_IF_ERROR(ReferenceAttributes(*call.def).Finish());
+  SOFTWIRE_RETURN_IF_ERROR(KernelAttributes(*call.def).Finish());
   SOFTWIRE_RETURN_IF_ERROR(CheckArity(call, 2, 1));
   const ReferenceTensor& x = Input(call, 0);
   const ReferenceTensor& bias = Input(call, 1);
@@ -161,7 +161,7 @@ Status BiasAdd(const ReferenceKernelCall& call) {
 }
 
 Status BiasAddGrad(const ReferenceKernelCall& call) {
-  SOFTWIRE_RETURN_IF_ERROR(ReferenceAttributes(*call.def).Finish());
+  SOFTWIRE_RETURN_IF_ERROR(KernelAttributes(*call.def).Finish());
   SOFTWIRE_RETURN_IF_ERROR(CheckArity(call, 1, 1));
   const ReferenceTensor& dy = Input(call, 0);
   if (dy.shape.rank() < 1) return OpError(call, "dy must have rank >= 1");
@@ -174,7 +174,7 @@ Status BiasAddGrad(const ReferenceKernelCall& call) {
 }
 
 Status BroadcastAxes(const ReferenceKernelCall& call) {
-  ReferenceAttributes attributes(*call.def);
+  KernelAttributes attributes(*call.def);
   Shape y_shape(attributes.RequiredInts("shape"));
   std::vector<int64_t> axes = attributes.RequiredInts("axes");
   SOFTWIRE_RETURN_IF_ERROR(attributes.Finish());

@@ -10,7 +10,7 @@ namespace reference {
 namespace {
 
 Status Transpose(const ReferenceKernelCall& call) {
-  ReferenceAttributes attributes(*call.def);
+  KernelAttributes attributes(*call.def);
   std::vector<int64_t> perm = attributes.RequiredInts("perm");
   SOFTWIRE_RETURN_IF_ERROR(attributes.Finish());
   SOFTWIRE_RETURN_IF_ERROR(CheckArity(call, 1, 1));
@@ -45,7 +45,7 @@ struct TableRows {
   bool partial = false;
 };
 
-TableRows ReadTableRows(ReferenceAttributes* attributes) {
+TableRows ReadTableRows(KernelAttributes* attributes) {
   TableRows part;
   part.index_begin = attributes->Int("index_begin", 0);
   part.partial = attributes->Bool("partial", false);
@@ -82,7 +82,7 @@ Shape IdsWithChannels(const Shape& ids, int64_t channels) {
 }
 
 Status Embedding(const ReferenceKernelCall& call) {
-  ReferenceAttributes attributes(*call.def);
+  KernelAttributes attributes(*call.def);
   const TableRows part = ReadTableRows(&attributes);
   SOFTWIRE_RETURN_IF_ERROR(attributes.Finish());
   if (part.index_begin < 0) return OpError(call, "index_begin must be >= 0");
@@ -104,7 +104,7 @@ Status Embedding(const ReferenceKernelCall& call) {
 }
 
 Status EmbeddingGrad(const ReferenceKernelCall& call) {
-  ReferenceAttributes attributes(*call.def);
+  KernelAttributes attributes(*call.def);
   const int64_t rows = attributes.RequiredInt("num_embeddings");
   const TableRows part = ReadTableRows(&attributes);
   SOFTWIRE_RETURN_IF_ERROR(attributes.Finish());

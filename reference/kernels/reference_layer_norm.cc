@@ -33,7 +33,7 @@ StatusOr<int64_t> CheckChannels(const ReferenceKernelCall& call, size_t x_input,
 }
 
 Status LayerNorm(const ReferenceKernelCall& call) {
-  ReferenceAttributes attributes(*call.def);
+  KernelAttributes attributes(*call.def);
   const double epsilon = attributes.Float("epsilon", 1e-5);
   SOFTWIRE_RETURN_IF_ERROR(attributes.Finish());
   SOFTWIRE_RETURN_IF_ERROR(CheckArity(call, 3, 1));
@@ -57,7 +57,7 @@ Status LayerNorm(const ReferenceKernelCall& call) {
 }
 
 Status LayerNormGrad(const ReferenceKernelCall& call) {
-  ReferenceAttributes attributes(*call.def);
+  KernelAttributes attributes(*call.def);
   const double epsilon = attributes.Float("epsilon", 1e-5);
   SOFTWIRE_RETURN_IF_ERROR(attributes.Finish());
   SOFTWIRE_RETURN_IF_ERROR(CheckArity(call, 3, 3));

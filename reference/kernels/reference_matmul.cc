@@ -30,7 +30,7 @@ struct Product {
 };
 
 Status ReadTransposes(const ReferenceKernelCall& call, Product* product) {
-  ReferenceAttributes attributes(*call.def);
+  KernelAttributes attributes(*call.def);
   product->transpose_a = attributes.Bool("transpose_a", false);
   product->transpose_b = attributes.Bool("transpose_b", false);
   SOFTWIRE_RETURN_IF_ERROR(attributes.Finish());

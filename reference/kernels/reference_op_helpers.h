@@ -1,9 +1,7 @@
 // Helpers shared by the reference kernels: reading attributes, checking arity and shapes, and
 // naive multi-index arithmetic. Errors are InvalidArgument and start with the op type.
 //
-// The attribute rules are those of docs/OPS.md (and of the cpu kernels' AttributeReader, which
-// reference/ may not include): an attribute without a default is required, an int is accepted
-// where a float is expected, and an attribute the op does not read is an error.
+// Attributes are read with proto/kernel_attributes.h, by the same rules as the cpu kernels.
 #ifndef SOFTWIRE_REFERENCE_KERNELS_REFERENCE_OP_HELPERS_H_
 #define SOFTWIRE_REFERENCE_KERNELS_REFERENCE_OP_HELPERS_H_
 
@@ -14,36 +12,12 @@
 
 #include "base/shape.h"
 #include "base/status.h"
+#include "proto/kernel_attributes.h"
 #include "proto/plan.pb.h"
 #include "reference/kernels/reference_kernels.h"
 
 namespace softwire {
 namespace reference {
-
-// Reads attributes; getters remember the first problem, Finish() reports it or any attribute
-// no getter asked for.
-class ReferenceAttributes {
- public:
-  explicit ReferenceAttributes(const proto::KernelDef& def) : def_(def) {}
-
-  bool Bool(const std::string& name, bool default_value);
-  int64_t Int(const std::string& name, int64_t default_value);
-  int64_t RequiredInt(const std::string& name);
-  double Float(const std::string& name, double default_value);
-  double RequiredFloat(const std::string& name);
-  std::vector<int64_t> Ints(const std::string& name, const std::vector<int64_t>& default_value);
-  std::vector<int64_t> RequiredInts(const std::string& name);
-
-  Status Finish() const;
-
- private:
-  const proto::Attribute* Find(const std::string& name);
-  void Fail(const std::string& problem);
-
-  const proto::KernelDef& def_;
-  std::set<std::string> known_;
-  Status first_error_;
-};
 
 // InvalidArgument "<op_type>: <problem>".
 Status OpError(const ReferenceKernelCall& call, const std::string& problem);

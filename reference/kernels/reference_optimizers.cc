@@ -26,7 +26,7 @@ Status CheckUpdate(const ReferenceKernelCall& call, size_t state_per_element) {
 }
 
 Status SgdUpdate(const ReferenceKernelCall& call) {
-  ReferenceAttributes attributes(*call.def);
+  KernelAttributes attributes(*call.def);
   const double learning_rate = attributes.RequiredFloat("learning_rate");
   const double momentum = attributes.Float("momentum", 0);
   const double weight_decay = attributes.Float("weight_decay", 0);
@@ -45,7 +45,7 @@ Status SgdUpdate(const ReferenceKernelCall& call) {
 }
 
 Status AdamUpdate(const ReferenceKernelCall& call) {
-  ReferenceAttributes attributes(*call.def);
+  KernelAttributes attributes(*call.def);
   const double learning_rate = attributes.RequiredFloat("learning_rate");
   const double beta1 = attributes.Float("beta1", 0.9);
   const double beta2 = attributes.Float("beta2", 0.999);

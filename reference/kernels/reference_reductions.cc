@@ -29,7 +29,7 @@ void SumOver(const ReferenceTensor& x, const std::vector<bool>& reduced, std::ve
 
 ReferenceKernel Reduce(bool mean) {
   return [mean](const ReferenceKernelCall& call) -> Status {
-    ReferenceAttributes attributes(*call.def);
+    KernelAttributes attributes(*call.def);
     std::vector<int64_t> axes = attributes.Ints("axes", {});
     const bool keepdims = attributes.Bool("keepdims", false);
     // docs/OPS.md, "Physical attributes": the logical count when the reduced axes are split.
@@ -63,7 +63,7 @@ ReferenceKernel Reduce(bool mean) {
 }
 
 Status SumToShape(const ReferenceKernelCall& call) {
-  ReferenceAttributes attributes(*call.def);
+  KernelAttributes attributes(*call.def);
   Shape y_shape(attributes.RequiredInts("shape"));
   SOFTWIRE_RETURN_IF_ERROR(attributes.Finish());
   SOFTWIRE_RETURN_IF_ERROR(CheckArity(call, 1, 1));

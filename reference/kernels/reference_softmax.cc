@@ -49,7 +49,7 @@ StatusOr<int64_t> CheckLogitsAndLabels(const ReferenceKernelCall& call, size_t l
 }
 
 Status Softmax(const ReferenceKernelCall& call) {
-  ReferenceAttributes attributes(*call.def);
+  KernelAttributes attributes(*call.def);
   const bool causal = attributes.Bool("causal", false);
   SOFTWIRE_RETURN_IF_ERROR(attributes.Finish());
   SOFTWIRE_RETURN_IF_ERROR(CheckArity(call, 1, 1));
@@ -71,7 +71,7 @@ Status Softmax(const ReferenceKernelCall& call) {
 }
 
 Status SoftmaxGrad(const ReferenceKernelCall& call) {
-  SOFTWIRE_RETURN_IF_ERROR(ReferenceAttributes(*call.def).Finish());
+  SOFTWIRE_RETURN_IF_ERROR(KernelAttributes(*call.def).Finish());
   SOFTWIRE_RETURN_IF_ERROR(CheckArity(call, 2, 1));
   const ReferenceTensor& dy = Input(call, 0);
   const ReferenceTensor& y = Input(call, 1);
@@ -93,7 +93,7 @@ Status SoftmaxGrad(const ReferenceKernelCall& call) {
 }
 
 Status SoftmaxCrossEntropy(const ReferenceKernelCall& call) {
-  SOFTWIRE_RETURN_IF_ERROR(ReferenceAttributes(*call.def).Finish());
+  SOFTWIRE_RETURN_IF_ERROR(KernelAttributes(*call.def).Finish());
   SOFTWIRE_RETURN_IF_ERROR(CheckArity(call, 2, 1));
   SOFTWIRE_ASSIGN_OR_RETURN(int64_t classes, CheckLogitsAndLabels(call, 0, 1));
   const ReferenceTensor& logits = Input(call, 0);
@@ -108,7 +108,7 @@ Status SoftmaxCrossEntropy(const ReferenceKernelCall& call) {
 }
 
 Status SoftmaxCrossEntropyGrad(const ReferenceKernelCall& call) {
-  SOFTWIRE_RETURN_IF_ERROR(ReferenceAttributes(*call.def).Finish());
+  SOFTWIRE_RETURN_IF_ERROR(KernelAttributes(*call.def).Finish());
   SOFTWIRE_RETURN_IF_ERROR(CheckArity(call, 3, 1));
   SOFTWIRE_ASSIGN_OR_RETURN(int64_t classes, CheckLogitsAndLabels(call, 1, 2));
   const ReferenceTensor& dloss = Input(call, 0);
@@ -128,7 +128,7 @@ Status SoftmaxCrossEntropyGrad(const ReferenceKernelCall& call) {
 }
 
 Status Accuracy(const ReferenceKernelCall& call) {
-  ReferenceAttributes attributes(*call.def);
+  KernelAttributes attributes(*call.def);
   // docs/OPS.md, "Physical attributes": the logical row count when the rows are split.
   const int64_t divisor = attributes.Int("divisor", 0);
   SOFTWIRE_RETURN_IF_ERROR(attributes.Finish());

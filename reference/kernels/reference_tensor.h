@@ -14,7 +14,7 @@ namespace reference {
 struct ReferenceTensor {
   DType dtype = DType::kFloat32;  // The dtype the tensor has in the plan.
   Shape shape;
-  std::vector<double> values;     // shape.NumElements() values, row-major.
+  std::vector<double> values;  // shape.NumElements() values, row-major.
 };
 
 }  // namespace reference

@@ -46,7 +46,7 @@ Status CheckTransferArity(const ReferenceKernelCall& call, int inputs, int outpu
 }
 
 Status Copy(const ReferenceKernelCall& call) {
-  SOFTWIRE_RETURN_IF_ERROR(ReferenceAttributes(*call.def).Finish());
+  SOFTWIRE_RETURN_IF_ERROR(KernelAttributes(*call.def).Finish());
   SOFTWIRE_RETURN_IF_ERROR(CheckTransferArity(call, 1, 1));
   SOFTWIRE_RETURN_IF_ERROR(CheckOutputShape(call, 0, Input(call, 0).shape));
   Output(call, 0).values = Input(call, 0).values;
@@ -54,7 +54,7 @@ Status Copy(const ReferenceKernelCall& call) {
 }
 
 Status Slice(const ReferenceKernelCall& call) {
-  ReferenceAttributes attributes(*call.def);
+  KernelAttributes attributes(*call.def);
   const std::vector<int64_t> begin = attributes.RequiredInts("begin");
   const std::vector<int64_t> end = attributes.RequiredInts("end");
   SOFTWIRE_RETURN_IF_ERROR(attributes.Finish());
@@ -85,7 +85,7 @@ Status Slice(const ReferenceKernelCall& call) {
 }
 
 Status Assemble(const ReferenceKernelCall& call) {
-  ReferenceAttributes attributes(*call.def);
+  KernelAttributes attributes(*call.def);
   const Shape y_shape(attributes.RequiredInts("shape"));
   const std::vector<int64_t> offsets = attributes.RequiredInts("offsets");
   SOFTWIRE_RETURN_IF_ERROR(attributes.Finish());
@@ -135,7 +135,7 @@ Status CheckChunks(const ReferenceKernelCall& call,
 }
 
 Status FlatSplit(const ReferenceKernelCall& call) {
-  ReferenceAttributes attributes(*call.def);
+  KernelAttributes attributes(*call.def);
   const std::vector<int64_t> sizes = attributes.RequiredInts("sizes");
   SOFTWIRE_RETURN_IF_ERROR(attributes.Finish());
   SOFTWIRE_RETURN_IF_ERROR(CheckTransferArity(call, 1, -1));
@@ -157,7 +157,7 @@ Status FlatSplit(const ReferenceKernelCall& call) {
 }
 
 Status FlatConcat(const ReferenceKernelCall& call) {
-  ReferenceAttributes attributes(*call.def);
+  KernelAttributes attributes(*call.def);
   const Shape y_shape(attributes.RequiredInts("shape"));
   SOFTWIRE_RETURN_IF_ERROR(attributes.Finish());
   SOFTWIRE_RETURN_IF_ERROR(CheckTransferArity(call, -1, 1));

@@ -164,12 +164,12 @@ TEST_F(JobTraceTest, APipelineOfEqualStagesHasTheGPipeBubbleAndUtilization) {
   constexpr int64_t kPieces = 4;
   const double formula = (kStages - 1.0) / (kPieces + kStages - 1.0);  // 3/7
   // Noise only ever adds idle time (a thread woken late on a busy machine), never removes it:
-  // the bubble can never come out lower than the formula, and one run in three on a quiet
+  // the bubble can never come out lower than the formula, and one run in five on a quiet
   // enough machine matches it closely. (A machine saturated by other processes can delay
   // every hop by milliseconds; the retry keeps the test meaningful on a loaded 2-core CI.)
   std::string last;
   bool matched = false;
-  for (int attempt = 0; attempt < 3 && !matched; ++attempt) {
+  for (int attempt = 0; attempt < 5 && !matched; ++attempt) {
     trace::TraceModel model =
         RunTraced(BarrierPipeline(kStages, kPieces, /*steps=*/4, /*micros=*/10000),
                   Options(/*caf_threads=*/kStages + 2));
@@ -195,7 +195,7 @@ TEST_F(JobTraceTest, APipelineOfEqualStagesHasTheGPipeBubbleAndUtilization) {
     }
   }
   EXPECT_TRUE(matched) << "bubble and utilization stayed more than 2% off (p-1)/(m+p-1) = "
-                       << formula << " in 3 runs; the last:\n"
+                       << formula << " in 5 runs; the last:\n"
                        << last;
 }
 

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <memory>
 
-#include "runtime/kernels/cpu/attribute_reader.h"
+#include "proto/kernel_attributes.h"
 #include "runtime/kernels/cpu/kernel_families.h"
 #include "runtime/kernels/cpu/kernel_signature.h"
 #include "runtime/kernels/cpu/parallel_for.h"
@@ -18,7 +18,7 @@ class AccumulateKernel final : public Kernel {
  public:
   static StatusOr<std::unique_ptr<Kernel>> Create(const KernelSetup& setup) {
     const proto::KernelDef& def = setup.actor->kernel();
-    SOFTWIRE_RETURN_IF_ERROR(AttributeReader(def).Finish());
+    SOFTWIRE_RETURN_IF_ERROR(KernelAttributes(def).Finish());
     SOFTWIRE_RETURN_IF_ERROR(
         CheckSignature(def, {"x"}, {DType::kFloat32}, {"sum"}, {DType::kFloat32}));
     Shape x = ShapeOf(def.input(0));

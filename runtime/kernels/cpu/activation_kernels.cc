@@ -11,7 +11,7 @@
 #include <algorithm>
 #include <memory>
 
-#include "runtime/kernels/cpu/attribute_reader.h"
+#include "proto/kernel_attributes.h"
 #include "runtime/kernels/cpu/kernel_families.h"
 #include "runtime/kernels/cpu/kernel_signature.h"
 #include "runtime/kernels/cpu/parallel_for.h"
@@ -79,7 +79,7 @@ class UnaryKernel final : public Kernel {
  public:
   static StatusOr<std::unique_ptr<Kernel>> Create(const KernelSetup& setup) {
     const proto::KernelDef& def = setup.actor->kernel();
-    SOFTWIRE_RETURN_IF_ERROR(AttributeReader(def).Finish());
+    SOFTWIRE_RETURN_IF_ERROR(KernelAttributes(def).Finish());
     SOFTWIRE_RETURN_IF_ERROR(
         CheckSignature(def, {"x"}, {DType::kFloat32}, {"y"}, {DType::kFloat32}));
     Shape x = ShapeOf(def.input(0));
@@ -110,7 +110,7 @@ class GradientKernel final : public Kernel {
   static StatusOr<std::unique_ptr<Kernel>> Create(const KernelSetup& setup,
                                                   const char* saved_name) {
     const proto::KernelDef& def = setup.actor->kernel();
-    SOFTWIRE_RETURN_IF_ERROR(AttributeReader(def).Finish());
+    SOFTWIRE_RETURN_IF_ERROR(KernelAttributes(def).Finish());
     SOFTWIRE_RETURN_IF_ERROR(CheckSignature(
         def, {"dy", saved_name}, {DType::kFloat32, DType::kFloat32}, {"dx"}, {DType::kFloat32}));
     Shape dy = ShapeOf(def.input(0));

@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <memory>
 
-#include "runtime/kernels/cpu/attribute_reader.h"
+#include "proto/kernel_attributes.h"
 #include "runtime/kernels/cpu/broadcast_layout.h"
 #include "runtime/kernels/cpu/kernel_families.h"
 #include "runtime/kernels/cpu/kernel_signature.h"
@@ -67,7 +67,7 @@ class BinaryKernel final : public Kernel {
  public:
   static StatusOr<std::unique_ptr<Kernel>> Create(const KernelSetup& setup) {
     const proto::KernelDef& def = setup.actor->kernel();
-    SOFTWIRE_RETURN_IF_ERROR(AttributeReader(def).Finish());
+    SOFTWIRE_RETURN_IF_ERROR(KernelAttributes(def).Finish());
     SOFTWIRE_RETURN_IF_ERROR(CheckSignature(def, {"a", "b"}, {DType::kFloat32, DType::kFloat32},
                                             {"c"}, {DType::kFloat32}));
     Shape a = ShapeOf(def.input(0));
@@ -111,7 +111,7 @@ class BroadcastAxesKernel final : public Kernel {
  public:
   static StatusOr<std::unique_ptr<Kernel>> Create(const KernelSetup& setup) {
     const proto::KernelDef& def = setup.actor->kernel();
-    AttributeReader attributes(def);
+    KernelAttributes attributes(def);
     Shape y(attributes.RequiredInts("shape"));
     std::vector<int64_t> axes = attributes.RequiredInts("axes");
     SOFTWIRE_RETURN_IF_ERROR(attributes.Finish());

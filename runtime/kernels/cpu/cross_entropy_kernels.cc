@@ -8,7 +8,7 @@
 #include <cmath>
 #include <memory>
 
-#include "runtime/kernels/cpu/attribute_reader.h"
+#include "proto/kernel_attributes.h"
 #include "runtime/kernels/cpu/index_check.h"
 #include "runtime/kernels/cpu/kernel_families.h"
 #include "runtime/kernels/cpu/kernel_signature.h"
@@ -42,7 +42,7 @@ class SoftmaxCrossEntropyKernel final : public Kernel {
  public:
   static StatusOr<std::unique_ptr<Kernel>> Create(const KernelSetup& setup) {
     const proto::KernelDef& def = setup.actor->kernel();
-    SOFTWIRE_RETURN_IF_ERROR(AttributeReader(def).Finish());
+    SOFTWIRE_RETURN_IF_ERROR(KernelAttributes(def).Finish());
     SOFTWIRE_RETURN_IF_ERROR(CheckSignature(
         def, {"logits", "labels"}, {DType::kFloat32, DType::kInt32}, {"loss"}, {DType::kFloat32}));
     LogitsLayout layout;
@@ -82,7 +82,7 @@ class SoftmaxCrossEntropyGradKernel final : public Kernel {
  public:
   static StatusOr<std::unique_ptr<Kernel>> Create(const KernelSetup& setup) {
     const proto::KernelDef& def = setup.actor->kernel();
-    SOFTWIRE_RETURN_IF_ERROR(AttributeReader(def).Finish());
+    SOFTWIRE_RETURN_IF_ERROR(KernelAttributes(def).Finish());
     SOFTWIRE_RETURN_IF_ERROR(CheckSignature(def, {"dloss", "logits", "labels"},
                                             {DType::kFloat32, DType::kFloat32, DType::kInt32},
                                             {"dlogits"}, {DType::kFloat32}));
@@ -128,7 +128,7 @@ class AccuracyKernel final : public Kernel {
  public:
   static StatusOr<std::unique_ptr<Kernel>> Create(const KernelSetup& setup) {
     const proto::KernelDef& def = setup.actor->kernel();
-    AttributeReader attributes(def);
+    KernelAttributes attributes(def);
     // Physical attribute (docs/OPS.md): the logical row count when the rows are split across
     // devices, so that this part's value is a partial sum of the whole's accuracy.
     const int64_t divisor = attributes.Int("divisor", 0);

@@ -8,7 +8,7 @@
 #include <cstring>
 #include <memory>
 
-#include "runtime/kernels/cpu/attribute_reader.h"
+#include "proto/kernel_attributes.h"
 #include "runtime/kernels/cpu/kernel_families.h"
 #include "runtime/kernels/cpu/kernel_signature.h"
 #include "runtime/kernels/cpu/parallel_for.h"
@@ -27,7 +27,7 @@ class ScaleKernel final : public Kernel {
  public:
   static StatusOr<std::unique_ptr<Kernel>> Create(const KernelSetup& setup) {
     const proto::KernelDef& def = setup.actor->kernel();
-    AttributeReader attributes(def);
+    KernelAttributes attributes(def);
     double factor = attributes.RequiredFloat("factor");
     SOFTWIRE_RETURN_IF_ERROR(attributes.Finish());
     SOFTWIRE_RETURN_IF_ERROR(CheckUnarySignature(def));
@@ -71,7 +71,7 @@ class CopyKernel final : public Kernel {
 
 StatusOr<std::unique_ptr<Kernel>> CreateIdentityKernel(const KernelSetup& setup) {
   const proto::KernelDef& def = setup.actor->kernel();
-  SOFTWIRE_RETURN_IF_ERROR(AttributeReader(def).Finish());
+  SOFTWIRE_RETURN_IF_ERROR(KernelAttributes(def).Finish());
   if (def.input_size() != 1 || def.output_size() != 1) {
     return KernelDefError(def, "expects one input and one output");
   }
@@ -86,7 +86,7 @@ StatusOr<std::unique_ptr<Kernel>> CreateIdentityKernel(const KernelSetup& setup)
 // Reads reshape's `shape` (at most one -1, inferred) and checks it against x and y.
 StatusOr<std::unique_ptr<Kernel>> CreateReshapeKernel(const KernelSetup& setup) {
   const proto::KernelDef& def = setup.actor->kernel();
-  AttributeReader attributes(def);
+  KernelAttributes attributes(def);
   std::vector<int64_t> dims = attributes.RequiredInts("shape");
   SOFTWIRE_RETURN_IF_ERROR(attributes.Finish());
   if (def.input_size() != 1 || def.output_size() != 1) {
@@ -128,7 +128,7 @@ class FillKernel final : public Kernel {
  public:
   static StatusOr<std::unique_ptr<Kernel>> Create(const KernelSetup& setup) {
     const proto::KernelDef& def = setup.actor->kernel();
-    AttributeReader attributes(def);
+    KernelAttributes attributes(def);
     Shape shape(attributes.RequiredInts("shape"));
     double value = attributes.RequiredFloat("value");
     SOFTWIRE_RETURN_IF_ERROR(attributes.Finish());
@@ -155,7 +155,7 @@ class AddNKernel final : public Kernel {
  public:
   static StatusOr<std::unique_ptr<Kernel>> Create(const KernelSetup& setup) {
     const proto::KernelDef& def = setup.actor->kernel();
-    SOFTWIRE_RETURN_IF_ERROR(AttributeReader(def).Finish());
+    SOFTWIRE_RETURN_IF_ERROR(KernelAttributes(def).Finish());
     if (def.input_size() < 2) {
       return KernelDefError(def,
                             "needs two or more inputs, not " + std::to_string(def.input_size()));

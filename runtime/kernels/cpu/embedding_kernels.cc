@@ -14,7 +14,7 @@
 #include <limits>
 #include <memory>
 
-#include "runtime/kernels/cpu/attribute_reader.h"
+#include "proto/kernel_attributes.h"
 #include "runtime/kernels/cpu/index_check.h"
 #include "runtime/kernels/cpu/kernel_families.h"
 #include "runtime/kernels/cpu/kernel_signature.h"
@@ -30,7 +30,7 @@ struct TableRows {
   bool partial = false;     // Ids outside the part belong to other parts.
 };
 
-TableRows ReadTableRows(AttributeReader* attributes) {
+TableRows ReadTableRows(KernelAttributes* attributes) {
   TableRows part;
   part.index_begin = attributes->Int("index_begin", 0);
   part.partial = attributes->Bool("partial", false);
@@ -59,7 +59,7 @@ class EmbeddingKernel final : public Kernel {
  public:
   static StatusOr<std::unique_ptr<Kernel>> Create(const KernelSetup& setup) {
     const proto::KernelDef& def = setup.actor->kernel();
-    AttributeReader attributes(def);
+    KernelAttributes attributes(def);
     const TableRows part = ReadTableRows(&attributes);
     SOFTWIRE_RETURN_IF_ERROR(attributes.Finish());
     if (part.index_begin < 0) return KernelDefError(def, "index_begin must be >= 0");
@@ -112,7 +112,7 @@ class EmbeddingGradKernel final : public Kernel {
  public:
   static StatusOr<std::unique_ptr<Kernel>> Create(const KernelSetup& setup) {
     const proto::KernelDef& def = setup.actor->kernel();
-    AttributeReader attributes(def);
+    KernelAttributes attributes(def);
     int64_t num_embeddings = attributes.RequiredInt("num_embeddings");
     const TableRows part = ReadTableRows(&attributes);
     SOFTWIRE_RETURN_IF_ERROR(attributes.Finish());

@@ -11,7 +11,7 @@
 #include <cmath>
 #include <memory>
 
-#include "runtime/kernels/cpu/attribute_reader.h"
+#include "proto/kernel_attributes.h"
 #include "runtime/kernels/cpu/kernel_families.h"
 #include "runtime/kernels/cpu/kernel_signature.h"
 #include "runtime/kernels/cpu/parallel_for.h"
@@ -44,7 +44,7 @@ struct LayerNormShape {
 
 StatusOr<LayerNormShape> ReadLayerNormShape(const proto::KernelDef& def, int x_input,
                                             const std::vector<int>& per_channel_inputs) {
-  AttributeReader attributes(def);
+  KernelAttributes attributes(def);
   LayerNormShape shape;
   shape.epsilon = static_cast<float>(attributes.Float("epsilon", 1e-5));
   SOFTWIRE_RETURN_IF_ERROR(attributes.Finish());

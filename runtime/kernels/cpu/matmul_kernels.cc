@@ -17,7 +17,7 @@
 #include <cstring>
 #include <memory>
 
-#include "runtime/kernels/cpu/attribute_reader.h"
+#include "proto/kernel_attributes.h"
 #include "runtime/kernels/cpu/kernel_families.h"
 #include "runtime/kernels/cpu/kernel_signature.h"
 #include "runtime/kernels/cpu/parallel_for.h"
@@ -29,7 +29,6 @@ namespace {
 // OpenBLAS's GEMM_MULTITHREAD_THRESHOLD (4) * 65536: products with fewer multiply-adds run on
 // the calling thread.
 constexpr int64_t kBlasSingleThreadWork = int64_t{4} * 65536;
-
 
 // One row-major product c[M, N] = op(a) op(b) with the leading dimensions sgemm needs.
 struct GemmShape {
@@ -45,9 +44,7 @@ struct GemmShape {
   int64_t b_elements() const { return k * n; }
   int64_t c_elements() const { return m * n; }
 
-  void Run(const float* a, const float* b, float* c) const {
-    RunBlock(a, b, c, 0, m, 0, n);
-  }
+  void Run(const float* a, const float* b, float* c) const { RunBlock(a, b, c, 0, m, 0, n); }
 
   // Rows [row_begin, row_end) and columns [column_begin, column_end) of c.
   void RunBlock(const float* a, const float* b, float* c, int64_t row_begin, int64_t row_end,
@@ -99,7 +96,7 @@ struct GemmShape {
 
 // Reads transpose_a / transpose_b and the signature shared by matmul and batch_matmul.
 Status ReadTransposes(const proto::KernelDef& def, GemmShape* gemm) {
-  AttributeReader attributes(def);
+  KernelAttributes attributes(def);
   gemm->transpose_a = attributes.Bool("transpose_a", false);
   gemm->transpose_b = attributes.Bool("transpose_b", false);
   SOFTWIRE_RETURN_IF_ERROR(attributes.Finish());

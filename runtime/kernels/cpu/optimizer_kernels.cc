@@ -9,7 +9,7 @@
 #include <cmath>
 #include <memory>
 
-#include "runtime/kernels/cpu/attribute_reader.h"
+#include "proto/kernel_attributes.h"
 #include "runtime/kernels/cpu/kernel_families.h"
 #include "runtime/kernels/cpu/kernel_signature.h"
 #include "runtime/kernels/cpu/parallel_for.h"
@@ -40,7 +40,7 @@ StatusOr<int64_t> CheckUpdateSignature(const KernelSetup& setup, int64_t state_f
 class SgdUpdateKernel final : public Kernel {
  public:
   static StatusOr<std::unique_ptr<Kernel>> Create(const KernelSetup& setup) {
-    AttributeReader attributes(setup.actor->kernel());
+    KernelAttributes attributes(setup.actor->kernel());
     Settings settings;
     settings.learning_rate = static_cast<float>(attributes.RequiredFloat("learning_rate"));
     settings.momentum = static_cast<float>(attributes.Float("momentum", 0.0));
@@ -83,7 +83,7 @@ class SgdUpdateKernel final : public Kernel {
 class AdamUpdateKernel final : public Kernel {
  public:
   static StatusOr<std::unique_ptr<Kernel>> Create(const KernelSetup& setup) {
-    AttributeReader attributes(setup.actor->kernel());
+    KernelAttributes attributes(setup.actor->kernel());
     Settings settings;
     settings.learning_rate = attributes.RequiredFloat("learning_rate");
     settings.beta1 = attributes.Float("beta1", 0.9);

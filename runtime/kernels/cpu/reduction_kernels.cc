@@ -14,7 +14,7 @@
 #include <algorithm>
 #include <memory>
 
-#include "runtime/kernels/cpu/attribute_reader.h"
+#include "proto/kernel_attributes.h"
 #include "runtime/kernels/cpu/broadcast_layout.h"
 #include "runtime/kernels/cpu/kernel_families.h"
 #include "runtime/kernels/cpu/kernel_signature.h"
@@ -174,7 +174,7 @@ class ReductionKernel final : public Kernel {
 // reduce_sum (mean = false) and reduce_mean (mean = true).
 StatusOr<std::unique_ptr<Kernel>> CreateReduceKernel(const KernelSetup& setup, bool mean) {
   const proto::KernelDef& def = setup.actor->kernel();
-  AttributeReader attributes(def);
+  KernelAttributes attributes(def);
   std::vector<int64_t> axes = attributes.Ints("axes", {});
   bool keepdims = attributes.Bool("keepdims", false);
   // Physical attribute (docs/OPS.md): the logical count of reduced elements, when the reduced
@@ -212,7 +212,7 @@ StatusOr<std::unique_ptr<Kernel>> CreateReduceKernel(const KernelSetup& setup, b
 // Sums x over its leading axes beyond `shape`'s rank and over the axes where `shape` has 1.
 StatusOr<std::unique_ptr<Kernel>> CreateSumToShapeKernel(const KernelSetup& setup) {
   const proto::KernelDef& def = setup.actor->kernel();
-  AttributeReader attributes(def);
+  KernelAttributes attributes(def);
   Shape y(attributes.RequiredInts("shape"));
   SOFTWIRE_RETURN_IF_ERROR(attributes.Finish());
   SOFTWIRE_RETURN_IF_ERROR(CheckSignature(def, {"x"}, {DType::kFloat32}, {"y"}, {DType::kFloat32}));

@@ -2,7 +2,7 @@
 // OutputReporter.
 #include <memory>
 
-#include "runtime/kernels/cpu/attribute_reader.h"
+#include "proto/kernel_attributes.h"
 #include "runtime/kernels/cpu/kernel_families.h"
 #include "runtime/kernels/cpu/kernel_signature.h"
 
@@ -14,7 +14,7 @@ class SinkKernel final : public Kernel {
  public:
   static StatusOr<std::unique_ptr<Kernel>> Create(const KernelSetup& setup) {
     const proto::KernelDef& def = setup.actor->kernel();
-    SOFTWIRE_RETURN_IF_ERROR(AttributeReader(def).Finish());
+    SOFTWIRE_RETURN_IF_ERROR(KernelAttributes(def).Finish());
     SOFTWIRE_RETURN_IF_ERROR(CheckSignature(def, {"value"}, {DType::kFloat32}, {}, {}));
     Shape value = ShapeOf(def.input(0));
     if (value.NumElements() != 1) {

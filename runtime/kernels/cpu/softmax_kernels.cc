@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <memory>
 
-#include "runtime/kernels/cpu/attribute_reader.h"
+#include "proto/kernel_attributes.h"
 #include "runtime/kernels/cpu/kernel_families.h"
 #include "runtime/kernels/cpu/kernel_signature.h"
 #include "runtime/kernels/cpu/parallel_for.h"
@@ -34,7 +34,7 @@ class SoftmaxKernel final : public Kernel {
  public:
   static StatusOr<std::unique_ptr<Kernel>> Create(const KernelSetup& setup) {
     const proto::KernelDef& def = setup.actor->kernel();
-    AttributeReader attributes(def);
+    KernelAttributes attributes(def);
     bool causal = attributes.Bool("causal", false);
     SOFTWIRE_RETURN_IF_ERROR(attributes.Finish());
     SOFTWIRE_RETURN_IF_ERROR(
@@ -78,7 +78,7 @@ class SoftmaxGradKernel final : public Kernel {
  public:
   static StatusOr<std::unique_ptr<Kernel>> Create(const KernelSetup& setup) {
     const proto::KernelDef& def = setup.actor->kernel();
-    SOFTWIRE_RETURN_IF_ERROR(AttributeReader(def).Finish());
+    SOFTWIRE_RETURN_IF_ERROR(KernelAttributes(def).Finish());
     SOFTWIRE_RETURN_IF_ERROR(CheckSignature(def, {"dy", "y"}, {DType::kFloat32, DType::kFloat32},
                                             {"dx"}, {DType::kFloat32}));
     Shape dy = ShapeOf(def.input(0));

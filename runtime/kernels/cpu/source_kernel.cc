@@ -6,7 +6,7 @@
 #include <memory>
 
 #include "data/dataset.h"
-#include "runtime/kernels/cpu/attribute_reader.h"
+#include "proto/kernel_attributes.h"
 #include "runtime/kernels/cpu/kernel_families.h"
 #include "runtime/kernels/cpu/kernel_signature.h"
 #include "runtime/kernels/cpu/parallel_for.h"
@@ -19,7 +19,7 @@ class SourceKernel final : public Kernel {
  public:
   static StatusOr<std::unique_ptr<Kernel>> Create(const KernelSetup& setup) {
     const proto::KernelDef& def = setup.actor->kernel();
-    SOFTWIRE_RETURN_IF_ERROR(AttributeReader(def).Finish());
+    SOFTWIRE_RETURN_IF_ERROR(KernelAttributes(def).Finish());
     if (setup.plan == nullptr) return KernelDefError(def, "needs the plan (job directory)");
     const proto::SourceActorDef& source = setup.actor->source();
     const int64_t samples = source.sample_end() - source.sample_begin();

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/kernels/cpu/attribute_reader.h"
+#include "proto/kernel_attributes.h"
 #include "runtime/kernels/cpu/kernel_families.h"
 #include "runtime/kernels/cpu/kernel_signature.h"
 #include "runtime/kernels/cpu/parallel_for.h"
@@ -119,7 +119,7 @@ class CopyTransferKernel final : public Kernel {
  public:
   static StatusOr<std::unique_ptr<Kernel>> Create(const KernelSetup& setup) {
     const proto::KernelDef& def = setup.actor->kernel();
-    SOFTWIRE_RETURN_IF_ERROR(AttributeReader(def).Finish());
+    SOFTWIRE_RETURN_IF_ERROR(KernelAttributes(def).Finish());
     if (def.input_size() != 1 || def.output_size() != 1) {
       return KernelDefError(def, "expects one input and one output");
     }
@@ -146,7 +146,7 @@ class SliceKernel final : public Kernel {
  public:
   static StatusOr<std::unique_ptr<Kernel>> Create(const KernelSetup& setup) {
     const proto::KernelDef& def = setup.actor->kernel();
-    AttributeReader attributes(def);
+    KernelAttributes attributes(def);
     const std::vector<int64_t> begin = attributes.RequiredInts("begin");
     const std::vector<int64_t> end = attributes.RequiredInts("end");
     SOFTWIRE_RETURN_IF_ERROR(attributes.Finish());
@@ -200,7 +200,7 @@ class AssembleKernel final : public Kernel {
  public:
   static StatusOr<std::unique_ptr<Kernel>> Create(const KernelSetup& setup) {
     const proto::KernelDef& def = setup.actor->kernel();
-    AttributeReader attributes(def);
+    KernelAttributes attributes(def);
     const Shape y(attributes.RequiredInts("shape"));
     const std::vector<int64_t> offsets = attributes.RequiredInts("offsets");
     SOFTWIRE_RETURN_IF_ERROR(attributes.Finish());
@@ -266,7 +266,7 @@ class FlatChunksKernel final : public Kernel {
   // flat_split: y_k is the k-th chunk of flatten(x), of sizes[k] elements.
   static StatusOr<std::unique_ptr<Kernel>> CreateSplit(const KernelSetup& setup) {
     const proto::KernelDef& def = setup.actor->kernel();
-    AttributeReader attributes(def);
+    KernelAttributes attributes(def);
     const std::vector<int64_t> sizes = attributes.RequiredInts("sizes");
     SOFTWIRE_RETURN_IF_ERROR(attributes.Finish());
     if (def.input_size() != 1 || def.output_size() < 1) {
@@ -281,7 +281,7 @@ class FlatChunksKernel final : public Kernel {
   // flat_concat: y = reshape(concat(x_0, ..., x_{n-1}), shape).
   static StatusOr<std::unique_ptr<Kernel>> CreateConcat(const KernelSetup& setup) {
     const proto::KernelDef& def = setup.actor->kernel();
-    AttributeReader attributes(def);
+    KernelAttributes attributes(def);
     const Shape y(attributes.RequiredInts("shape"));
     SOFTWIRE_RETURN_IF_ERROR(attributes.Finish());
     if (def.input_size() < 1 || def.output_size() != 1) {

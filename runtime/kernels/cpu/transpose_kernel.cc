@@ -11,7 +11,7 @@
 #include <cstring>
 #include <memory>
 
-#include "runtime/kernels/cpu/attribute_reader.h"
+#include "proto/kernel_attributes.h"
 #include "runtime/kernels/cpu/kernel_families.h"
 #include "runtime/kernels/cpu/kernel_signature.h"
 #include "runtime/kernels/cpu/parallel_for.h"
@@ -50,7 +50,7 @@ class TransposeKernel final : public Kernel {
  public:
   static StatusOr<std::unique_ptr<Kernel>> Create(const KernelSetup& setup) {
     const proto::KernelDef& def = setup.actor->kernel();
-    AttributeReader attributes(def);
+    KernelAttributes attributes(def);
     std::vector<int64_t> perm = attributes.RequiredInts("perm");
     SOFTWIRE_RETURN_IF_ERROR(attributes.Finish());
     if (def.input_size() != 1 || def.output_size() != 1) {

@@ -4,7 +4,7 @@
 #include <memory>
 
 #include "data/initializer.h"
-#include "runtime/kernels/cpu/attribute_reader.h"
+#include "proto/kernel_attributes.h"
 #include "runtime/kernels/cpu/kernel_families.h"
 #include "runtime/kernels/cpu/kernel_signature.h"
 
@@ -16,7 +16,7 @@ class VariableKernel final : public Kernel {
  public:
   static StatusOr<std::unique_ptr<Kernel>> Create(const KernelSetup& setup) {
     const proto::KernelDef& def = setup.actor->kernel();
-    SOFTWIRE_RETURN_IF_ERROR(AttributeReader(def).Finish());
+    SOFTWIRE_RETURN_IF_ERROR(KernelAttributes(def).Finish());
     // Trainable variables are float32; a frozen one (an int32 table) may be int32.
     if (def.output_size() != 1) return KernelDefError(def, "expects exactly one output");
     const DType dtype = DTypeOf(def.output(0));

@@ -1,8 +1,8 @@
-// AttributeReader: reads a KernelDef's attributes once, when a kernel is created, with the
+// KernelAttributes: reads a KernelDef's attributes once, when a kernel is created, with the
 // rules of docs/OPS.md: an attribute without a default is required, the value's kind must match
 // (an int is accepted where a float is expected), and a name the op does not know is an error.
 //
-//   AttributeReader attributes(def);
+//   KernelAttributes attributes(def);
 //   bool transpose_a = attributes.Bool("transpose_a", false);
 //   double factor = attributes.RequiredFloat("factor");
 //   SOFTWIRE_RETURN_IF_ERROR(attributes.Finish());
@@ -11,8 +11,11 @@
 // error, which Finish() returns together with any attribute no getter asked for. Errors are
 // InvalidArgument and start with the op type, e.g. "matmul: attribute 'transpose_a' must be a
 // bool". Not thread-safe; used on one thread during kernel creation.
-#ifndef SOFTWIRE_RUNTIME_KERNELS_CPU_ATTRIBUTE_READER_H_
-#define SOFTWIRE_RUNTIME_KERNELS_CPU_ATTRIBUTE_READER_H_
+//
+// Shared by the cpu kernels (runtime/) and the reference kernels (reference/), which may not
+// include each other, so that both read a plan's attributes by exactly the same rules.
+#ifndef SOFTWIRE_PROTO_KERNEL_ATTRIBUTES_H_
+#define SOFTWIRE_PROTO_KERNEL_ATTRIBUTES_H_
 
 #include <cstdint>
 #include <set>
@@ -23,12 +26,11 @@
 #include "proto/plan.pb.h"
 
 namespace softwire {
-namespace runtime {
 
-class AttributeReader {
+class KernelAttributes {
  public:
   // `def` must outlive the reader.
-  explicit AttributeReader(const proto::KernelDef& def);
+  explicit KernelAttributes(const proto::KernelDef& def);
 
   bool Bool(const std::string& name, bool default_value);
   int64_t Int(const std::string& name, int64_t default_value);
@@ -51,7 +53,6 @@ class AttributeReader {
   Status first_error_;
 };
 
-}  // namespace runtime
 }  // namespace softwire
 
-#endif  // SOFTWIRE_RUNTIME_KERNELS_CPU_ATTRIBUTE_READER_H_
+#endif  // SOFTWIRE_PROTO_KERNEL_ATTRIBUTES_H_

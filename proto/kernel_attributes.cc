@@ -1,9 +1,8 @@
-#include "runtime/kernels/cpu/attribute_reader.h"
+#include "proto/kernel_attributes.h"
 
 namespace softwire {
-namespace runtime {
 
-AttributeReader::AttributeReader(const proto::KernelDef& def) : def_(def) {
+KernelAttributes::KernelAttributes(const proto::KernelDef& def) : def_(def) {
   std::set<std::string> seen;
   for (const proto::Attribute& attribute : def_.attr()) {
     if (!seen.insert(attribute.name()).second) {
@@ -12,7 +11,7 @@ AttributeReader::AttributeReader(const proto::KernelDef& def) : def_(def) {
   }
 }
 
-const proto::Attribute* AttributeReader::Find(const std::string& name) {
+const proto::Attribute* KernelAttributes::Find(const std::string& name) {
   known_.insert(name);
   for (const proto::Attribute& attribute : def_.attr()) {
     if (attribute.name() == name) return &attribute;
@@ -20,11 +19,11 @@ const proto::Attribute* AttributeReader::Find(const std::string& name) {
   return nullptr;
 }
 
-void AttributeReader::Fail(const std::string& problem) {
+void KernelAttributes::Fail(const std::string& problem) {
   if (first_error_.ok()) first_error_ = InvalidArgumentError(def_.op_type() + ": " + problem);
 }
 
-bool AttributeReader::Bool(const std::string& name, bool default_value) {
+bool KernelAttributes::Bool(const std::string& name, bool default_value) {
   const proto::Attribute* attribute = Find(name);
   if (attribute == nullptr) return default_value;
   if (attribute->value_case() != proto::Attribute::kBool) {
@@ -34,7 +33,7 @@ bool AttributeReader::Bool(const std::string& name, bool default_value) {
   return attribute->bool_();
 }
 
-int64_t AttributeReader::Int(const std::string& name, int64_t default_value) {
+int64_t KernelAttributes::Int(const std::string& name, int64_t default_value) {
   const proto::Attribute* attribute = Find(name);
   if (attribute == nullptr) return default_value;
   if (attribute->value_case() != proto::Attribute::kInt) {
@@ -44,7 +43,7 @@ int64_t AttributeReader::Int(const std::string& name, int64_t default_value) {
   return attribute->int_();
 }
 
-int64_t AttributeReader::RequiredInt(const std::string& name) {
+int64_t KernelAttributes::RequiredInt(const std::string& name) {
   if (Find(name) == nullptr) {
     Fail("required attribute '" + name + "' (int) is missing");
     return 0;
@@ -52,7 +51,7 @@ int64_t AttributeReader::RequiredInt(const std::string& name) {
   return Int(name, 0);
 }
 
-double AttributeReader::Float(const std::string& name, double default_value) {
+double KernelAttributes::Float(const std::string& name, double default_value) {
   const proto::Attribute* attribute = Find(name);
   if (attribute == nullptr) return default_value;
   // Text files write `float: 1` and `int: 1` alike for whole numbers; both mean the number.
@@ -66,7 +65,7 @@ double AttributeReader::Float(const std::string& name, double default_value) {
   return attribute->float_();
 }
 
-double AttributeReader::RequiredFloat(const std::string& name) {
+double KernelAttributes::RequiredFloat(const std::string& name) {
   if (Find(name) == nullptr) {
     Fail("required attribute '" + name + "' (float) is missing");
     return 0;
@@ -74,8 +73,8 @@ double AttributeReader::RequiredFloat(const std::string& name) {
   return Float(name, 0);
 }
 
-std::vector<int64_t> AttributeReader::Ints(const std::string& name,
-                                           const std::vector<int64_t>& default_value) {
+std::vector<int64_t> KernelAttributes::Ints(const std::string& name,
+                                            const std::vector<int64_t>& default_value) {
   const proto::Attribute* attribute = Find(name);
   if (attribute == nullptr) return default_value;
   if (attribute->value_case() != proto::Attribute::kInts) {
@@ -85,7 +84,7 @@ std::vector<int64_t> AttributeReader::Ints(const std::string& name,
   return std::vector<int64_t>(attribute->ints().value().begin(), attribute->ints().value().end());
 }
 
-std::vector<int64_t> AttributeReader::RequiredInts(const std::string& name) {
+std::vector<int64_t> KernelAttributes::RequiredInts(const std::string& name) {
   if (Find(name) == nullptr) {
     Fail("required attribute '" + name + "' (ints) is missing");
     return {};
@@ -93,7 +92,7 @@ std::vector<int64_t> AttributeReader::RequiredInts(const std::string& name) {
   return Ints(name, {});
 }
 
-Status AttributeReader::Finish() const {
+Status KernelAttributes::Finish() const {
   if (!first_error_.ok()) return first_error_;
   for (const proto::Attribute& attribute : def_.attr()) {
     if (known_.count(attribute.name()) == 0) {
@@ -104,5 +103,4 @@ Status AttributeReader::Finish() const {
   return Status::Ok();
 }
 
-}  // namespace runtime
 }  // namespace softwire
