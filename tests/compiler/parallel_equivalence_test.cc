@@ -1,6 +1,7 @@
 // The proof at the compiler's level: every parallel plan of the example jobs computes
-// the single-device plan's losses, metrics and final weights. Both plans run through the same
-// double-precision evaluator (plan_evaluator.h), so the only difference left is the order of
+// the single-device plan's losses, metrics and final weights. Both plans run through the
+// reference interpreter in double precision (reference/interpreter: the actors' protocol, run
+// sequentially, with the reference kernels), so the only difference left is the order of
 // floating-point sums (partial sums added across devices, gradients reduced in a ring): 1e-9
 // relative is far above that (about 1e-15 per addition over a few thousand additions) and far
 // below any wiring mistake (a lost or doubled partial term moves a loss by percents).
@@ -12,7 +13,7 @@
 #include "compiler/compiler.h"
 #include "compiler/testing/compiler_test_util.h"
 #include "placement/cluster_spec.h"
-#include "tests/compiler/plan_evaluator.h"
+#include "reference/interpreter/reference_interpreter.h"
 
 namespace softwire {
 namespace compiler {
@@ -29,8 +30,8 @@ void PrintTo(const Setting& setting, std::ostream* out) {
   *out << setting.name;
 }
 
-const Setting kSettings[] = {{"dp2", 2, 1, 1},     {"dp4", 4, 1, 1},     {"tp2", 1, 2, 1},
-                             {"pp2", 1, 1, 2},     {"pp4", 1, 1, 4},     {"dp2_pp2", 2, 1, 2},
+const Setting kSettings[] = {{"dp2", 2, 1, 1},     {"dp4", 4, 1, 1},        {"tp2", 1, 2, 1},
+                             {"pp2", 1, 1, 2},     {"pp4", 1, 1, 4},        {"dp2_pp2", 2, 1, 2},
                              {"dp2_tp2", 2, 2, 1}, {"dp2_tp2_pp2", 2, 2, 2}};
 
 proto::Plan Compile(const std::string& job, const Setting& setting) {
@@ -51,30 +52,33 @@ void ExpectClose(double actual, double expected, const std::string& what) {
   EXPECT_NEAR(actual, expected, 1e-9 * std::max(1.0, std::fabs(expected))) << what;
 }
 
-class ParallelEquivalence
-    : public ::testing::TestWithParam<std::tuple<std::string, Setting>> {};
+class ParallelEquivalence : public ::testing::TestWithParam<std::tuple<std::string, Setting>> {};
 
 TEST_P(ParallelEquivalence, ComputesTheSingleDeviceLossesMetricsAndWeights) {
   const auto& [job, setting] = GetParam();
-  StatusOr<PlanValues> single = EvaluatePlan(Compile(job, {"one", 1, 1, 1}), 3);
+  reference::ReferenceOptions three_steps;
+  three_steps.steps = 3;
+  StatusOr<reference::ReferenceResult> single =
+      reference::RunReferencePlan(Compile(job, {"one", 1, 1, 1}), three_steps);
   ASSERT_TRUE(single.ok()) << single.status();
-  StatusOr<PlanValues> parallel = EvaluatePlan(Compile(job, setting), 3);
+  StatusOr<reference::ReferenceResult> parallel =
+      reference::RunReferencePlan(Compile(job, setting), three_steps);
   ASSERT_TRUE(parallel.ok()) << parallel.status();
-  ASSERT_EQ(parallel->outputs.size(), single->outputs.size());
-  for (size_t step = 0; step < single->outputs.size(); ++step) {
-    for (const auto& [name, value] : single->outputs[step]) {
-      ExpectClose(parallel->outputs[step].at(name), value,
+  ASSERT_EQ(parallel->steps.size(), single->steps.size());
+  for (size_t step = 0; step < single->steps.size(); ++step) {
+    for (const auto& [name, value] : single->steps[step].outputs) {
+      ExpectClose(parallel->steps[step].outputs.at(name), value,
                   name + " at step " + std::to_string(step));
     }
   }
   // Training moved the weights (so equal weights mean equal updates), identically.
   ASSERT_EQ(parallel->variables.size(), single->variables.size());
-  for (const auto& [name, values] : single->variables) {
-    const std::vector<double>& got = parallel->variables.at(name);
-    ASSERT_EQ(got.size(), values.size()) << name;
-    for (size_t e = 0; e < values.size(); ++e) ExpectClose(got[e], values[e], name);
+  for (const auto& [name, tensor] : single->variables) {
+    const std::vector<double>& got = parallel->variables.at(name).values;
+    ASSERT_EQ(got.size(), tensor.values.size()) << name;
+    for (size_t e = 0; e < got.size(); ++e) ExpectClose(got[e], tensor.values[e], name);
   }
-  EXPECT_NE(single->outputs.front().begin()->second, single->outputs.back().begin()->second);
+  EXPECT_NE(single->steps.front().loss, single->steps.back().loss);
 }
 
 INSTANTIATE_TEST_SUITE_P(
