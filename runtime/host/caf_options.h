@@ -42,7 +42,8 @@ struct CafOptions {
 // worker the sim timer woke still spins when the completion comes (docs/RUNTIME.md).
 constexpr int kSimWorkerSpinUs = 400;
 
-// Plans of sim devices only: workers spin across the longest launch (times 1.25, plus
+// Plans of sim devices only, with fewer CAF workers than cores (the default: one): workers spin
+// across the longest launch (times 1.25, plus
 // kSimWorkerSpinUs), capped at kMaxSimWorkerSpinUs, so a completion never finds the worker
 // asleep. A sleeping worker wakes 60-80 us late here, and in a balanced pipeline every piece's
 // late start delays the whole step: at 400 us of spin, 8 stages x 2 ms x 64 pieces ran 3-4%

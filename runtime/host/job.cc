@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <map>
 #include <mutex>
+#include <thread>
 
 #include "runtime/host/host_actor.h"
 #include "runtime/host/host_messages.h"
@@ -150,8 +151,12 @@ Status Job::Run() {
   ran_ = true;
   HostCafConfig config;  // Must outlive the system, which keeps a reference.
   CafOptions caf = options_.caf;
+  // The long spin only pays while the workers leave a core to the sim timer thread: with more
+  // workers, those woken for the spinner's overflow take the timer's core (six workers on two
+  // cores stretched 10 ms launches to 11 ms).
+  const int cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   if (caf.worker_spin_us < 0 && sim_clock_ != nullptr && CpuDevices() == 0 &&
-      caf.policy == "sharing") {
+      caf.policy == "sharing" && CafThreads(caf, 0) < cores) {
     double longest = 0;
     for (const proto::ActorDef& actor : plan_.actor()) {
       longest = std::max(longest, actor.estimated_seconds());
