@@ -52,7 +52,8 @@ class ActorTracer {
       launch_cause_ = Cause{trace::CauseKind::kSlot, message->from, message->release.register_id,
                             message->release.sequence};
     }
-    times_.start.store(-1, std::memory_order_relaxed);
+    // Only `end` is reset: a queue that does not stamp leaves end < 0 (or below a stale start),
+    // which FiringCompleted takes as "not stamped".
     times_.end.store(-1, std::memory_order_relaxed);
     launching_ = firing;
   }
