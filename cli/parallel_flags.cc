@@ -1,5 +1,8 @@
 #include "cli/parallel_flags.h"
 
+#include <string>
+#include <utility>
+
 #include "placement/cluster_spec.h"
 
 namespace softwire {
@@ -17,8 +20,13 @@ void AddParallelFlags(FlagParser* parser, ParallelFlags* flags) {
 }
 
 Status ApplyParallelFlags(const ParallelFlags& flags, compiler::CompileOptions* options) {
-  if (flags.dp < 0 || flags.tp < 0 || flags.pp < 0 || flags.micro_batches < 0) {
-    return InvalidArgumentError("--dp, --tp, --pp and --micro-batches must be >= 1");
+  const std::pair<const char*, int64_t> counts[] = {
+      {"dp", flags.dp}, {"tp", flags.tp}, {"pp", flags.pp}, {"micro-batches", flags.micro_batches}};
+  for (const auto& [name, value] : counts) {
+    if (value != kNotGiven && value < 1) {
+      return InvalidArgumentError(std::string("--") + name + " must be >= 1, not " +
+                                  std::to_string(value));
+    }
   }
   if (!flags.cluster.empty()) {
     StatusOr<proto::Cluster> cluster = placement::LoadClusterSpec(flags.cluster);

@@ -22,18 +22,21 @@
 namespace softwire {
 namespace cli {
 
+// A count flag's value when the flag was not given (the job's setting stands).
+constexpr int64_t kNotGiven = -1;
+
 struct ParallelFlags {
   std::string cluster;  // Empty: one cpu device.
-  int64_t dp = 0;       // 0: the job's.
-  int64_t tp = 0;
-  int64_t pp = 0;
-  int64_t micro_batches = 0;
+  int64_t dp = kNotGiven;
+  int64_t tp = kNotGiven;
+  int64_t pp = kNotGiven;
+  int64_t micro_batches = kNotGiven;
 };
 
 // Registers the five flags.
 void AddParallelFlags(FlagParser* parser, ParallelFlags* flags);
 
-// InvalidArgument naming the flag for a negative degree or micro-batch count, or a cluster
+// InvalidArgument naming the flag for a degree or micro-batch count below 1, or a cluster
 // spec placement::LoadClusterSpec rejects; otherwise sets the cluster, the degrees given and
 // micro_batches_per_step.
 Status ApplyParallelFlags(const ParallelFlags& flags, compiler::CompileOptions* options);

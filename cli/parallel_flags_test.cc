@@ -1,0 +1,64 @@
+// The placement flags shared by run, compile and simulate.
+#include "cli/parallel_flags.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace softwire {
+namespace cli {
+namespace {
+
+StatusOr<compiler::CompileOptions> Apply(const std::vector<std::string>& args) {
+  FlagParser parser;
+  ParallelFlags flags;
+  AddParallelFlags(&parser, &flags);
+  std::vector<std::string> positional;
+  SOFTWIRE_RETURN_IF_ERROR(parser.Parse(args, &positional));
+  compiler::CompileOptions options;
+  SOFTWIRE_RETURN_IF_ERROR(ApplyParallelFlags(flags, &options));
+  return options;
+}
+
+TEST(ParallelFlagsTest, FlagsNotGivenLeaveTheJobsSettings) {
+  StatusOr<compiler::CompileOptions> options = Apply({});
+  ASSERT_TRUE(options.ok()) << options.status();
+  EXPECT_EQ(options->parallel.data_parallel(), 0);  // 0: the job's degree stands.
+  EXPECT_EQ(options->parallel.tensor_parallel(), 0);
+  EXPECT_EQ(options->parallel.pipeline_stages(), 0);
+  EXPECT_EQ(options->micro_batches_per_step, 0);
+  EXPECT_EQ(options->cluster.node_size(), 0);
+}
+
+TEST(ParallelFlagsTest, GivenFlagsSetTheClusterDegreesAndMicroBatches) {
+  StatusOr<compiler::CompileOptions> options =
+      Apply({"--cluster", "2x4sim", "--dp", "2", "--tp", "2", "--pp", "2", "--micro-batches", "8"});
+  ASSERT_TRUE(options.ok()) << options.status();
+  EXPECT_EQ(options->parallel.data_parallel(), 2);
+  EXPECT_EQ(options->parallel.tensor_parallel(), 2);
+  EXPECT_EQ(options->parallel.pipeline_stages(), 2);
+  EXPECT_EQ(options->micro_batches_per_step, 8);
+  ASSERT_EQ(options->cluster.node_size(), 2);
+}
+
+TEST(ParallelFlagsTest, CountsBelowOneAndBadClustersAreRefusedNamingTheFlag) {
+  for (const char* flag : {"--dp", "--tp", "--pp", "--micro-batches"}) {
+    for (const char* value : {"0", "-3"}) {
+      StatusOr<compiler::CompileOptions> options = Apply({flag, value});
+      ASSERT_FALSE(options.ok()) << flag << " " << value;
+      EXPECT_EQ(options.status().code(), StatusCode::kInvalidArgument);
+      EXPECT_NE(options.status().message().find(std::string(flag) + " must be >= 1, not " + value),
+                std::string::npos)
+          << options.status();
+    }
+  }
+  StatusOr<compiler::CompileOptions> cluster = Apply({"--cluster", "bogus"});
+  ASSERT_FALSE(cluster.ok());
+  EXPECT_NE(cluster.status().message().find("--cluster: cluster 'bogus'"), std::string::npos)
+      << cluster.status();
+}
+
+}  // namespace
+}  // namespace cli
+}  // namespace softwire
