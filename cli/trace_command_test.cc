@@ -254,7 +254,7 @@ TEST(TraceCommandTest, SigUsr1PrintsWhatEachActorWaitsForAndTheJobGoesOn) {
   BackgroundRun run("run " + TinyJob("usr1.pbtxt") + " --steps 1000000 --log-every 1000", "usr1");
   ASSERT_TRUE(run.WaitFor("job 'tiny':", /*in_stderr=*/false, 20)) << run.Out() << run.Err();
   ASSERT_EQ(kill(run.pid(), SIGUSR1), 0);
-  ASSERT_TRUE(run.WaitFor("wait states of job 'tiny' after ", /*in_stderr=*/true, 10)) << run.Err();
+  ASSERT_TRUE(run.WaitFor("wait states of job 'tiny' after ", /*in_stderr=*/true, 30)) << run.Err();
   ASSERT_TRUE(run.WaitFor(" firings completed:", /*in_stderr=*/true, 5)) << run.Err();
   const std::string report = run.Err();
   EXPECT_TRUE(Contains(report, "actor 'data' (source) on node0/cpu:0 at firing ")) << report;

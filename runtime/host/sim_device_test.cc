@@ -4,7 +4,8 @@
 //
 // Timing bounds: a run can only be late, never early; lateness on a loaded 2-core VM is
 // measured in tens of microseconds (docs/RUNTIME.md) but a test must not fail on a machine
-// that deschedules us for a few milliseconds, hence upper bounds with ~25 ms of slack.
+// that deschedules us for a few milliseconds, hence upper bounds with ~25 ms of slack and up to
+// three runs (FastestRun) before an upper bound counts as missed.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -36,6 +37,21 @@ double RunSeconds(const RunResult& result) {
   return seconds;
 }
 
+// Runs `plan` until a run ends within `upper` seconds, at most three times, and returns the
+// fastest. A loaded machine can make a run late, never early: every run is checked against
+// `lower`, and only the retry forgives lateness.
+StatusOr<RunResult> FastestRun(const proto::Plan& plan, double lower, double upper) {
+  StatusOr<RunResult> best = InternalError("not run");
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    StatusOr<RunResult> run = RunPlan(plan, Bounded());
+    if (!run.ok()) return run;
+    EXPECT_GE(RunSeconds(*run), lower) << "attempt " << attempt;
+    if (!best.ok() || RunSeconds(*run) < RunSeconds(*best)) best = std::move(run);
+    if (RunSeconds(*best) <= upper) break;
+  }
+  return best;
+}
+
 // source -> a (sim:0, queue 0) -> copy (sim:1, queue 1) -> b (sim:1, queue 0) -> sink, each
 // of a, copy and b taking `stage` seconds.
 proto::Plan TwoDeviceChain(int64_t pieces, double stage, int slots) {
@@ -60,10 +76,10 @@ TEST(SimDevices, APipelineOfTimedLaunchesTakesItsIdealTime) {
   // Three equal stages (compute, copy on its own queue, compute) of 10 ms and 6 pieces
   // overlap into (6 + 2) x 10 ms; without overlap it would be 18 x 10 ms.
   const double stage = 0.010;
-  StatusOr<RunResult> result = RunPlan(TwoDeviceChain(6, stage, /*slots=*/2), Bounded());
-  ASSERT_TRUE(result.ok()) << result.status();
   const double ideal = (6 + 2) * stage;
-  EXPECT_GE(RunSeconds(*result), ideal);
+  StatusOr<RunResult> result =
+      FastestRun(TwoDeviceChain(6, stage, /*slots=*/2), ideal, ideal + kSlack);
+  ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_LE(RunSeconds(*result), ideal + kSlack);
   // a, copy and b per piece; source and sink take 0 s and count only when they found their
   // queue busy and had to wait for it.
@@ -76,9 +92,9 @@ TEST(SimDevices, OneSlotSerialisesProducerAndConsumer) {
   // With one slot the copy cannot start piece k+1 before b released piece k: every piece then
   // takes copy + b on sim:1 (plus a's first), (2 x 6 + 1) x 5 ms at least.
   const double stage = 0.005;
-  StatusOr<RunResult> result = RunPlan(TwoDeviceChain(6, stage, /*slots=*/1), Bounded());
+  StatusOr<RunResult> result = FastestRun(TwoDeviceChain(6, stage, /*slots=*/1), 13 * stage,
+                                          13 * stage + 6 * stage + kSlack);
   ASSERT_TRUE(result.ok()) << result.status();
-  EXPECT_GE(RunSeconds(*result), 13 * stage);
   EXPECT_LE(RunSeconds(*result), 13 * stage + 6 * stage + kSlack);
 }
 
@@ -93,9 +109,8 @@ TEST(SimDevices, LaunchesOfOneQueueRunOneAtATime) {
   plan.Actor(Spec("add", proto::ACTOR_KIND_COMPUTE, "add", {"p", "q"}, {"sum"}));
   plan.Actor(Spec("sink", proto::ACTOR_KIND_SINK, "sink", {"sum"}, {}).Reports("loss"));
   plan.Output("sink", /*is_loss=*/true);
-  StatusOr<RunResult> result = RunPlan(plan.Build(), Bounded());
+  StatusOr<RunResult> result = FastestRun(plan.Build(), 8 * 0.005, 8 * 0.005 + kSlack);
   ASSERT_TRUE(result.ok()) << result.status();
-  EXPECT_GE(RunSeconds(*result), 8 * 0.005);
   EXPECT_LE(RunSeconds(*result), 8 * 0.005 + kSlack);
 }
 
