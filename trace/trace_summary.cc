@@ -84,6 +84,10 @@ class Summarizer {
   // The pipeline is the compute actors when the plan has some (sources, variables and
   // optimizer updates run ahead or behind the stages and are not stages), else every actor.
   // Step spans are measured on the pipeline's firings.
+  bool IsSteady(int64_t step) const {
+    return step >= summary_.first_steady_step && step < summary_.end_steady_step;
+  }
+
   bool InPipeline(const FiringRecord& firing) const {
     return !has_compute_ || plan_.actors[static_cast<size_t>(firing.actor)].kind == "compute";
   }
@@ -101,12 +105,30 @@ class Summarizer {
     summary_.first_step = first;
     summary_.end_step = last + 1;
     summary_.first_steady_step = summary_.end_step - first >= 2 ? first + 1 : first;
+    summary_.end_steady_step = summary_.end_step;
     steady_from_ = std::numeric_limits<TimeNs>::max();
     steady_to_ = std::numeric_limits<TimeNs>::min();
-    for (const FiringRecord& firing : model_.firings) {
-      if (model_.StepOf(firing) < summary_.first_steady_step || !InPipeline(firing)) continue;
-      steady_from_ = std::min(steady_from_, firing.start);
-      steady_to_ = std::max(steady_to_, firing.end);
+    windowed_ = !model_.info.window.all() && summary_.end_step - first >= 3;
+    if (windowed_) {
+      // A window of a longer run: steps overlap (variables, loss seeds and sources run a step
+      // or two ahead), and the steps before and after the window ran beside its first and last
+      // steps unrecorded. The steady time is then from the end of the first recorded step
+      // (every earlier step had ended) to the end of the last but one (the next step's work
+      // waits for the last one's updates): steps [first + 1, end - 1).
+      summary_.end_steady_step = summary_.end_step - 1;
+      TimeNs first_end = std::numeric_limits<TimeNs>::min();
+      for (const FiringRecord& firing : model_.firings) {
+        const int64_t step = model_.StepOf(firing);
+        if (step == first) first_end = std::max(first_end, firing.end);
+        if (step == summary_.end_steady_step - 1) steady_to_ = std::max(steady_to_, firing.end);
+      }
+      steady_from_ = first_end;
+    } else {
+      for (const FiringRecord& firing : model_.firings) {
+        if (!IsSteady(model_.StepOf(firing)) || !InPipeline(firing)) continue;
+        steady_from_ = std::min(steady_from_, firing.start);
+        steady_to_ = std::max(steady_to_, firing.end);
+      }
     }
     summary_.steady_seconds = std::max<TimeNs>(0, steady_to_ - steady_from_) * kNanos;
   }
@@ -297,10 +319,12 @@ class Summarizer {
       const int32_t device = plan_.actors[static_cast<size_t>(firing.actor)].device;
       busy[static_cast<size_t>(device)].push_back(Range{firing.start, firing.end});
       const int64_t step = model_.StepOf(firing);
-      if (step < summary_.first_steady_step) continue;
+      if (!IsSteady(step)) continue;
       StepSpan& span = steps[step];
-      span.start = std::min(span.start, firing.start);
-      span.end = std::max(span.end, firing.end);
+      // In a window the steps' spans are clipped to the steady time (see Steps()).
+      span.start =
+          std::min(span.start, windowed_ ? std::max(firing.start, steady_from_) : firing.start);
+      span.end = std::max(span.end, windowed_ ? std::min(firing.end, steady_to_) : firing.end);
       span.devices.insert(device);
     }
     double idle = 0;
@@ -351,6 +375,7 @@ class Summarizer {
   std::vector<std::vector<size_t>> device_firings_;
   TimeNs steady_from_ = 0;
   TimeNs steady_to_ = 0;
+  bool windowed_ = false;  // A step window of a longer run with three or more steps recorded.
   bool has_compute_ = false;
 };
 
@@ -420,7 +445,7 @@ std::string FormatSummary(const TraceModel& model, const TraceSummary& summary) 
   width = std::min<size_t>(width, 40);
 
   out += "\ndevices: utilization over the span, and over the steady " +
-         StepRange(summary.first_steady_step, summary.end_step) + "\n";
+         StepRange(summary.first_steady_step, summary.end_steady_step) + "\n";
   for (const DeviceUsage& usage : summary.devices) {
     out += "  " + Pad(plan.devices[static_cast<size_t>(usage.device)].name, width) + " " +
            Percent(usage.utilization) + "  " + Percent(usage.steady_utilization) + "   busy " +
@@ -480,7 +505,7 @@ std::string FormatSummary(const TraceModel& model, const TraceSummary& summary) 
     out += line;
   } else {
     std::snprintf(line, sizeof(line), "measured %.1f%% over the %s", 100 * summary.bubble_measured,
-                  StepRange(summary.first_steady_step, summary.end_step).c_str());
+                  StepRange(summary.first_steady_step, summary.end_steady_step).c_str());
     out += line;
   }
   std::snprintf(line, sizeof(line),

@@ -66,7 +66,13 @@ struct TraceSummary {
   int64_t firings = 0;
   int64_t first_step = 0;  // Steps with recorded firings: [first_step, end_step).
   int64_t end_step = 0;
-  int64_t first_steady_step = 0;  // The steady steps: [first_steady_step, end_step).
+  // The steady steps: [first_steady_step, end_steady_step). The first recorded step is left
+  // out (warm-up) when there are two or more. When the trace recorded a window of a longer run
+  // (`--trace-steps A:B`, three or more steps), the last is left out too, and the steady time
+  // runs from the end of the first recorded step to the end of the last steady one: steps
+  // overlap, and the unrecorded steps around the window would otherwise read as idle time.
+  int64_t first_steady_step = 0;
+  int64_t end_steady_step = 0;
   double steady_seconds = 0;
 
   std::vector<DeviceUsage> devices;  // Plan order.

@@ -38,6 +38,27 @@ TEST(TraceSummaryTest, AnEvenPipelineWithABarrierHasTheGPipeBubbleExactly) {
   }
 }
 
+TEST(TraceSummaryTest, AWindowOfALongerRunLeavesItsLastStepOutOfTheSteadySteps) {
+  // Steps 0..3 recorded of a longer run (`--trace-steps 0:4`): step 4's firings, not recorded,
+  // would overlap step 3's tail and read as idle, so the steady steps are 1..2. The whole run
+  // recorded: 1..3.
+  TraceLog whole = BarrierPipeline(2, 4, /*steps=*/4, {1000, 1000});
+  TraceSummary all = Summarize(Model(whole));
+  EXPECT_EQ(all.first_steady_step, 1);
+  EXPECT_EQ(all.end_steady_step, 4);
+  TraceLog window = whole;
+  window.info.window.first = 0;
+  window.info.window.end = 4;
+  TraceSummary windowed = Summarize(Model(window));
+  EXPECT_EQ(windowed.first_steady_step, 1);
+  EXPECT_EQ(windowed.end_steady_step, 3);
+  EXPECT_EQ(windowed.end_step, 4);
+  const double formula = 1.0 / 5.0;
+  EXPECT_NEAR(windowed.bubble_measured, formula, 1e-9);
+  EXPECT_NE(FormatSummary(Model(window), windowed).find("steady steps 1..2"), std::string::npos)
+      << FormatSummary(Model(window), windowed);
+}
+
 TEST(TraceSummaryTest, ActorSharesAddUpAndNameWhatEachWaitedFor) {
   // p = 3, m = 2, t = 1 us: the last stage is starved until its input arrives.
   TraceModel model = Model(BarrierPipeline(3, 2, 2, {1000, 1000, 1000}));
