@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/common/synthetic_job.h"
 #include "compiler/compilation.h"
 #include "compiler/compiler.h"
 #include "compiler/ops/op_registry.h"
@@ -43,82 +44,6 @@ struct BenchSetting {
   int batch = 32;        // Rows per micro-batch.
   int width = 256;
 };
-
-proto::Variable* AddVariable(proto::Job* job, const std::string& name, std::vector<int64_t> dims,
-                             bool ones = false) {
-  proto::Variable* variable = job->add_variable();
-  variable->set_name(name);
-  variable->set_dtype(proto::DATA_TYPE_FLOAT32);
-  for (int64_t d : dims) variable->add_dims(d);
-  if (ones) {
-    variable->mutable_initializer()->mutable_constant()->set_value(1);
-  } else {
-    variable->mutable_initializer()->mutable_normal()->set_stddev(0.02);
-    variable->mutable_initializer()->mutable_normal()->set_seed(job->variable_size());
-  }
-  return variable;
-}
-
-void AddOp(proto::Job* job, const std::string& name, const std::string& type,
-           std::vector<std::string> inputs, const std::string& output) {
-  proto::Op* op = job->add_op();
-  op->set_name(name);
-  op->set_type(type);
-  for (const std::string& input : inputs) op->add_input(input);
-  op->add_output(output);
-}
-
-// A job of about `ops` forward ops.
-proto::Job SyntheticJob(int ops, int64_t batch, int64_t width) {
-  const int64_t classes = 16;
-  proto::Job job;
-  job.set_name("synthetic_" + std::to_string(ops));
-  proto::DataSource* source = job.add_source();
-  source->set_name("data");
-  proto::SourceOutput* x = source->add_output();
-  x->set_name("x");
-  x->set_dtype(proto::DATA_TYPE_FLOAT32);
-  x->add_sample_dims(width);
-  proto::SourceOutput* labels = source->add_output();
-  labels->set_name("labels");
-  labels->set_dtype(proto::DATA_TYPE_INT32);
-  source->mutable_synthetic()->set_seed(1);
-  source->mutable_synthetic()->set_int_high(classes);
-
-  AddVariable(&job, "w_in", {width, width});
-  AddOp(&job, "input", "matmul", {"x", "w_in"}, "h0");
-  const int blocks = std::max(1, (ops - 5) / 7);
-  for (int b = 0; b < blocks; ++b) {
-    const std::string p = "b" + std::to_string(b) + ".";
-    const std::string in = "h" + std::to_string(b);
-    AddVariable(&job, p + "gamma", {width}, true);
-    AddVariable(&job, p + "beta", {width});
-    AddVariable(&job, p + "w_up", {width, 4 * width});
-    AddVariable(&job, p + "b_up", {4 * width});
-    AddVariable(&job, p + "w_down", {4 * width, width});
-    AddVariable(&job, p + "b_down", {width});
-    AddOp(&job, p + "norm", "layer_norm", {in, p + "gamma", p + "beta"}, p + "normed");
-    AddOp(&job, p + "up", "matmul", {p + "normed", p + "w_up"}, p + "up");
-    AddOp(&job, p + "up_bias", "bias_add", {p + "up", p + "b_up"}, p + "up_biased");
-    AddOp(&job, p + "act", "gelu", {p + "up_biased"}, p + "act");
-    AddOp(&job, p + "down", "matmul", {p + "act", p + "w_down"}, p + "down");
-    AddOp(&job, p + "down_bias", "bias_add", {p + "down", p + "b_down"}, p + "mlp");
-    AddOp(&job, p + "residual", "add", {in, p + "mlp"}, "h" + std::to_string(b + 1));
-  }
-  AddVariable(&job, "w_head", {width, classes});
-  AddOp(&job, "head", "matmul", {"h" + std::to_string(blocks), "w_head"}, "logits");
-  AddOp(&job, "xent", "softmax_cross_entropy", {"logits", "labels"}, "losses");
-  AddOp(&job, "mean_loss", "reduce_mean", {"losses"}, "loss");
-  AddOp(&job, "accuracy", "accuracy", {"logits", "labels"}, "hits");
-  job.add_metric("hits");
-  proto::Training* train = job.mutable_train();
-  train->set_loss("loss");
-  train->mutable_optimizer()->mutable_adam()->set_learning_rate(1e-3);
-  train->set_steps(2);
-  train->set_micro_batch_size(batch);
-  train->set_micro_batches_per_step(4);
-  return job;
-}
 
 struct Run {
   std::vector<compiler::PassTiming> timings;
@@ -145,8 +70,7 @@ Run CompileOnce(const compiler::JobFile& job_file, const compiler::CompileOption
   const compiler::OpRegistry registry = compiler::MakeStandardOps();
   Run run;
   compiler::Compilation compilation(job_file, options, registry);
-  Status status =
-      compiler::PassManager(compiler::StandardPasses()).Run(compilation, &run.timings);
+  Status status = compiler::PassManager(compiler::StandardPasses()).Run(compilation, &run.timings);
   if (!status.ok()) {
     std::fprintf(stderr, "compile failed: %s\n", status.message().c_str());
     std::exit(1);
@@ -172,14 +96,15 @@ Run CompileOnce(const compiler::JobFile& job_file, const compiler::CompileOption
             (edge.bucket >= 0 ? "bucketed " : "") + edge.plan.Describe()];
   }
   run.kinds += "\n  boxing edges:";
-  for (const auto& [what, count] : edges) run.kinds += " " + what + " " + std::to_string(count) + ";";
+  for (const auto& [what, count] : edges)
+    run.kinds += " " + what + " " + std::to_string(count) + ";";
   run.kinds += " gradient buckets " + std::to_string(compilation.gradient_buckets.size());
   return run;
 }
 
 bool Bench(const BenchSetting& setting) {
   compiler::JobFile job_file;
-  job_file.job = SyntheticJob(setting.ops, setting.batch, setting.width);
+  job_file.job = bench::SyntheticJob(setting.ops, setting.batch, setting.width);
   compiler::CompileOptions options;
   const int per_node = setting.dp * setting.tp;
   StatusOr<proto::Cluster> cluster = placement::ParseClusterShorthand(
@@ -199,15 +124,17 @@ bool Bench(const BenchSetting& setting) {
   const double median = seconds[seconds.size() / 2];
   const Run run = CompileOnce(job_file, options);
   const int devices = setting.pp * per_node;
-  std::printf("CompileJob, %d job ops on %d devices (pp %d x dp %d x tp %d): median %.3f s over "
-              "%d runs (min %.3f, max %.3f); %lld actors, %lld registers; target < %.0f s: %s\n",
-              job_file.job.op_size(), devices, setting.pp, setting.dp, setting.tp, median,
-              setting.repeats, seconds.front(), seconds.back(),
-              static_cast<long long>(run.actors), static_cast<long long>(run.registers),
-              setting.target_seconds, median < setting.target_seconds ? "met" : "MISSED");
+  std::printf(
+      "CompileJob, %d job ops on %d devices (pp %d x dp %d x tp %d): median %.3f s over "
+      "%d runs (min %.3f, max %.3f); %lld actors, %lld registers; target < %.0f s: %s\n",
+      job_file.job.op_size(), devices, setting.pp, setting.dp, setting.tp, median, setting.repeats,
+      seconds.front(), seconds.back(), static_cast<long long>(run.actors),
+      static_cast<long long>(run.registers), setting.target_seconds,
+      median < setting.target_seconds ? "met" : "MISSED");
   std::printf("  actors by kind: %s\n  passes:", run.kinds.c_str());
   for (const compiler::PassTiming& timing : run.timings) {
-    if (timing.milliseconds >= 1) std::printf(" %s %.0f ms;", timing.name.c_str(), timing.milliseconds);
+    if (timing.milliseconds >= 1)
+      std::printf(" %s %.0f ms;", timing.name.c_str(), timing.milliseconds);
   }
   std::printf("\n");
   return median < setting.target_seconds;
@@ -221,15 +148,24 @@ int Main(int argc, char** argv) {
     const std::string flag = argv[i];
     const int value = std::atoi(argv[i + 1]);
     has_custom = true;
-    if (flag == "--ops") custom.ops = value;
-    else if (flag == "--pp") custom.pp = value;
-    else if (flag == "--dp") custom.dp = value;
-    else if (flag == "--tp") custom.tp = value;
-    else if (flag == "--repeats") custom.repeats = value;
-    else if (flag == "--target") custom.target_seconds = value;
-    else if (flag == "--explain") custom.explain = value != 0;
-    else if (flag == "--batch") custom.batch = value;
-    else if (flag == "--width") custom.width = value;
+    if (flag == "--ops")
+      custom.ops = value;
+    else if (flag == "--pp")
+      custom.pp = value;
+    else if (flag == "--dp")
+      custom.dp = value;
+    else if (flag == "--tp")
+      custom.tp = value;
+    else if (flag == "--repeats")
+      custom.repeats = value;
+    else if (flag == "--target")
+      custom.target_seconds = value;
+    else if (flag == "--explain")
+      custom.explain = value != 0;
+    else if (flag == "--batch")
+      custom.batch = value;
+    else if (flag == "--width")
+      custom.width = value;
     else {
       std::fprintf(stderr, "unknown flag %s\n", flag.c_str());
       return 2;

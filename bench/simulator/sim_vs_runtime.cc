@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/simulator/synthetic_job.h"
+#include "bench/common/synthetic_job.h"
 #include "compiler/compiler.h"
 #include "placement/cluster_spec.h"
 #include "runtime/host/job_runner.h"

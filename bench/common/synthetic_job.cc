@@ -1,4 +1,4 @@
-#include "bench/simulator/synthetic_job.h"
+#include "bench/common/synthetic_job.h"
 
 #include <algorithm>
 #include <string>
