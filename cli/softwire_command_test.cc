@@ -1,34 +1,23 @@
 // Runs the `softwire` binary as a user would and checks exit codes, messages and outputs.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <cstdio>
 #include <string>
 
 #include "base/file.h"
 #include "base/npy.h"
+#include "cli/testing/softwire_process.h"
 
 namespace softwire {
 namespace {
 
-struct Outcome {
-  int exit_code = -1;
-  std::string output;  // stdout and stderr together.
-};
+using cli_testing::Contains;
+using cli_testing::kTinyJob;
+using cli_testing::Outcome;
 
-// Runs `softwire ARGS` with a 60 s bound (`timeout` kills a hung run: exit code 124).
+// Runs `softwire ARGS` with a 60 s bound (cli/testing/softwire_process.h).
 Outcome RunSoftwire(const std::string& args) {
-  std::string command = "timeout 60 " + std::string(SOFTWIRE_BINARY) + " " + args + " 2>&1";
-  Outcome outcome;
-  std::FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return outcome;
-  char buffer[4096];
-  size_t read = 0;
-  while ((read = std::fread(buffer, 1, sizeof(buffer), pipe)) > 0)
-    outcome.output.append(buffer, read);
-  int status = pclose(pipe);
-  if (WIFEXITED(status)) outcome.exit_code = WEXITSTATUS(status);
-  return outcome;
+  return cli_testing::RunSoftwire(SOFTWIRE_BINARY, args);
 }
 
 std::string TempPath(const std::string& name) {
@@ -39,35 +28,6 @@ std::string WriteJob(const std::string& name, const std::string& text) {
   std::string path = TempPath(name);
   EXPECT_TRUE(WriteFileAtomically(path, text).ok());
   return path;
-}
-
-const char kTinyJob[] = R"(name: "tiny"
-source {
-  name: "data"
-  output { name: "x" dtype: DATA_TYPE_FLOAT32 sample_dims: 4 }
-  output { name: "labels" dtype: DATA_TYPE_INT32 }
-  synthetic { seed: 7 int_high: 3 }
-}
-variable {
-  name: "w"
-  dtype: DATA_TYPE_FLOAT32
-  dims: [4, 3]
-  initializer { normal { stddev: 0.1 seed: 1 } }
-}
-op { name: "fc" type: "matmul" input: ["x", "w"] output: "logits" }
-op { name: "xent" type: "softmax_cross_entropy" input: ["logits", "labels"] output: "losses" }
-op { name: "mean" type: "reduce_mean" input: "losses" output: "loss" }
-train {
-  loss: "loss"
-  optimizer { sgd { learning_rate: 0.1 } }
-  steps: 4
-  micro_batch_size: 8
-  micro_batches_per_step: 2
-}
-)";
-
-bool Contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
 }
 
 TEST(SoftwireCommandTest, HelpIsThereForTheToolAndEachCommand) {

@@ -1,0 +1,31 @@
+// Helpers for the tests that run the built `softwire` binary as a user would
+// (softwire_command_test, softwire_trace_command_test).
+//
+//   Outcome outcome = RunSoftwire(SOFTWIRE_BINARY, "run " + TinyJobFile(dir, "a.pbtxt"));
+//   EXPECT_EQ(outcome.exit_code, 0);
+#ifndef SOFTWIRE_CLI_TESTING_SOFTWIRE_PROCESS_H_
+#define SOFTWIRE_CLI_TESTING_SOFTWIRE_PROCESS_H_
+
+#include <string>
+
+namespace softwire {
+namespace cli_testing {
+
+struct Outcome {
+  int exit_code = -1;  // -1: the process could not be started or did not exit normally.
+  std::string output;  // stdout and stderr together.
+};
+
+// Runs `BINARY ARGS` to its end with a 60 s bound (`timeout` kills a hung run: exit code 124).
+Outcome RunSoftwire(const std::string& binary, const std::string& args);
+
+bool Contains(const std::string& text, const std::string& part);
+
+// A small training job (synthetic data, one matmul, softmax cross-entropy; 4 steps of 2
+// micro-batches of 8), named "tiny".
+extern const char kTinyJob[];
+
+}  // namespace cli_testing
+}  // namespace softwire
+
+#endif  // SOFTWIRE_CLI_TESTING_SOFTWIRE_PROCESS_H_
