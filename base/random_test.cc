@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <utility>
+#include <vector>
 
 namespace softwire {
 namespace {
@@ -26,6 +28,22 @@ TEST(RandomTest, NormalSamplesHaveUnitMomentsWithinSamplingError) {
   // Standard error of the mean is 1/sqrt(2e5) ~ 0.0022; allow 5 sigma.
   EXPECT_NEAR(mean, 0.0, 0.011);
   EXPECT_NEAR(variance, 1.0, 0.02);
+}
+
+TEST(RandomTest, FillNormalsGivesTheScalarValuesForAnyStartAndCount) {
+  // Starts and counts that are not multiples of the vector width, and one large run.
+  for (const auto& [first, count] : std::vector<std::pair<uint64_t, int64_t>>{
+           {0, 0}, {0, 1}, {5, 3}, {7, 4}, {1000003, 13}, {123456789, 100000}}) {
+    std::vector<float> filled(static_cast<size_t>(count) + 1, -7.0f);
+    FillNormals(42, first, count, filled.data());
+    int64_t differing = 0;
+    for (int64_t i = 0; i < count; ++i) {
+      differing += filled[static_cast<size_t>(i)] !=
+                   static_cast<float>(NormalAt(42, first + static_cast<uint64_t>(i)));
+    }
+    EXPECT_EQ(differing, 0) << "first " << first << " count " << count;
+    EXPECT_EQ(filled[static_cast<size_t>(count)], -7.0f) << "wrote past the end";
+  }
 }
 
 TEST(RandomTest, UniformIntegersCoverTheirRange) {

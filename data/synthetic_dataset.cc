@@ -44,10 +44,7 @@ Status SyntheticDataset::Fill(int64_t piece, int64_t micro_batch_size, int64_t s
                      static_cast<uint64_t>(elements);
     int64_t count = (sample_end - sample_begin) * elements;
     if (output.dtype == DType::kFloat32) {
-      float* values = outputs[k].As<float>();
-      for (int64_t i = 0; i < count; ++i) {
-        values[i] = static_cast<float>(NormalAt(stream, first + static_cast<uint64_t>(i)));
-      }
+      FillNormals(stream, first, count, outputs[k].As<float>());
     } else {
       int32_t* values = outputs[k].As<int32_t>();
       for (int64_t i = 0; i < count; ++i) {

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <thread>
 
 #include "runtime/host/test_plans.h"
 
@@ -190,6 +191,18 @@ int CountThreads() {
   return threads;
 }
 
+// The thread count once it has come down to `expected`, or after 2 s. CAF lets a few of its
+// own threads finish after the actor system is gone; a leak never comes down.
+int CountThreadsSettlingTo(int expected) {
+  const Clock::time_point give_up = Clock::now() + std::chrono::seconds(2);
+  int threads = CountThreads();
+  while (threads > expected && Clock::now() < give_up) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    threads = CountThreads();
+  }
+  return threads;
+}
+
 TEST_F(JobRunnerTest, ManyJobsInARowLeaveNoThreadsBehind) {
   TestPlan builder = DoublingChain(/*steps=*/4, /*pieces_per_step=*/2, /*slots=*/2);
   builder.Cores(2);  // Kernel thread pools too.
@@ -203,7 +216,7 @@ TEST_F(JobRunnerTest, ManyJobsInARowLeaveNoThreadsBehind) {
     ASSERT_TRUE(result.ok()) << result.status();
     ASSERT_EQ(result->steps.size(), 4u);
   }
-  EXPECT_EQ(CountThreads(), before);
+  EXPECT_EQ(CountThreadsSettlingTo(before), before);
   EXPECT_LT(SecondsSince(start), 20.0);
 }
 
@@ -220,7 +233,7 @@ TEST_F(JobRunnerTest, FailedJobsLeaveNoThreadsBehindEither) {
   ASSERT_FALSE(RunPlan(plan, Options()).ok());
   int before = CountThreads();
   for (int run = 0; run < 10; ++run) ASSERT_FALSE(RunPlan(plan, Options()).ok());
-  EXPECT_EQ(CountThreads(), before);
+  EXPECT_EQ(CountThreadsSettlingTo(before), before);
 }
 
 TEST_F(JobRunnerTest, FewerStepsThanPlannedRunOnlyThoseSteps) {
