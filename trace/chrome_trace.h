@@ -45,11 +45,6 @@ StatusOr<TraceModel> ParseChromeTrace(const std::string& text, const std::string
 // Reads and parses `path`. NotFound / DataLoss naming the path.
 StatusOr<TraceModel> ReadChromeTrace(const std::string& path);
 
-// The JSON form of the plan facts (otherData.plan) and back.
-std::string PlanFactsToJson(const PlanFacts& facts);
-class JsonValue;
-StatusOr<PlanFacts> PlanFactsFromJson(const JsonValue& value);
-
 }  // namespace trace
 }  // namespace softwire
 

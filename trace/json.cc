@@ -437,5 +437,28 @@ void AppendDouble(std::string* out, double value) {
   out->append(buffer);
 }
 
+void AppendIntArray(std::string* out, const std::vector<int32_t>& values) {
+  out->push_back('[');
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i > 0) out->push_back(',');
+    AppendInt(out, values[i]);
+  }
+  out->push_back(']');
+}
+
+std::vector<int32_t> IntList(const JsonValue* value) {
+  std::vector<int32_t> list;
+  if (value == nullptr || !value->is_array()) return list;
+  for (const JsonValue& element : value->array()) {
+    if (element.is_number()) list.push_back(static_cast<int32_t>(std::llround(element.number())));
+  }
+  return list;
+}
+
+const JsonValue* ArrayMember(const JsonValue& object, const std::string& key) {
+  const JsonValue* value = object.Find(key);
+  return value != nullptr && value->is_array() ? value : nullptr;
+}
+
 }  // namespace trace
 }  // namespace softwire

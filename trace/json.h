@@ -71,12 +71,20 @@ StatusOr<JsonValue> ParseJson(const std::string& text);
 StatusOr<JsonValue> ParseJsonStreaming(const std::string& text, const std::string& streamed_key,
                                        const std::function<Status(const JsonValue&)>& on_element);
 
+// The numbers of an array value, as int32 (others skipped); empty for null or a non-array.
+std::vector<int32_t> IntList(const JsonValue* value);
+
+// Member `key` of `object` when it is an array, else null.
+const JsonValue* ArrayMember(const JsonValue& object, const std::string& key);
+
 // Appends `text` as a JSON string literal (quotes and escapes included).
 void AppendJsonString(std::string* out, const std::string& text);
 // Appends nanoseconds as microseconds with exactly three decimals ("12.345"), the form Chrome
 // trace files use for ts and dur: exact, no floating point.
 void AppendMicros(std::string* out, int64_t nanoseconds);
 void AppendInt(std::string* out, int64_t value);
+// Appends "[1,2,3]".
+void AppendIntArray(std::string* out, const std::vector<int32_t>& values);
 // A finite double with up to 6 significant decimals after the point; 0 for NaN/inf.
 void AppendDouble(std::string* out, double value);
 
