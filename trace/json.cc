@@ -75,8 +75,14 @@ class Parser {
                                     const std::function<Status(const JsonValue&)>* on_element) {
     SkipSpace();
     JsonValue value = JsonValue::Null();
-    Status status = on_element != nullptr ? ParseTopObject(streamed_key, *on_element, &value)
-                                          : ParseValue(0, &value);
+    Status status;
+    if (on_element == nullptr) {
+      status = ParseValue(0, &value);
+    } else if (position_ < text_.size() && text_[position_] == '{') {
+      status = ParseObject(0, &value, &streamed_key, on_element);
+    } else {
+      status = Error("expected a JSON object");
+    }
     if (!status.ok()) return status;
     SkipSpace();
     if (position_ != text_.size()) return Error("unexpected text after the JSON value");
@@ -116,35 +122,6 @@ class Parser {
     return false;
   }
 
-  Status ParseTopObject(const std::string& streamed_key,
-                        const std::function<Status(const JsonValue&)>& on_element, JsonValue* out) {
-    if (!Consume('{')) return Error("expected a JSON object");
-    std::vector<std::pair<std::string, JsonValue>> members;
-    if (Consume('}')) {
-      *out = JsonValue::Object(std::move(members));
-      return Status::Ok();
-    }
-    while (true) {
-      SkipSpace();
-      std::string key;
-      SOFTWIRE_RETURN_IF_ERROR(ParseString(&key));
-      if (!Consume(':')) return Error("expected ':' after a member name");
-      SkipSpace();
-      if (key == streamed_key && position_ < text_.size() && text_[position_] == '[') {
-        SOFTWIRE_RETURN_IF_ERROR(StreamArray(on_element));
-      } else {
-        JsonValue value = JsonValue::Null();
-        SOFTWIRE_RETURN_IF_ERROR(ParseValue(1, &value));
-        members.emplace_back(std::move(key), std::move(value));
-      }
-      if (Consume(',')) continue;
-      if (Consume('}')) break;
-      return Error("expected ',' or '}' in an object");
-    }
-    *out = JsonValue::Object(std::move(members));
-    return Status::Ok();
-  }
-
   Status StreamArray(const std::function<Status(const JsonValue&)>& on_element) {
     ++position_;  // '['
     if (Consume(']')) return Status::Ok();
@@ -181,7 +158,10 @@ class Parser {
     return ParseNumber(out);
   }
 
-  Status ParseObject(int depth, JsonValue* out) {
+  // The object at position_ ('{'). With `streamed_key`, the elements of the array member of
+  // that name go to `on_element` one by one and the member is left out of `out`.
+  Status ParseObject(int depth, JsonValue* out, const std::string* streamed_key = nullptr,
+                     const std::function<Status(const JsonValue&)>* on_element = nullptr) {
     ++position_;
     std::vector<std::pair<std::string, JsonValue>> members;
     if (Consume('}')) {
@@ -193,9 +173,15 @@ class Parser {
       std::string key;
       SOFTWIRE_RETURN_IF_ERROR(ParseString(&key));
       if (!Consume(':')) return Error("expected ':' after a member name");
-      JsonValue value = JsonValue::Null();
-      SOFTWIRE_RETURN_IF_ERROR(ParseValue(depth + 1, &value));
-      members.emplace_back(std::move(key), std::move(value));
+      SkipSpace();
+      if (streamed_key != nullptr && key == *streamed_key && position_ < text_.size() &&
+          text_[position_] == '[') {
+        SOFTWIRE_RETURN_IF_ERROR(StreamArray(*on_element));
+      } else {
+        JsonValue value = JsonValue::Null();
+        SOFTWIRE_RETURN_IF_ERROR(ParseValue(depth + 1, &value));
+        members.emplace_back(std::move(key), std::move(value));
+      }
       if (Consume(',')) continue;
       if (Consume('}')) break;
       return Error("expected ',' or '}' in an object");

@@ -66,6 +66,27 @@ TEST(JsonTest, StreamingHandsOverTheElementsOfOneMemberOneByOne) {
       << refused.status();
 }
 
+TEST(JsonTest, StreamingNeedsATopObjectAndStreamsOnlyItsOwnMember) {
+  const auto ignore = [](const JsonValue&) { return Status::Ok(); };
+  StatusOr<JsonValue> array = ParseJsonStreaming("[1, 2]", "events", ignore);
+  ASSERT_FALSE(array.ok());
+  EXPECT_NE(array.status().message().find("expected a JSON object"), std::string::npos)
+      << array.status();
+  // A nested member of the same name is an ordinary value.
+  int streamed = 0;
+  StatusOr<JsonValue> nested = ParseJsonStreaming(R"({"inner": {"events": [7, 8]}, "events": [1]})",
+                                                  "events", [&](const JsonValue&) {
+                                                    ++streamed;
+                                                    return Status::Ok();
+                                                  });
+  ASSERT_TRUE(nested.ok()) << nested.status();
+  EXPECT_EQ(streamed, 1);
+  const JsonValue* inner = nested->Find("inner");
+  ASSERT_NE(inner, nullptr);
+  ASSERT_NE(ArrayMember(*inner, "events"), nullptr);
+  EXPECT_EQ(IntList(ArrayMember(*inner, "events")), (std::vector<int32_t>{7, 8}));
+}
+
 TEST(JsonTest, WrittenStringsAndMicrosecondsReadBackExactly) {
   std::string out = "[";
   AppendJsonString(&out, "tab\there \"quoted\" back\\slash \x01");
