@@ -1,7 +1,8 @@
 // The protocol is the hot path of every firing: after warm-up, a host that reuses its Outbox
-// must see no heap allocation at all. This binary counts every operator new while a small
-// allocation-free host (a ring buffer of messages, one Outbox per actor) runs a training loop
-// and a chain for many pieces. It also prints the cost per firing, for the record.
+// must see no heap allocation at all. This binary counts every operator new
+// (base/testing/allocation_counter.h) while a small allocation-free host (a ring buffer of
+// messages, one Outbox per actor) runs a training loop and a chain for many pieces. It also prints
+// the cost per firing, for the record.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -12,49 +13,7 @@
 
 #include "actors/actor_protocol.h"
 #include "actors/testing/plan_builder.h"
-
-namespace {
-bool counting = false;
-long allocations = 0;
-}  // namespace
-
-// GCC flags free() in a replaced operator delete as mismatched with new; here new is malloc.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-void* operator new(std::size_t size) {
-  if (counting) ++allocations;
-  if (void* memory = std::malloc(size == 0 ? 1 : size)) return memory;
-  throw std::bad_alloc();
-}
-void* operator new[](std::size_t size) {
-  return operator new(size);
-}
-void* operator new(std::size_t size, const std::nothrow_t&) noexcept {
-  if (counting) ++allocations;
-  return std::malloc(size == 0 ? 1 : size);
-}
-void* operator new[](std::size_t size, const std::nothrow_t& tag) noexcept {
-  return operator new(size, tag);
-}
-void operator delete(void* memory, const std::nothrow_t&) noexcept {
-  std::free(memory);
-}
-void operator delete[](void* memory, const std::nothrow_t&) noexcept {
-  std::free(memory);
-}
-void operator delete(void* memory) noexcept {
-  std::free(memory);
-}
-void operator delete(void* memory, std::size_t) noexcept {
-  std::free(memory);
-}
-void operator delete[](void* memory) noexcept {
-  std::free(memory);
-}
-void operator delete[](void* memory, std::size_t) noexcept {
-  std::free(memory);
-}
-#pragma GCC diagnostic pop
+#include "base/testing/allocation_counter.h"
 
 namespace softwire {
 namespace actors {
@@ -168,14 +127,12 @@ TEST(ActorProtocolAllocationTest, AfterWarmUpNoCallAllocates) {
   RingHost host(&*actors);
   host.Start();
   host.Deliver(1000);  // Warm-up: every vector reaches its working capacity.
-  allocations = 0;
-  counting = true;
+  softwire::testing::AllocationCounter counter;
   const auto begin = std::chrono::steady_clock::now();
   const int64_t firings_before = host.firings();
   const int64_t delivered = host.Deliver(int64_t{1} << 40);
   const auto end = std::chrono::steady_clock::now();
-  counting = false;
-  EXPECT_EQ(allocations, 0);
+  EXPECT_EQ(counter.allocations(), 0);
   EXPECT_TRUE(host.AllFinished());
   const int64_t firings = host.firings() - firings_before;
   EXPECT_GT(firings, 400000);

@@ -5,53 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <cstdlib>
-#include <new>
 #include <thread>
 
-namespace {
-// Counts every allocation of this test binary, so a test can assert that a stretch of code
-// made none.
-std::atomic<int64_t> allocations{0};
-}  // namespace
-
-// GCC flags free() in a replaced operator delete as mismatched with new; here new is malloc.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-void* operator new(std::size_t size) {
-  allocations.fetch_add(1, std::memory_order_relaxed);
-  if (void* memory = std::malloc(size == 0 ? 1 : size)) return memory;
-  throw std::bad_alloc();
-}
-void* operator new[](std::size_t size) {
-  return operator new(size);
-}
-void* operator new(std::size_t size, const std::nothrow_t&) noexcept {
-  allocations.fetch_add(1, std::memory_order_relaxed);
-  return std::malloc(size == 0 ? 1 : size);
-}
-void* operator new[](std::size_t size, const std::nothrow_t& tag) noexcept {
-  return operator new(size, tag);
-}
-void operator delete(void* memory, const std::nothrow_t&) noexcept {
-  std::free(memory);
-}
-void operator delete[](void* memory, const std::nothrow_t&) noexcept {
-  std::free(memory);
-}
-void operator delete(void* memory) noexcept {
-  std::free(memory);
-}
-void operator delete(void* memory, std::size_t) noexcept {
-  std::free(memory);
-}
-void operator delete[](void* memory) noexcept {
-  std::free(memory);
-}
-void operator delete[](void* memory, std::size_t) noexcept {
-  std::free(memory);
-}
-#pragma GCC diagnostic pop
+#include "base/testing/allocation_counter.h"
 
 namespace softwire {
 namespace trace {
@@ -127,10 +83,12 @@ TEST(TraceRecorderTest, RecordingAllocatesNothingAndTheArenaIsReusedAfterTaking)
   StatusOr<std::unique_ptr<TraceRecorder>> recorder = TraceRecorder::Create(1 << 16, 2);
   ASSERT_TRUE(recorder.ok());
   TraceWriter* writer = (*recorder)->writer(1);
-  const int64_t before = allocations.load();
-  for (int64_t i = 0; i < 60000; ++i) writer->Append(Numbered(1, i));  // Many chunk claims.
-  for (int64_t i = 0; i < 10000; ++i) writer->Append(Numbered(1, i));  // Past the cap.
-  EXPECT_EQ(allocations.load() - before, 0);
+  {
+    softwire::testing::AllocationCounter counter;
+    for (int64_t i = 0; i < 60000; ++i) writer->Append(Numbered(1, i));  // Many chunk claims.
+    for (int64_t i = 0; i < 10000; ++i) writer->Append(Numbered(1, i));  // Past the cap.
+    EXPECT_EQ(counter.allocations(), 0);
+  }
   EXPECT_EQ((*recorder)->dropped(), 70000 - (1 << 16));
   EXPECT_EQ((*recorder)->TakeEvents().size(), static_cast<size_t>(1 << 16));
   writer->Append(Numbered(1, 7));

@@ -1,6 +1,6 @@
 // Kernels allocate nothing when they run (docs/OPS.md "Memory a kernel may use"): this binary
-// replaces the global operator new with one that counts calls made while a kernel's Run is on
-// the stack of the counting thread, and runs every cpu kernel through its parallel path.
+// counts the operator new calls made on the thread running a kernel's Run
+// (base/testing/allocation_counter.h), and runs every cpu kernel through its parallel path.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -8,33 +8,9 @@
 #include <memory>
 #include <new>
 
+#include "base/testing/allocation_counter.h"
 #include "runtime/kernels/cpu/cpu_kernels.h"
 #include "runtime/kernels/testing/kernel_harness.h"
-
-namespace {
-
-thread_local bool counting = false;
-std::atomic<int64_t> allocations{0};
-
-}  // namespace
-
-void* operator new(std::size_t size) {
-  if (counting) allocations.fetch_add(1);
-  void* memory = std::malloc(size == 0 ? 1 : size);
-  if (memory == nullptr) throw std::bad_alloc();
-  return memory;
-}
-// Deletes to match: the default ones would be the sanitizers' when they are on. GCC cannot see
-// that every pointer reaching these came from the malloc above, hence the pragma.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-void operator delete(void* memory) noexcept {
-  std::free(memory);
-}
-void operator delete(void* memory, std::size_t) noexcept {
-  std::free(memory);
-}
-#pragma GCC diagnostic pop
 
 namespace softwire {
 namespace runtime {
@@ -175,11 +151,9 @@ std::vector<Case> Cases() {
 }
 
 TEST(KernelAllocation, TheCounterSeesAnAllocationOnTheCountingThread) {
-  allocations = 0;
-  counting = true;
+  softwire::testing::AllocationCounter counter;
   std::unique_ptr<int> allocated(new int(1));
-  counting = false;
-  EXPECT_EQ(allocations.load(), 1);
+  EXPECT_EQ(counter.allocations(), 1);
 }
 
 TEST(KernelAllocation, NoCpuKernelAllocatesWhileItRuns) {
@@ -195,12 +169,15 @@ TEST(KernelAllocation, NoCpuKernelAllocatesWhileItRuns) {
     ASSERT_TRUE(created.ok()) << created;
     harness.PrepareContext(&runner);
     const int64_t calls_before = runner.calls;
-    allocations = 0;
-    counting = true;
-    Status ran = harness.RunPrepared();
-    counting = false;
+    int64_t allocations = 0;
+    Status ran;
+    {
+      softwire::testing::AllocationCounter counter;
+      ran = harness.RunPrepared();
+      allocations = counter.allocations();
+    }
     ASSERT_TRUE(ran.ok()) << ran;
-    EXPECT_EQ(allocations.load(), 0) << c.op_type << " allocated while running";
+    EXPECT_EQ(allocations, 0) << c.op_type << " allocated while running";
     EXPECT_GT(runner.calls, calls_before) << c.op_type << " did not take its parallel path";
   }
 }
