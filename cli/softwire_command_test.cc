@@ -120,6 +120,45 @@ TEST(SoftwireCommandTest, RunTrainsWritesMetricsAndSavesVariables) {
   EXPECT_EQ(w->shape, Shape({4, 3}));
 }
 
+// The text after "final loss " on the run's last line.
+std::string FinalLoss(const std::string& output) {
+  const size_t at = output.rfind("final loss ");
+  if (at == std::string::npos) return "";
+  return output.substr(at + 11, output.find_first_of(";\n", at) - (at + 11));
+}
+
+TEST(SoftwireCommandTest, PlacementFlagsRunTheJobOnSeveralDevices) {
+  std::string job = WriteJob("placed.pbtxt", kTinyJob);
+  Outcome one = RunSoftwire("run " + job);
+  ASSERT_EQ(one.exit_code, 0) << one.output;
+  // Two cpu devices, data parallel: both are used and the losses are the single device's
+  // (this job is tiny: the printed six digits agree).
+  Outcome two = RunSoftwire("run " + job + " --cluster 2cpu --dp 2");
+  ASSERT_EQ(two.exit_code, 0) << two.output;
+  EXPECT_TRUE(Contains(two.output, "node0/cpu:0")) << two.output;
+  EXPECT_TRUE(Contains(two.output, "node0/cpu:1")) << two.output;
+  EXPECT_FALSE(FinalLoss(one.output).empty()) << one.output;
+  EXPECT_EQ(FinalLoss(two.output), FinalLoss(one.output)) << two.output;
+  // Sim devices: the steps complete and are timed; nothing is computed.
+  Outcome sim = RunSoftwire("run " + job + " --cluster 4sim --dp 2 --pp 2");
+  ASSERT_EQ(sim.exit_code, 0) << sim.output;
+  EXPECT_TRUE(Contains(sim.output, "node0/sim:3")) << sim.output;
+  EXPECT_EQ(FinalLoss(sim.output), "nan") << sim.output;
+  // The placement, explained.
+  Outcome explained = RunSoftwire("compile " + job + " --cluster 2cpu --dp 2 --explain");
+  ASSERT_EQ(explained.exit_code, 0) << explained.output;
+  EXPECT_TRUE(Contains(explained.output, "data_parallel 2 x tensor_parallel 1 x pipeline_stages 1"))
+      << explained.output;
+  // More devices than the cluster has, and a count below one, are bad input naming the cause.
+  Outcome too_many = RunSoftwire("run " + job + " --cluster 2cpu --dp 4");
+  EXPECT_EQ(too_many.exit_code, 2) << too_many.output;
+  EXPECT_TRUE(Contains(too_many.output, "needs 4 devices but the cluster has 2"))
+      << too_many.output;
+  Outcome zero = RunSoftwire("run " + job + " --tp 0");
+  EXPECT_EQ(zero.exit_code, 2) << zero.output;
+  EXPECT_TRUE(Contains(zero.output, "--tp must be >= 1")) << zero.output;
+}
+
 TEST(SoftwireCommandTest, QuietRunsPrintNothing) {
   std::string job = WriteJob("quiet.pbtxt", kTinyJob);
   Outcome outcome = RunSoftwire("run " + job + " --quiet");
