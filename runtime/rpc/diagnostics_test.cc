@@ -85,14 +85,26 @@ class DiagnosticsTest : public ::testing::Test {
 TEST_F(DiagnosticsTest, AStuckJobSaysOverGrpcWhatEachActorWaitsFor) {
   Start(StuckPlan());
   StatusOr<proto::GetWaitStatesResponse> states = AskWhileRunning();
-  // Until the job has reached its stuck state: on a loaded machine the first answer may come
-  // before the source's first firing (a then waits on 'x' from the source, which is right
-  // then, but not the state this test describes). The source blocks last.
+  // Until the job has settled into its stuck state: each actor answers when it gets to the
+  // question, so on a loaded machine one answer may predate a message another answer already
+  // reflects (a still waiting on 'x' while the source, answering later, is blocked). Settled:
+  // two answers in a row that agree on every actor's state, register and peers.
+  const auto signature = [](const proto::GetWaitStatesResponse& response) {
+    std::string text;
+    for (const proto::ActorWaitState& actor : response.actor()) {
+      text += actor.actor() + ":" + std::to_string(actor.state()) + ":" + actor.register_name();
+      for (const std::string& peer : actor.waiting_on()) text += "," + peer;
+      text += ";";
+    }
+    return text;
+  };
   const Clock::time_point give_up = Clock::now() + std::chrono::seconds(5);
-  while (states.ok() && states->actor_size() > 0 &&
-         states->actor(0).state() != proto::ACTOR_WAIT_KIND_BLOCKED && Clock::now() < give_up) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    states = AskWhileRunning();
+  while (states.ok() && Clock::now() < give_up) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    StatusOr<proto::GetWaitStatesResponse> again = AskWhileRunning();
+    const bool settled = again.ok() && signature(*again) == signature(*states);
+    states = std::move(again);
+    if (settled) break;
   }
   ASSERT_TRUE(states.ok()) << states.status();
   EXPECT_EQ(states->job(), "runtime_test");
