@@ -11,10 +11,12 @@
 //
 // --trace measures the cost of actor traces (docs/TRACING.md): each softwire figure is then
 // taken twice, untraced and traced, alternating run by run so that drift on a shared machine
-// hits both alike, and the traced/untraced ratio of the medians is printed.
+// hits both alike, and the traced/untraced ratio of the medians is printed. --trace-steps
+// records only a window of steps (a step is one piece), as `softwire run --trace-steps` does.
 //
 //   actor_overhead_bench --actors 16 --pieces 20000 --repeats 7 --slots 1,2,4,8
 //   actor_overhead_bench --slots 2 --repeats 11 --trace --only softwire
+//   actor_overhead_bench --trace --trace-steps 1000:1200 --only softwire   (a step window)
 #include <glog/logging.h>
 #include <time.h>
 
@@ -27,6 +29,7 @@
 #include "cli/flag_parser.h"
 #include "runtime/host/job_runner.h"
 #include "runtime/host/test_plans.h"
+#include "trace/trace_recorder.h"
 
 namespace softwire {
 namespace bench {
@@ -44,6 +47,7 @@ struct Flags {
   int64_t caf_credits = 2;
   std::string only;    // Measure only one side, for profiling (see --only).
   bool trace = false;  // Also measure with tracing on.
+  std::string trace_steps;  // With --trace: record only these steps (pieces), "A:B".
 };
 
 struct Figure {
@@ -89,11 +93,17 @@ StatusOr<std::vector<Figure>> MeasureSoftwire(const Flags& flags, int slots, boo
   options.blas_threads = -1;
   options.caf.max_threads = static_cast<int>(flags.caf_threads);
   options.caf.policy = flags.caf_policy;
+  if (!flags.trace_steps.empty()) {
+    SOFTWIRE_ASSIGN_OR_RETURN(options.trace.steps, trace::ParseStepWindow(flags.trace_steps));
+  }
   const std::string name =
       "softwire chain, " + std::to_string(slots) + " slot" + (slots > 1 ? "s" : "");
   std::vector<Figure> figures(traced ? 2 : 1);
   figures[0].name = name;
-  if (traced) figures[1].name = name + ", traced";
+  if (traced) {
+    figures[1].name = name + ", traced";
+    if (!flags.trace_steps.empty()) figures[1].name += " " + flags.trace_steps;
+  }
   for (int64_t repeat = 0; repeat < flags.repeats; ++repeat) {
     for (size_t which = 0; which < figures.size(); ++which) {
       options.trace.enabled = which == 1;
@@ -153,6 +163,8 @@ int Main(int argc, char** argv) {
                    "measure only 'softwire', 'caf', 'caf-forward' or 'caf-credited'");
   parser.AddBool("trace", &flags.trace,
                  "also measure each softwire chain traced, alternating with untraced runs");
+  parser.AddString("trace-steps", &flags.trace_steps, "A:B",
+                   "with --trace, record only steps A..B-1 (a step is one piece here)");
   std::vector<std::string> positional;
   Status status = parser.Parse(std::vector<std::string>(argv + 1, argv + argc), &positional);
   if (!status.ok() || !positional.empty() || flags.actors < 2 || flags.pieces < 1 ||

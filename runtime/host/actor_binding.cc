@@ -183,7 +183,7 @@ ActorBinding::ActorBinding(const proto::ActorDef* def, const actors::ActorDescri
   request_.estimated_seconds = def->estimated_seconds();
 }
 
-const LaunchRequest& ActorBinding::Bind(const actors::Firing& firing) {
+const LaunchRequest& ActorBinding::Bind(const actors::Firing& firing, FiringTimes* times) {
   // Per firing: only data pointers and numbers change. The checks guard the arena against a
   // protocol bug (a slot out of range); each is one comparison.
   const size_t inputs = input_slots_.size();
@@ -208,6 +208,7 @@ const LaunchRequest& ActorBinding::Bind(const actors::Firing& firing) {
   context_.firing = firing.index;
   context_.first_piece = firing.first_piece;
   request_.firing = firing.index;
+  request_.times = times;
   return request_;
 }
 

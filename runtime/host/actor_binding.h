@@ -37,10 +37,9 @@ class ActorBinding {
                std::vector<std::vector<char*>> input_slots,
                std::vector<std::vector<char*>> output_slots);
 
-  // Points the context at the slots `firing` reads and writes and returns its launch.
-  const LaunchRequest& Bind(const actors::Firing& firing);
-  // Traced jobs: every launch asks its queue to stamp kernel times into `times` (borrowed).
-  void TraceInto(FiringTimes* times) { request_.times = times; }
+  // Points the context at the slots `firing` reads and writes and returns its launch, which
+  // asks its queue to stamp the kernel's times into `times` (borrowed; null: untraced).
+  const LaunchRequest& Bind(const actors::Firing& firing, FiringTimes* times);
 
   const proto::ActorDef& def() const { return *def_; }
   const actors::ActorDescription& description() const { return *description_; }

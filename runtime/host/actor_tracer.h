@@ -3,16 +3,18 @@
 //
 // The HostActor calls it only when the job is traced (its pointer is null otherwise), from its
 // own handlers, one at a time, so the writer needs no lock. It reads no clock itself except
-// for a launch its queue deferred: the queue stamps kernel start and end into times(). Readies
-// and Releases are not recorded: they leave when the firing that sends them ends, so the
-// analysis (trace/trace_model.h) derives them from the firings.
+// for a launch its queue deferred: the queue stamps kernel start and end into the FiringTimes
+// that BeforeLaunch hands out. Readies and Releases are not recorded: they leave when the
+// firing that sends them ends, so the analysis (trace/trace_model.h) derives them from the
+// firings.
 //
 // Cause: the message whose handling launched a firing is what let it launch (a Ready: its
 // input; a Release: its slot); a launch from a completion is caused by that previous firing;
 // firing 0 of an actor that needs nothing is caused by the start. The host hands the message
 // over at the launch, so tracing costs nothing per message.
 //
-// Step window: only the firings of the recorded steps are recorded.
+// Step window: only the firings of the recorded steps are recorded, and only theirs are
+// stamped: outside the window a firing costs its actor two comparisons and reads no clock.
 #ifndef SOFTWIRE_RUNTIME_HOST_ACTOR_TRACER_H_
 #define SOFTWIRE_RUNTIME_HOST_ACTOR_TRACER_H_
 
@@ -34,15 +36,16 @@ class ActorTracer {
   ActorTracer(trace::TraceWriter* writer, const actors::ActorDescription* description,
               int64_t pieces_per_step, const trace::StepWindow& window);
 
-  // Where the queue stamps the running firing's kernel times.
-  FiringTimes* times() { return &times_; }
-
   // The actor starts: a launch before any message or completion is caused by the start.
   void NoteStart() { cause_ = Cause{trace::CauseKind::kStart, -1, -1, -1}; }
 
   // The protocol launched `firing`; the queue is about to run it. `message` is the Ready or
-  // Release whose handling launched it, or null when a start or a completion did.
-  void BeforeLaunch(int64_t firing, const PeerMessage* message) {
+  // Release whose handling launched it, or null when a start or a completion did. Returns
+  // where the queue is to stamp the kernel's times for a firing the trace records, or null for
+  // one outside the step window (its queue then reads no clock).
+  FiringTimes* BeforeLaunch(int64_t firing, const PeerMessage* message) {
+    launching_ = firing;
+    if (firing < first_firing_ || firing >= end_firing_) return nullptr;
     if (message == nullptr) {
       launch_cause_ = cause_;
     } else if (message->type == PeerMessage::kReady) {
@@ -55,9 +58,10 @@ class ActorTracer {
     // Only `end` is reset: a queue that does not stamp leaves end < 0 (or below a stale start),
     // which FiringCompleted takes as "not stamped".
     times_.end.store(-1, std::memory_order_relaxed);
-    launching_ = firing;
+    return &times_;
   }
   // The queue ran it inline (it launched when it started) or deferred it (it launched now).
+  // Both only for a firing the trace records.
   void LaunchRanInline() { launch_ = times_.start.load(std::memory_order_relaxed); }
   void LaunchDeferred();
 

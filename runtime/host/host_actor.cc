@@ -112,16 +112,17 @@ void HostActor::Drive(Status status, const PeerMessage* message) {
       outbox_.clear();
       return;
     }
-    const LaunchRequest& request = binding_->Bind(*outbox_.launch);
-    if (tracer_ != nullptr) tracer_->BeforeLaunch(request.firing, message);
+    FiringTimes* times = nullptr;  // Set for a firing the trace records.
+    if (tracer_ != nullptr) times = tracer_->BeforeLaunch(outbox_.launch->index, message);
+    const LaunchRequest& request = binding_->Bind(*outbox_.launch, times);
     outbox_.clear();
     Status kernel_status;
     binding_->firing_in_flight.store(true, std::memory_order_relaxed);
     if (binding_->queue()->Launch(request, &kernel_status) == DeviceQueue::Outcome::kDeferred) {
-      if (tracer_ != nullptr) tracer_->LaunchDeferred();
+      if (times != nullptr) tracer_->LaunchDeferred();
       return;  // LaunchDone follows.
     }
-    if (tracer_ != nullptr) tracer_->LaunchRanInline();
+    if (times != nullptr) tracer_->LaunchRanInline();
     holding_queue_ = true;
     status = Complete(request.firing, kernel_status);
   }

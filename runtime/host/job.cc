@@ -96,9 +96,6 @@ StatusOr<std::unique_ptr<Job>> Job::Create(const proto::Plan& plan, JobOptions o
   if (job->options_.trace.enabled) {
     SOFTWIRE_ASSIGN_OR_RETURN(job->trace_,
                               JobTrace::Create(plan, job->descriptions_, job->options_.trace));
-    for (const auto& binding : job->bindings_) {
-      binding->TraceInto(job->trace_->tracer(binding->def().id())->times());
-    }
   }
   return job;
 }
