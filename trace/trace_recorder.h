@@ -13,7 +13,9 @@
 //
 //   StatusOr<std::unique_ptr<TraceRecorder>> recorder = TraceRecorder::Create(4 << 20, actors);
 //   TraceWriter* writer = (*recorder)->writer(actor_id);
-//   writer->Append(FiringEvent(...));          // from the actor's handler
+//   writer->Append(FiringEvent(...));          // from the actor's handler, or in place:
+//   if (TraceEvent* event = writer->Reserve()) { ...fill... }
+//   writer->Commit();
 //   ... after every writer stopped (threads joined):
 //   std::vector<TraceEvent> events = (*recorder)->TakeEvents();
 //
@@ -52,14 +54,20 @@ class TraceWriter {
     *cursor_++ = event;
   }
 
-  // Room for one event, to be filled in place (no temporary copy); null, and counted as
-  // dropped, once the job-wide cap is reached.
-  TraceEvent* Claim() {
-    if (cursor_ == limit_ && !NextChunk()) {
+  // Room for the next event, to be filled in place (no temporary copy), possibly over time
+  // (a firing's cause at its launch, its times at its end), and kept by Commit(); null once the
+  // job-wide cap is reached. Until Commit, every Reserve returns the same room.
+  TraceEvent* Reserve() {
+    if (cursor_ == limit_ && !NextChunk()) return nullptr;
+    return cursor_;
+  }
+  // Keeps the reserved event, or counts it as dropped when Reserve found no room.
+  void Commit() {
+    if (cursor_ == limit_) {
       ++dropped_;
-      return nullptr;
+    } else {
+      ++cursor_;
     }
-    return cursor_++;
   }
 
   // Events this writer could not record.

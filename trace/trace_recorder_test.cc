@@ -97,6 +97,30 @@ TEST(TraceRecorderTest, RecordingAllocatesNothingAndTheArenaIsReusedAfterTaking)
   EXPECT_EQ(again[0].index, 7);
 }
 
+TEST(TraceRecorderTest, AReservedEventIsKeptOnlyWhenCommitted) {
+  StatusOr<std::unique_ptr<TraceRecorder>> recorder = TraceRecorder::Create(2, 1);
+  ASSERT_TRUE(recorder.ok());
+  TraceWriter* writer = (*recorder)->writer(0);
+  TraceEvent* first = writer->Reserve();
+  ASSERT_NE(first, nullptr);
+  *first = Numbered(0, 10);  // A firing that then fails: never committed.
+  EXPECT_EQ(writer->Reserve(), first) << "uncommitted room is reused";
+  *first = Numbered(0, 11);
+  writer->Commit();
+  TraceEvent* second = writer->Reserve();
+  ASSERT_NE(second, nullptr);
+  EXPECT_NE(second, first);
+  *second = Numbered(0, 12);
+  writer->Commit();
+  EXPECT_EQ(writer->Reserve(), nullptr) << "the cap of 2 is reached";
+  writer->Commit();
+  EXPECT_EQ(writer->dropped(), 1);
+  std::vector<TraceEvent> events = (*recorder)->TakeEvents();
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[0].index, 11);
+  EXPECT_EQ(events[1].index, 12);
+}
+
 TEST(TraceRecorderTest, BadCapsAndWriterCountsAreRefused) {
   EXPECT_FALSE(TraceRecorder::Create(0, 1).ok());
   EXPECT_FALSE(TraceRecorder::Create(10, 0).ok());

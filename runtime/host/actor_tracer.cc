@@ -24,28 +24,22 @@ void ActorTracer::LaunchDeferred() {
 
 void ActorTracer::FiringCompleted(int64_t firing) {
   if (firing == launching_ && firing >= first_firing_ && firing < end_firing_) {
-    int64_t end = times_.end.load(std::memory_order_acquire);
-    int64_t start = times_.start.load(std::memory_order_relaxed);
-    if (start < 0 || end < start) {
-      // The queue did not stamp it: what the actor saw, from the launch to this completion.
-      start = launch_;
-      end = TraceClock::Now();
+    if (event_ != nullptr) {
+      int64_t end = times_.end.load(std::memory_order_acquire);
+      int64_t start = times_.start.load(std::memory_order_relaxed);
+      if (start < 0 || end < start) {
+        // The queue did not stamp it: what the actor saw, from the launch to this completion.
+        start = launch_;
+        end = TraceClock::Now();
+      }
+      event_->launch = std::min(launch_, start);
+      event_->start = start;
+      event_->end = end;
+      event_ = nullptr;
     }
-    // Filled in place: this runs once per firing, and a 56-byte temporary would be copied.
-    if (trace::TraceEvent* event = writer_->Claim()) {
-      event->launch = std::min(launch_, start);
-      event->start = start;
-      event->end = end;
-      event->index = firing;
-      event->sequence = launch_cause_.sequence;
-      event->actor = id_;
-      event->peer = static_cast<int32_t>(launch_cause_.actor);
-      event->register_id = static_cast<int32_t>(launch_cause_.register_id);
-      event->type = trace::EventType::kFiring;
-      event->cause = launch_cause_.kind;
-    }
+    writer_->Commit();  // Counts it as dropped where the cap left no room.
   }
-  cause_ = Cause{trace::CauseKind::kPreviousFiring, id_, -1, firing};
+  previous_ = firing;
 }
 
 }  // namespace runtime

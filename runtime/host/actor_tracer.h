@@ -36,24 +36,38 @@ class ActorTracer {
   ActorTracer(trace::TraceWriter* writer, const actors::ActorDescription* description,
               int64_t pieces_per_step, const trace::StepWindow& window);
 
-  // The actor starts: a launch before any message or completion is caused by the start.
-  void NoteStart() { cause_ = Cause{trace::CauseKind::kStart, -1, -1, -1}; }
-
   // The protocol launched `firing`; the queue is about to run it. `message` is the Ready or
-  // Release whose handling launched it, or null when a start or a completion did. Returns
+  // Release whose handling launched it, or null when the start or a completion did. Returns
   // where the queue is to stamp the kernel's times for a firing the trace records, or null for
-  // one outside the step window (its queue then reads no clock).
+  // one outside the step window or past the trace's cap (its queue then reads no clock).
+  //
+  // The firing's record is reserved and its cause written now, straight into the trace: the
+  // times follow at the completion, which keeps it (a firing that fails is not kept).
   FiringTimes* BeforeLaunch(int64_t firing, const PeerMessage* message) {
     launching_ = firing;
     if (firing < first_firing_ || firing >= end_firing_) return nullptr;
+    event_ = writer_->Reserve();
+    if (event_ == nullptr) return nullptr;
+    event_->index = firing;
+    event_->actor = id_;
+    event_->type = trace::EventType::kFiring;
     if (message == nullptr) {
-      launch_cause_ = cause_;
+      // The start (no firing completed yet) or the previous firing's completion.
+      event_->cause =
+          previous_ < 0 ? trace::CauseKind::kStart : trace::CauseKind::kPreviousFiring;
+      event_->peer = previous_ < 0 ? -1 : id_;
+      event_->register_id = -1;
+      event_->sequence = previous_;
     } else if (message->type == PeerMessage::kReady) {
-      launch_cause_ = Cause{trace::CauseKind::kInput, message->from, message->ready.register_id,
-                            message->ready.sequence};
+      event_->cause = trace::CauseKind::kInput;
+      event_->peer = static_cast<int32_t>(message->from);
+      event_->register_id = static_cast<int32_t>(message->ready.register_id);
+      event_->sequence = message->ready.sequence;
     } else {
-      launch_cause_ = Cause{trace::CauseKind::kSlot, message->from, message->release.register_id,
-                            message->release.sequence};
+      event_->cause = trace::CauseKind::kSlot;
+      event_->peer = static_cast<int32_t>(message->from);
+      event_->register_id = static_cast<int32_t>(message->release.register_id);
+      event_->sequence = message->release.sequence;
     }
     // Only `end` is reset: a queue that does not stamp leaves end < 0 (or below a stale start),
     // which FiringCompleted takes as "not stamped".
@@ -61,30 +75,23 @@ class ActorTracer {
     return &times_;
   }
   // The queue ran it inline (it launched when it started) or deferred it (it launched now).
-  // Both only for a firing the trace records.
+  // Both only for a firing BeforeLaunch handed times for.
   void LaunchRanInline() { launch_ = times_.start.load(std::memory_order_relaxed); }
   void LaunchDeferred();
 
-  // The firing completed successfully: records it. A launch that follows is caused by it.
+  // The firing completed successfully: keeps its record. A launch that follows is caused by it.
   void FiringCompleted(int64_t firing);
 
  private:
-  struct Cause {
-    trace::CauseKind kind = trace::CauseKind::kNone;
-    int64_t actor = -1;
-    int64_t register_id = -1;
-    int64_t sequence = -1;
-  };
-
   trace::TraceWriter* const writer_;
   const int32_t id_;
   int64_t first_firing_ = 0;  // Firings [first_firing_, end_firing_) are recorded.
   int64_t end_firing_ = std::numeric_limits<int64_t>::max();
   FiringTimes times_;
-  Cause cause_;
-  Cause launch_cause_;
+  trace::TraceEvent* event_ = nullptr;  // The launched firing's record, cause written.
   int64_t launching_ = -1;
   int64_t launch_ = -1;
+  int64_t previous_ = -1;  // The last completed firing; -1 before the first.
 };
 
 }  // namespace runtime

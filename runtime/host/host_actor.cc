@@ -84,7 +84,6 @@ void HostActor::EnsureStarted() {
   if (started_) return;
   started_ = true;
   outbox_.clear();
-  if (tracer_ != nullptr) tracer_->NoteStart();
   protocol_.Start(&outbox_);
   Drive(Status::Ok());
 }
