@@ -327,19 +327,10 @@ std::string RenderHtmlReport(const TraceModel& model, const TraceSummary& summar
     html += "No firings were recorded.";
   }
   html += "</p>\n<table><tr><th>actor</th><th>firings on the path</th><th>kernel time</th></tr>\n";
-  std::map<int32_t, std::pair<int64_t, double>> by_actor;
-  for (const PathSegment& segment : summary.path_segments) {
-    by_actor[segment.actor].first += segment.firings;
-    by_actor[segment.actor].second += segment.busy_seconds;
-  }
-  std::vector<std::pair<int32_t, std::pair<int64_t, double>>> ranked(by_actor.begin(),
-                                                                     by_actor.end());
-  std::sort(ranked.begin(), ranked.end(),
-            [](const auto& a, const auto& b) { return a.second.second > b.second.second; });
-  for (const auto& [actor, totals] : ranked) {
-    html += "<tr>" + Cell(plan.actors[static_cast<size_t>(actor)].name) +
-            NumberCell(std::to_string(totals.first)) + NumberCell(FormatSeconds(totals.second)) +
-            "</tr>\n";
+  for (const PathActor& on_path : summary.path_actors) {
+    html += "<tr>" + Cell(plan.actors[static_cast<size_t>(on_path.actor)].name) +
+            NumberCell(std::to_string(on_path.firings)) +
+            NumberCell(FormatSeconds(on_path.busy_seconds)) + "</tr>\n";
   }
   html += "</table>\n";
 

@@ -278,12 +278,15 @@ class Summarizer {
     }
     std::reverse(path.begin(), path.end());
     summary_.critical_path = path;
-    std::map<int32_t, double> by_actor;
+    std::map<int32_t, PathActor> by_actor;
     for (size_t index : path) {
       const FiringRecord& firing = model_.firings[index];
       const double busy = (firing.end - firing.start) * kNanos;
       summary_.path_busy_seconds += busy;
-      by_actor[firing.actor] += busy;
+      PathActor& on_path = by_actor[firing.actor];
+      on_path.actor = firing.actor;
+      ++on_path.firings;
+      on_path.busy_seconds += busy;
       if (summary_.path_segments.empty() || summary_.path_segments.back().actor != firing.actor) {
         summary_.path_segments.push_back(PathSegment{firing.actor, firing.firing, 0, 0});
       }
@@ -292,12 +295,13 @@ class Summarizer {
     }
     summary_.path_seconds =
         (model_.firings[path.back()].end - model_.firings[path.front()].start) * kNanos;
-    for (const auto& [actor, seconds] : by_actor) {
-      if (seconds > summary_.bottleneck_seconds || summary_.bottleneck < 0) {
-        summary_.bottleneck = actor;
-        summary_.bottleneck_seconds = seconds;
-      }
-    }
+    for (const auto& entry : by_actor) summary_.path_actors.push_back(entry.second);
+    std::stable_sort(summary_.path_actors.begin(), summary_.path_actors.end(),
+                     [](const PathActor& a, const PathActor& b) {
+                       return a.busy_seconds > b.busy_seconds;
+                     });
+    summary_.bottleneck = summary_.path_actors.front().actor;
+    summary_.bottleneck_seconds = summary_.path_actors.front().busy_seconds;
   }
 
   void Bubble() {
@@ -469,19 +473,11 @@ std::string FormatSummary(const TraceModel& model, const TraceSummary& summary) 
         summary.path_seconds > 0 ? 100 * summary.path_busy_seconds / summary.path_seconds : 0.0);
     out += line;
     // Time per actor on the path, most first.
-    std::map<int32_t, std::pair<int64_t, double>> by_actor;
-    for (const PathSegment& segment : summary.path_segments) {
-      by_actor[segment.actor].first += segment.firings;
-      by_actor[segment.actor].second += segment.busy_seconds;
-    }
-    std::vector<std::pair<int32_t, std::pair<int64_t, double>>> ranked(by_actor.begin(),
-                                                                       by_actor.end());
-    std::sort(ranked.begin(), ranked.end(),
-              [](const auto& a, const auto& b) { return a.second.second > b.second.second; });
-    for (const auto& [actor, totals] : ranked) {
+    for (const PathActor& on_path : summary.path_actors) {
       std::snprintf(line, sizeof(line), "  %s %6lld firings  %s\n",
-                    Pad(plan.actors[static_cast<size_t>(actor)].name, width).c_str(),
-                    static_cast<long long>(totals.first), FormatSeconds(totals.second).c_str());
+                    Pad(plan.actors[static_cast<size_t>(on_path.actor)].name, width).c_str(),
+                    static_cast<long long>(on_path.firings),
+                    FormatSeconds(on_path.busy_seconds).c_str());
       out += line;
     }
   }

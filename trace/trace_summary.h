@@ -53,6 +53,13 @@ struct PathSegment {
   double busy_seconds = 0;
 };
 
+// One actor's share of the critical path: all its firings on it, wherever they lie.
+struct PathActor {
+  int32_t actor = 0;
+  int64_t firings = 0;
+  double busy_seconds = 0;
+};
+
 struct MemoryUsage {
   int32_t device = 0;
   int64_t register_high_water = 0;  // Most register bytes in use at once.
@@ -80,9 +87,10 @@ struct TraceSummary {
 
   std::vector<size_t> critical_path;  // Indexes into model.firings, earliest first.
   std::vector<PathSegment> path_segments;
+  std::vector<PathActor> path_actors;  // Most kernel time first (ties: plan order).
   double path_busy_seconds = 0;  // Kernel time on the path.
   double path_seconds = 0;       // From its first firing's start to its last firing's end.
-  int32_t bottleneck = -1;       // Actor with the most kernel time on the path; -1: none.
+  int32_t bottleneck = -1;       // path_actors' first; -1: no firing.
   double bottleneck_seconds = 0;
 
   int stages = 1;

@@ -91,6 +91,12 @@ TEST(TraceSummaryTest, TheCriticalPathRunsThroughTheSlowStageAndNamesItTheBottle
   ASSERT_EQ(summary.path_segments.size(), 4u);
   EXPECT_EQ(summary.path_segments[2].actor, 2);
   EXPECT_EQ(summary.path_segments[2].firings, 6);
+  ASSERT_EQ(summary.path_actors.size(), 4u);
+  EXPECT_EQ(summary.path_actors.front().actor, 2) << "most kernel time on the path first";
+  EXPECT_EQ(summary.path_actors.front().firings, 6);
+  for (size_t i = 1; i < summary.path_actors.size(); ++i) {
+    EXPECT_GE(summary.path_actors[i - 1].busy_seconds, summary.path_actors[i].busy_seconds);
+  }
   const std::string text = FormatSummary(model, summary);
   EXPECT_NE(text.find("bottleneck: actor 'stage2'"), std::string::npos) << text;
 }
