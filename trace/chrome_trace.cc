@@ -119,6 +119,16 @@ int64_t LaySlices(const TraceModel& model, std::vector<Slice>* slices) {
   return adjusted;
 }
 
+// `,"pid":P,"tid":T,"ts":X`: where and when an event sits, on its device queue's track.
+void AppendTrackAndTime(std::string* out, int pid, int64_t tid, TimeNs time) {
+  out->append(",\"pid\":");
+  AppendInt(out, pid);
+  out->append(",\"tid\":");
+  AppendInt(out, tid);
+  out->append(",\"ts\":");
+  AppendMicros(out, time);
+}
+
 void AppendMetadata(std::string* out, const char* name, int pid, const int64_t* tid,
                     const std::string& key, const std::string& text, int64_t number,
                     bool is_number) {
@@ -193,12 +203,8 @@ void AppendFiring(std::string* out, const TraceModel& model, const FiringRecord&
   AppendJsonString(out, actor.name);
   out->append(",\"cat\":");
   AppendJsonString(out, actor.kind);
-  out->append(",\"ph\":\"X\",\"pid\":");
-  AppendInt(out, slice.pid);
-  out->append(",\"tid\":");
-  AppendInt(out, slice.tid);
-  out->append(",\"ts\":");
-  AppendMicros(out, slice.start);
+  out->append(",\"ph\":\"X\"");
+  AppendTrackAndTime(out, slice.pid, slice.tid, slice.start);
   out->append(",\"dur\":");
   AppendMicros(out, slice.end - slice.start);
   out->append(",\"args\":{\"actor\":");
@@ -237,12 +243,8 @@ void AppendWait(std::string* out, const TraceModel& model, const WaitRecord& wai
   const PlanFacts& plan = model.plan;
   out->append("{\"name\":\"");
   out->append(WaitKindName(wait.kind));
-  out->append("\",\"cat\":\"wait\",\"ph\":\"X\",\"pid\":");
-  AppendInt(out, slice.pid);
-  out->append(",\"tid\":");
-  AppendInt(out, slice.tid);
-  out->append(",\"ts\":");
-  AppendMicros(out, slice.start);
+  out->append("\",\"cat\":\"wait\",\"ph\":\"X\"");
+  AppendTrackAndTime(out, slice.pid, slice.tid, slice.start);
   out->append(",\"dur\":");
   AppendMicros(out, slice.end - slice.start);
   out->append(",\"args\":{\"actor\":");
@@ -348,12 +350,7 @@ std::string ExportChromeTrace(const TraceModel& model) {
     AppendJsonString(&out, plan.registers[static_cast<size_t>(flow.register_id)].name);
     out.append(",\"cat\":\"fill\",\"ph\":\"s\",\"id\":");
     AppendInt(&out, flow_id);
-    out.append(",\"pid\":");
-    AppendInt(&out, source.pid);
-    out.append(",\"tid\":");
-    AppendInt(&out, source.tid);
-    out.append(",\"ts\":");
-    AppendMicros(&out, begin);
+    AppendTrackAndTime(&out, source.pid, source.tid, begin);
     out.append(",\"args\":{\"register_id\":");
     AppendInt(&out, flow.register_id);
     out.append(",\"sequence\":");
@@ -372,12 +369,7 @@ std::string ExportChromeTrace(const TraceModel& model) {
     AppendJsonString(&out, plan.registers[static_cast<size_t>(flow.register_id)].name);
     out.append(",\"cat\":\"fill\",\"ph\":\"f\",\"bp\":\"e\",\"id\":");
     AppendInt(&out, flow_id);
-    out.append(",\"pid\":");
-    AppendInt(&out, target.pid);
-    out.append(",\"tid\":");
-    AppendInt(&out, target.tid);
-    out.append(",\"ts\":");
-    AppendMicros(&out, finish);
+    AppendTrackAndTime(&out, target.pid, target.tid, finish);
     out.append("},\n");
   }
   // Every event above ends in ",\n"; the last one must not.
