@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/flag_parser.h"
 #include "cli/parallel_flags.h"
@@ -66,30 +67,22 @@ std::string CompileHelp() {
 
 int CompileCommand(const std::vector<std::string>& args) {
   CompileFlags flags;
-  std::vector<std::string> positional;
-  Status parsed = MakeParser(&flags).Parse(args, &positional);
-  if (flags.help) {
-    std::fputs(CompileHelp().c_str(), stdout);
-    return kExitSuccess;
-  }
-  if (parsed.ok() && flags.steps != -1 && flags.steps < 1) {
-    parsed = InvalidArgumentError("--steps must be at least 1");
-  }
-  if (parsed.ok() && flags.dump && flags.explain) {
-    parsed = InvalidArgumentError("give --dump or --explain, not both");
-  }
   compiler::CompileOptions options;
-  if (parsed.ok()) parsed = ApplyParallelFlags(flags.parallel, &options);
-  if (!parsed.ok() || positional.size() != 1) {
-    std::fprintf(stderr,
-                 "softwire compile: %s\nusage: softwire compile JOB.pbtxt [--dump | --explain] "
-                 "[--cluster SPEC --dp N --tp N --pp N --micro-batches M]\n",
-                 !parsed.ok()         ? parsed.message().c_str()
-                 : positional.empty() ? "no job file given"
-                                      : "give exactly one job file");
-    return kExitBadInput;
-  }
-  StatusOr<compiler::JobFile> job = compiler::ParseJobFile(positional[0]);
+  auto check_flags = [&]() -> Status {
+    if (flags.steps != -1 && flags.steps < 1) {
+      return InvalidArgumentError("--steps must be at least 1");
+    }
+    if (flags.dump && flags.explain) {
+      return InvalidArgumentError("give --dump or --explain, not both");
+    }
+    return ApplyParallelFlags(flags.parallel, &options);
+  };
+  const FlagParser parser = MakeParser(&flags);
+  const CommandLineSpec spec{"compile",   "JOB.pbtxt", "job file",  "",
+                             &parser,     &flags.help, CompileHelp, check_flags};
+  std::string job_path;
+  if (std::optional<int> exit = ReadCommandLine(spec, args, &job_path)) return *exit;
+  StatusOr<compiler::JobFile> job = compiler::ParseJobFile(job_path);
   if (!job.ok()) {
     std::fprintf(stderr, "softwire compile: %s\n", job.status().message().c_str());
     return ExitCodeFor(job.status());

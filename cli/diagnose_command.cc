@@ -5,9 +5,11 @@
 //   softwire diagnose 127.0.0.1:7070
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/flag_parser.h"
 #include "runtime/rpc/diagnostics_client.h"
@@ -51,27 +53,20 @@ std::string DiagnoseHelp() {
 
 int DiagnoseCommand(const std::vector<std::string>& args) {
   DiagnoseFlags flags;
-  std::vector<std::string> positional;
-  Status status = MakeParser(&flags).Parse(args, &positional);
-  if (flags.help) {
-    std::fputs(DiagnoseHelp().c_str(), stdout);
-    return kExitSuccess;
-  }
-  if (status.ok() && positional.size() != 1) {
-    status = InvalidArgumentError("give exactly one address, e.g. 127.0.0.1:7070");
-  }
-  if (status.ok() && (!(flags.timeout > 0) || std::isinf(flags.timeout) || flags.timeout > 3600)) {
-    status = InvalidArgumentError("--timeout must be a number of seconds in (0, 3600]");
-  }
-  if (status.ok() && (flags.clock_probes < 0 || flags.clock_probes > 1000)) {
-    status = InvalidArgumentError("--clock takes 1 to 1000 probes");
-  }
-  if (!status.ok()) {
-    std::fprintf(stderr, "softwire diagnose: %s\nusage: softwire diagnose ADDR [flags]\n",
-                 status.message().c_str());
-    return kExitBadInput;
-  }
-  const std::string& address = positional[0];
+  auto check_flags = [&]() -> Status {
+    if (!(flags.timeout > 0) || std::isinf(flags.timeout) || flags.timeout > 3600) {
+      return InvalidArgumentError("--timeout must be a number of seconds in (0, 3600]");
+    }
+    if (flags.clock_probes < 0 || flags.clock_probes > 1000) {
+      return InvalidArgumentError("--clock takes 1 to 1000 probes");
+    }
+    return Status::Ok();
+  };
+  const FlagParser parser = MakeParser(&flags);
+  const CommandLineSpec spec{"diagnose",   "ADDR",      "address",    "127.0.0.1:7070",
+                             &parser,      &flags.help, DiagnoseHelp, check_flags};
+  std::string address;
+  if (std::optional<int> exit = ReadCommandLine(spec, args, &address)) return *exit;
   const auto deadline = std::chrono::milliseconds(static_cast<int64_t>(flags.timeout * 1000));
   StatusOr<proto::GetWaitStatesResponse> states = rpc::GetWaitStates(address, deadline);
   if (!states.ok()) {

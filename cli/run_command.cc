@@ -12,6 +12,7 @@
 
 #include "base/file.h"
 #include "base/npy.h"
+#include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/flag_parser.h"
 #include "cli/live_diagnosis.h"
@@ -226,26 +227,15 @@ std::string RunHelp() {
 
 int RunCommand(const std::vector<std::string>& args) {
   RunFlags flags;
-  std::vector<std::string> positional;
-  Status status = MakeParser(&flags).Parse(args, &positional);
-  if (flags.help) {
-    std::fputs(RunHelp().c_str(), stdout);
-    return kExitSuccess;
-  }
-  if (status.ok()) status = CheckFlags(flags);
-  if (status.ok() && positional.size() != 1) {
-    status = InvalidArgumentError(positional.empty() ? "no job file given"
-                                                     : "give exactly one job file");
-  }
-  if (!status.ok()) {
-    std::fprintf(stderr,
-                 "softwire run: %s\nusage: softwire run JOB.pbtxt [flags]; "
-                 "see softwire help run\n",
-                 status.message().c_str());
-    return kExitBadInput;
-  }
+  const FlagParser parser = MakeParser(&flags);
+  const CommandLineSpec spec{"run",   "JOB.pbtxt", "job file",
+                             "",      &parser,     &flags.help,
+                             RunHelp, [&] { return CheckFlags(flags); }};
+  std::string job_path;
+  if (std::optional<int> exit = ReadCommandLine(spec, args, &job_path)) return *exit;
 
-  StatusOr<compiler::JobFile> job = compiler::ParseJobFile(positional[0]);
+  Status status;
+  StatusOr<compiler::JobFile> job = compiler::ParseJobFile(job_path);
   if (!job.ok()) {
     std::fprintf(stderr, "softwire run: %s\n", job.status().message().c_str());
     return ExitCodeFor(job.status());

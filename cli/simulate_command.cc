@@ -11,10 +11,12 @@
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "base/file.h"
+#include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/flag_parser.h"
 #include "cli/parallel_flags.h"
@@ -136,20 +138,12 @@ std::string SimulateHelp() {
 
 int SimulateCommand(const std::vector<std::string>& args) {
   SimulateFlags flags;
-  std::vector<std::string> positional;
-  Status parsed = MakeParser(&flags).Parse(args, &positional);
-  if (flags.help) {
-    std::fputs(SimulateHelp().c_str(), stdout);
-    return kExitSuccess;
-  }
-  if (parsed.ok()) parsed = CheckFlags(flags);
-  if (!parsed.ok() || positional.size() != 1) {
-    std::fprintf(stderr, "softwire simulate: %s\nusage: softwire simulate JOB.pbtxt [flags]\n",
-                 !parsed.ok()         ? parsed.message().c_str()
-                 : positional.empty() ? "no job file given"
-                                      : "give exactly one job file");
-    return kExitBadInput;
-  }
+  const FlagParser parser = MakeParser(&flags);
+  const CommandLineSpec spec{"simulate",   "JOB.pbtxt", "job file",
+                             "",           &parser,     &flags.help,
+                             SimulateHelp, [&] { return CheckFlags(flags); }};
+  std::string job_path;
+  if (std::optional<int> exit = ReadCommandLine(spec, args, &job_path)) return *exit;
   simulator::SimulationOptions options;
   if (!flags.trace_steps.empty()) {
     StatusOr<trace::StepWindow> window = trace::ParseStepWindow(flags.trace_steps);
@@ -160,7 +154,7 @@ int SimulateCommand(const std::vector<std::string>& args) {
     Status writable = CheckTraceOutput(flags.trace, "--trace");
     if (!writable.ok()) return Fail(writable);
   }
-  StatusOr<compiler::JobFile> job = compiler::ParseJobFile(positional[0]);
+  StatusOr<compiler::JobFile> job = compiler::ParseJobFile(job_path);
   if (!job.ok()) return Fail(job.status());
   StatusOr<compiler::CompileOptions> compile_options = MakeCompileOptions(flags);
   if (!compile_options.ok()) return Fail(compile_options.status());
