@@ -5,47 +5,11 @@
 #include <algorithm>
 #include <map>
 
+#include "actors/testing/kind_settings.h"
+
 namespace softwire {
 namespace actors {
 namespace testing {
-namespace {
-
-bool IsPerStepKind(proto::ActorKind kind) {
-  return kind == proto::ACTOR_KIND_VARIABLE || kind == proto::ACTOR_KIND_UPDATE;
-}
-
-void SetKindSettings(const ActorSpec& spec, const proto::Plan& plan, proto::ActorDef* actor) {
-  switch (spec.kind) {
-    case proto::ACTOR_KIND_SOURCE: {
-      proto::DataSource* dataset = actor->mutable_source()->mutable_dataset();
-      dataset->set_name(spec.name);
-      dataset->mutable_synthetic()->set_seed(1);
-      for (const std::string& output : spec.outputs) {
-        proto::SourceOutput* source_output = dataset->add_output();
-        source_output->set_name(output);
-        source_output->set_dtype(proto::DATA_TYPE_FLOAT32);
-      }
-      actor->mutable_source()->set_sample_begin(0);
-      actor->mutable_source()->set_sample_end(1);
-      break;
-    }
-    case proto::ACTOR_KIND_VARIABLE:
-      actor->mutable_variable()->set_variable(spec.outputs.empty() ? spec.name : spec.outputs[0]);
-      actor->mutable_variable()->set_split_axis(-1);
-      break;
-    case proto::ACTOR_KIND_UPDATE:
-      actor->mutable_update()->mutable_optimizer()->mutable_sgd()->set_learning_rate(0.1);
-      actor->mutable_update()->set_gradient_scale(1.0 / plan.schedule().pieces_per_step());
-      break;
-    case proto::ACTOR_KIND_SINK:
-      actor->mutable_sink()->set_output(spec.inputs.empty() ? spec.name : spec.inputs[0]);
-      break;
-    default:
-      break;
-  }
-}
-
-}  // namespace
 
 PlanBuilder::PlanBuilder(int64_t steps, int64_t pieces_per_step)
     : steps_(steps), pieces_per_step_(pieces_per_step) {}
@@ -90,7 +54,7 @@ proto::Plan PlanBuilder::Build() const {
     actor->set_name(spec.name);
     actor->set_kind(spec.kind);
     int64_t period = spec.period;
-    if (period == 0) period = IsPerStepKind(spec.kind) ? pieces_per_step_ : 1;
+    if (period == 0) period = FiresOncePerStep(spec.kind) ? pieces_per_step_ : 1;
     actor->set_period(period);
     actor->set_firings(total_pieces / period);
     actor->mutable_kernel()->set_op_type(spec.kind == proto::ACTOR_KIND_UPDATE ? "sgd_update"
@@ -118,7 +82,12 @@ proto::Plan PlanBuilder::Build() const {
                           spec.phase1_inputs.end();
       consumer->set_phase(writer ? 1 : 0);
     }
-    SetKindSettings(spec, plan, actor);
+    KindNames names;
+    names.dataset = spec.name;
+    names.outputs = spec.outputs;
+    names.variable = spec.outputs.empty() ? spec.name : spec.outputs[0];
+    names.sink_output = spec.inputs.empty() ? spec.name : spec.inputs[0];
+    SetKindSettings(names, pieces_per_step_, actor);
     if (spec.kind == proto::ACTOR_KIND_SINK) {
       proto::PlanOutput* output = plan.add_output();
       output->set_name(actor->sink().output());

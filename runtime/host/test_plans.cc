@@ -5,6 +5,8 @@
 #include <map>
 #include <thread>
 
+#include "actors/testing/kind_settings.h"
+
 namespace softwire {
 namespace runtime {
 namespace testing {
@@ -21,10 +23,6 @@ int64_t IntAttr(const proto::KernelDef& kernel, const std::string& name, int64_t
     if (attr.name() == name) return attr.int_();
   }
   return fallback;
-}
-
-bool IsPerStep(proto::ActorKind kind) {
-  return kind == proto::ACTOR_KIND_VARIABLE || kind == proto::ACTOR_KIND_UPDATE;
 }
 
 void FillWith(const TensorView& view, float value) {
@@ -151,7 +149,7 @@ proto::Plan TestPlan::Build() const {
     actor->set_queue(spec.queue);
     actor->set_estimated_seconds(spec.estimated_seconds);
     devices = std::max(devices, spec.device + 1);
-    int64_t period = IsPerStep(spec.kind) ? pieces_per_step_ : 1;
+    int64_t period = actors::testing::FiresOncePerStep(spec.kind) ? pieces_per_step_ : 1;
     actor->set_period(period);
     actor->set_firings(total_pieces / period);
     actor->mutable_kernel()->set_op_type(spec.op_type);
@@ -177,30 +175,12 @@ proto::Plan TestPlan::Build() const {
       r->set_period(period);
       actor->add_output_register(r->id());
     }
-    switch (spec.kind) {
-      case proto::ACTOR_KIND_SOURCE: {
-        proto::DataSource* dataset = actor->mutable_source()->mutable_dataset();
-        dataset->set_name(spec.name);
-        dataset->mutable_synthetic()->set_seed(1);
-        for (const std::string& output : spec.outputs) {
-          proto::SourceOutput* source_output = dataset->add_output();
-          source_output->set_name(output);
-          source_output->set_dtype(proto::DATA_TYPE_FLOAT32);
-        }
-        actor->mutable_source()->set_sample_begin(0);
-        actor->mutable_source()->set_sample_end(1);
-        break;
-      }
-      case proto::ACTOR_KIND_SINK:
-        actor->mutable_sink()->set_output(spec.sink_output.empty() ? spec.name : spec.sink_output);
-        break;
-      case proto::ACTOR_KIND_VARIABLE:
-        actor->mutable_variable()->set_variable(spec.name);
-        actor->mutable_variable()->set_split_axis(-1);
-        break;
-      default:
-        break;
-    }
+    actors::testing::KindNames names;
+    names.dataset = spec.name;
+    names.outputs = spec.outputs;
+    names.variable = spec.name;
+    names.sink_output = spec.sink_output.empty() ? spec.name : spec.sink_output;
+    actors::testing::SetKindSettings(names, pieces_per_step_, actor);
     actor_ids[spec.name] = actor->id();
   }
   std::vector<int64_t> used(devices, 0);
