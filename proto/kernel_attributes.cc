@@ -103,4 +103,33 @@ Status KernelAttributes::Finish() const {
   return Status::Ok();
 }
 
+proto::Attribute BoolAttribute(const std::string& name, bool value) {
+  proto::Attribute attribute;
+  attribute.set_name(name);
+  attribute.set_bool_(value);
+  return attribute;
+}
+
+proto::Attribute IntAttribute(const std::string& name, int64_t value) {
+  proto::Attribute attribute;
+  attribute.set_name(name);
+  attribute.set_int_(value);
+  return attribute;
+}
+
+proto::Attribute FloatAttribute(const std::string& name, double value) {
+  proto::Attribute attribute;
+  attribute.set_name(name);
+  attribute.set_float_(value);
+  return attribute;
+}
+
+proto::Attribute IntsAttribute(const std::string& name, const std::vector<int64_t>& values) {
+  proto::Attribute attribute;
+  attribute.set_name(name);
+  proto::IntList* list = attribute.mutable_ints();  // Set even when empty: [] is a value.
+  for (int64_t value : values) list->add_value(value);
+  return attribute;
+}
+
 }  // namespace softwire

@@ -13,7 +13,8 @@
 // bool". Not thread-safe; used on one thread during kernel creation.
 //
 // Shared by the cpu kernels (runtime/) and the reference kernels (reference/), which may not
-// include each other, so that both read a plan's attributes by exactly the same rules.
+// include each other, so that both read a plan's attributes by exactly the same rules; their
+// tests write attributes with the builders at the end.
 #ifndef SOFTWIRE_PROTO_KERNEL_ATTRIBUTES_H_
 #define SOFTWIRE_PROTO_KERNEL_ATTRIBUTES_H_
 
@@ -52,6 +53,13 @@ class KernelAttributes {
   std::set<std::string> known_;
   Status first_error_;
 };
+
+// One attribute, as a plan or a test writes it: BoolAttribute("transpose_a", true).
+proto::Attribute BoolAttribute(const std::string& name, bool value);
+proto::Attribute IntAttribute(const std::string& name, int64_t value);
+proto::Attribute FloatAttribute(const std::string& name, double value);
+// An int list; set also when empty, since [] is a value.
+proto::Attribute IntsAttribute(const std::string& name, const std::vector<int64_t>& values);
 
 }  // namespace softwire
 

@@ -110,7 +110,7 @@ TEST(ReferenceGradients, GeluGradIsTheDerivativeOfGelu) {
 TEST(ReferenceGradients, SoftmaxGradIsTheDerivativeOfSoftmax) {
   for (bool causal : {false, true}) {
     const Shape shape({2, 4, 4});
-    std::vector<proto::Attribute> attributes = {BoolAttr("causal", causal)};
+    std::vector<proto::Attribute> attributes = {BoolAttribute("causal", causal)};
     ReferenceTensor x = RandomTensor(shape, 5);
     std::vector<double> w = Normals(shape.NumElements(), 6);
     ReferenceTensor y = Apply("softmax", attributes, {x}, {shape})[0];
@@ -134,7 +134,7 @@ TEST(ReferenceGradients, SoftmaxCrossEntropyGradIsTheDerivativeOfTheLoss) {
 TEST(ReferenceGradients, LayerNormGradGivesTheDerivativesForXGammaAndBeta) {
   const Shape shape({3, 2, 5});
   const Shape channels({5});
-  std::vector<proto::Attribute> attributes = {FloatAttr("epsilon", 1e-3)};
+  std::vector<proto::Attribute> attributes = {FloatAttribute("epsilon", 1e-3)};
   ReferenceTensor x = RandomTensor(shape, 9);
   ReferenceTensor gamma = RandomTensor(channels, 10);
   ReferenceTensor beta = RandomTensor(channels, 11);
@@ -155,7 +155,7 @@ TEST(ReferenceGradients, EmbeddingGradAccumulatesRepeatedIds) {
   ReferenceTensor table = RandomTensor(table_shape, 13);
   ReferenceTensor ids = IntTensor(ids_shape, {1, 4, 1, 0, 4, 4, 2, 1});
   std::vector<double> w = Normals(y_shape.NumElements(), 14);
-  ReferenceTensor dtable = Apply("embedding_grad", {IntAttr("num_embeddings", 5)},
+  ReferenceTensor dtable = Apply("embedding_grad", {IntAttribute("num_embeddings", 5)},
                                  {FloatTensor(y_shape, w), ids}, {table_shape})[0];
   ExpectGradient({"embedding", {}, {y_shape}}, {table, ids}, 0, w, dtable);
 }
@@ -180,11 +180,11 @@ TEST(ReferenceGradients, SumToShapeIsTheAdjointOfBroadcastingInAddSubAndMul) {
   std::vector<double> w = Normals(c_shape.NumElements(), 20);
   ReferenceTensor dc = FloatTensor(c_shape, w);
   auto sum_to = [](const ReferenceTensor& x, const Shape& shape) {
-    return Apply("sum_to_shape", {IntsAttr("shape", shape.dims())}, {x}, {shape})[0];
+    return Apply("sum_to_shape", {IntsAttribute("shape", shape.dims())}, {x}, {shape})[0];
   };
   ExpectGradient({"add", {}, {c_shape}}, {a, b}, 0, w, sum_to(dc, a_shape));
   ExpectGradient({"add", {}, {c_shape}}, {a, b}, 1, w, sum_to(dc, b_shape));
-  ReferenceTensor minus_dc = Apply("scale", {FloatAttr("factor", -1)}, {dc}, {c_shape})[0];
+  ReferenceTensor minus_dc = Apply("scale", {FloatAttribute("factor", -1)}, {dc}, {c_shape})[0];
   ExpectGradient({"sub", {}, {c_shape}}, {a, b}, 0, w, sum_to(dc, a_shape));
   ExpectGradient({"sub", {}, {c_shape}}, {a, b}, 1, w, sum_to(minus_dc, b_shape));
   ReferenceTensor dc_times_b = Apply("mul", {}, {dc, b}, {c_shape})[0];
@@ -200,13 +200,13 @@ TEST(ReferenceGradients, BroadcastAxesIsTheAdjointOfReduceSumAndReduceMean) {
     for (bool mean : {false, true}) {
       const std::vector<int64_t> axes = {-1, 1};
       const Shape y_shape = keepdims ? Shape({3, 1, 2, 1}) : Shape({3, 2});
-      std::vector<proto::Attribute> attributes = {IntsAttr("axes", axes),
-                                                  BoolAttr("keepdims", keepdims)};
+      std::vector<proto::Attribute> attributes = {IntsAttribute("axes", axes),
+                                                  BoolAttribute("keepdims", keepdims)};
       std::vector<double> w = Normals(y_shape.NumElements(), 22);
       ReferenceTensor dx =
-          Apply("broadcast_axes", {IntsAttr("shape", x_shape.dims()), IntsAttr("axes", axes)},
+          Apply("broadcast_axes", {IntsAttribute("shape", x_shape.dims()), IntsAttribute("axes", axes)},
                 {FloatTensor(y_shape, w)}, {x_shape})[0];
-      if (mean) dx = Apply("scale", {FloatAttr("factor", 1.0 / 20)}, {dx}, {x_shape})[0];
+      if (mean) dx = Apply("scale", {FloatAttribute("factor", 1.0 / 20)}, {dx}, {x_shape})[0];
       SCOPED_TRACE(std::string(mean ? "reduce_mean" : "reduce_sum") +
                    (keepdims ? " keepdims" : ""));
       ExpectGradient({mean ? "reduce_mean" : "reduce_sum", attributes, {y_shape}}, {x}, 0, w, dx);
@@ -237,17 +237,17 @@ TEST(ReferenceGradients, MatmulGradientsAreMatmulsWithTransposes) {
       ReferenceTensor da =
           transpose_a
               ? Apply("matmul",
-                      {BoolAttr("transpose_a", transpose_b), BoolAttr("transpose_b", true)},
+                      {BoolAttribute("transpose_a", transpose_b), BoolAttribute("transpose_b", true)},
                       {b, dc}, {a_shape})[0]
-              : Apply("matmul", {BoolAttr("transpose_b", !transpose_b)}, {dc, b}, {a_shape})[0];
+              : Apply("matmul", {BoolAttribute("transpose_b", !transpose_b)}, {dc, b}, {a_shape})[0];
       ReferenceTensor db =
           transpose_b
               ? Apply("matmul",
-                      {BoolAttr("transpose_a", true), BoolAttr("transpose_b", transpose_a)},
+                      {BoolAttribute("transpose_a", true), BoolAttribute("transpose_b", transpose_a)},
                       {dc, a}, {b_shape})[0]
-              : Apply("matmul", {BoolAttr("transpose_a", !transpose_a)}, {a, dc}, {b_shape})[0];
+              : Apply("matmul", {BoolAttribute("transpose_a", !transpose_a)}, {a, dc}, {b_shape})[0];
       Forward forward{"matmul",
-                      {BoolAttr("transpose_a", transpose_a), BoolAttr("transpose_b", transpose_b)},
+                      {BoolAttribute("transpose_a", transpose_a), BoolAttribute("transpose_b", transpose_b)},
                       {c_shape}};
       SCOPED_TRACE(std::to_string(transpose_a) + std::to_string(transpose_b));
       ExpectGradient(forward, {a, b}, 0, w, da);
@@ -264,11 +264,11 @@ TEST(ReferenceGradients, MatmulWithLeadingAxesFlattensThemForTheWeightGradient) 
   ReferenceTensor b = RandomTensor(b_shape, 27);
   std::vector<double> w = Normals(c_shape.NumElements(), 28);
   ReferenceTensor dc = FloatTensor(c_shape, w);
-  ReferenceTensor da = Apply("matmul", {BoolAttr("transpose_b", true)}, {dc, b}, {a_shape})[0];
-  ReferenceTensor a_rows = Apply("reshape", {IntsAttr("shape", {-1, 4})}, {a}, {Shape({6, 4})})[0];
-  ReferenceTensor dc_rows = Apply("reshape", {IntsAttr("shape", {6, 5})}, {dc}, {Shape({6, 5})})[0];
+  ReferenceTensor da = Apply("matmul", {BoolAttribute("transpose_b", true)}, {dc, b}, {a_shape})[0];
+  ReferenceTensor a_rows = Apply("reshape", {IntsAttribute("shape", {-1, 4})}, {a}, {Shape({6, 4})})[0];
+  ReferenceTensor dc_rows = Apply("reshape", {IntsAttribute("shape", {6, 5})}, {dc}, {Shape({6, 5})})[0];
   ReferenceTensor db =
-      Apply("matmul", {BoolAttr("transpose_a", true)}, {a_rows, dc_rows}, {b_shape})[0];
+      Apply("matmul", {BoolAttribute("transpose_a", true)}, {a_rows, dc_rows}, {b_shape})[0];
   ExpectGradient({"matmul", {}, {c_shape}}, {a, b}, 0, w, da);
   ExpectGradient({"matmul", {}, {c_shape}}, {a, b}, 1, w, db);
 }
@@ -285,18 +285,18 @@ TEST(ReferenceGradients, BatchMatmulGradientsAreBatchMatmulsWithTransposes) {
       ReferenceTensor dc = FloatTensor(c_shape, w);
       ReferenceTensor da =
           transpose_a ? Apply("batch_matmul",
-                              {BoolAttr("transpose_a", transpose_b), BoolAttr("transpose_b", true)},
+                              {BoolAttribute("transpose_a", transpose_b), BoolAttribute("transpose_b", true)},
                               {b, dc}, {a_shape})[0]
-                      : Apply("batch_matmul", {BoolAttr("transpose_b", !transpose_b)}, {dc, b},
+                      : Apply("batch_matmul", {BoolAttribute("transpose_b", !transpose_b)}, {dc, b},
                               {a_shape})[0];
       ReferenceTensor db =
           transpose_b ? Apply("batch_matmul",
-                              {BoolAttr("transpose_a", true), BoolAttr("transpose_b", transpose_a)},
+                              {BoolAttribute("transpose_a", true), BoolAttribute("transpose_b", transpose_a)},
                               {dc, a}, {b_shape})[0]
-                      : Apply("batch_matmul", {BoolAttr("transpose_a", !transpose_a)}, {a, dc},
+                      : Apply("batch_matmul", {BoolAttribute("transpose_a", !transpose_a)}, {a, dc},
                               {b_shape})[0];
       Forward forward{"batch_matmul",
-                      {BoolAttr("transpose_a", transpose_a), BoolAttr("transpose_b", transpose_b)},
+                      {BoolAttribute("transpose_a", transpose_a), BoolAttribute("transpose_b", transpose_b)},
                       {c_shape}};
       SCOPED_TRACE(std::to_string(transpose_a) + std::to_string(transpose_b));
       ExpectGradient(forward, {a, b}, 0, w, da);
@@ -312,15 +312,15 @@ TEST(ReferenceGradients, TransposeReshapeAndScaleGradientsFollowOps) {
   std::vector<double> w = Normals(y_shape.NumElements(), 33);
   // perm [2, 0, 1] has inverse [1, 2, 0].
   ReferenceTensor dx =
-      Apply("transpose", {IntsAttr("perm", {1, 2, 0})}, {FloatTensor(y_shape, w)}, {x_shape})[0];
-  ExpectGradient({"transpose", {IntsAttr("perm", {2, 0, 1})}, {y_shape}}, {x}, 0, w, dx);
-  ReferenceTensor reshaped_dx = Apply("reshape", {IntsAttr("shape", x_shape.dims())},
+      Apply("transpose", {IntsAttribute("perm", {1, 2, 0})}, {FloatTensor(y_shape, w)}, {x_shape})[0];
+  ExpectGradient({"transpose", {IntsAttribute("perm", {2, 0, 1})}, {y_shape}}, {x}, 0, w, dx);
+  ReferenceTensor reshaped_dx = Apply("reshape", {IntsAttribute("shape", x_shape.dims())},
                                       {FloatTensor(Shape({6, 4}), Normals(24, 34))}, {x_shape})[0];
-  ExpectGradient({"reshape", {IntsAttr("shape", {6, -1})}, {Shape({6, 4})}}, {x}, 0,
+  ExpectGradient({"reshape", {IntsAttribute("shape", {6, -1})}, {Shape({6, 4})}}, {x}, 0,
                  Normals(24, 34), reshaped_dx);
-  ReferenceTensor scaled_dx = Apply("scale", {FloatAttr("factor", -0.5)},
+  ReferenceTensor scaled_dx = Apply("scale", {FloatAttribute("factor", -0.5)},
                                     {FloatTensor(x_shape, Normals(24, 35))}, {x_shape})[0];
-  ExpectGradient({"scale", {FloatAttr("factor", -0.5)}, {x_shape}}, {x}, 0, Normals(24, 35),
+  ExpectGradient({"scale", {FloatAttribute("factor", -0.5)}, {x_shape}}, {x}, 0, Normals(24, 35),
                  scaled_dx);
 }
 

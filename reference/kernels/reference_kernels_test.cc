@@ -46,7 +46,7 @@ TEST_F(ReferenceKernelsTest, MatmulMultipliesWithAndWithoutTransposes) {
               ElementsAre(58, 64, 139, 154));
   ReferenceTensor a_t = FloatTensor(Shape({3, 2}), {1, 4, 2, 5, 3, 6});
   ReferenceTensor b_t = FloatTensor(Shape({2, 3}), {7, 9, 11, 8, 10, 12});
-  EXPECT_THAT(Apply("matmul", {BoolAttr("transpose_a", true), BoolAttr("transpose_b", true)},
+  EXPECT_THAT(Apply("matmul", {BoolAttribute("transpose_a", true), BoolAttribute("transpose_b", true)},
                     {a_t, b_t}, {Shape({2, 2})})[0]
                   .values,
               ElementsAre(58, 64, 139, 154));
@@ -72,17 +72,17 @@ TEST_F(ReferenceKernelsTest, BinaryOpsBroadcastLikeNumpy) {
 
 TEST_F(ReferenceKernelsTest, SimpleElementwiseOpsComputeTheirFormulas) {
   ReferenceTensor x = FloatTensor(Shape({4}), {-2, -0.5, 0, 3});
-  EXPECT_THAT(Apply("scale", {FloatAttr("factor", 2)}, {x}, {Shape({4})})[0].values,
+  EXPECT_THAT(Apply("scale", {FloatAttribute("factor", 2)}, {x}, {Shape({4})})[0].values,
               ElementsAre(-4, -1, 0, 6));
   EXPECT_THAT(Apply("identity", {}, {x}, {Shape({4})})[0].values, ElementsAre(-2, -0.5, 0, 3));
   EXPECT_THAT(Apply("relu", {}, {x}, {Shape({4})})[0].values, ElementsAre(0, 0, 0, 3));
   EXPECT_THAT(
       Apply("relu_grad", {}, {FloatTensor(Shape({4}), {1, 2, 3, 4}), x}, {Shape({4})})[0].values,
       ElementsAre(0, 0, 0, 4));
-  EXPECT_THAT(Apply("reshape", {IntsAttr("shape", {2, -1})}, {x}, {Shape({2, 2})})[0].values,
+  EXPECT_THAT(Apply("reshape", {IntsAttribute("shape", {2, -1})}, {x}, {Shape({2, 2})})[0].values,
               ElementsAre(-2, -0.5, 0, 3));
   EXPECT_THAT(
-      Apply("fill", {IntsAttr("shape", {2}), FloatAttr("value", 1.5)}, {}, {Shape({2})})[0].values,
+      Apply("fill", {IntsAttribute("shape", {2}), FloatAttribute("value", 1.5)}, {}, {Shape({2})})[0].values,
       ElementsAre(1.5, 1.5));
   EXPECT_THAT(Apply("add_n", {}, {x, x, x}, {Shape({4})})[0].values, ElementsAre(-6, -1.5, 0, 9));
 }
@@ -115,7 +115,7 @@ TEST_F(ReferenceKernelsTest, SoftmaxNormalisesRowsAndMasksTheFutureWhenCausal) {
   EXPECT_NEAR(y[1], 2.0 / 3, kTranscendental);
   ReferenceTensor square = FloatTensor(Shape({2, 2}), {5, 100, 0, std::log(3.0)});
   std::vector<double> causal =
-      Apply("softmax", {BoolAttr("causal", true)}, {square}, {Shape({2, 2})})[0].values;
+      Apply("softmax", {BoolAttribute("causal", true)}, {square}, {Shape({2, 2})})[0].values;
   EXPECT_EQ(causal[0], 1.0);
   EXPECT_EQ(causal[1], 0.0);
   EXPECT_NEAR(causal[2], 0.25, kTranscendental);
@@ -148,7 +148,7 @@ TEST_F(ReferenceKernelsTest, LayerNormStandardisesRowsThenScalesAndShifts) {
   ReferenceTensor gamma = FloatTensor(Shape({3}), {1, 1, 2});
   ReferenceTensor beta = FloatTensor(Shape({3}), {0, 5, 0});
   std::vector<double> y =
-      Apply("layer_norm", {FloatAttr("epsilon", 0)}, {x, gamma, beta}, {Shape({1, 3})})[0].values;
+      Apply("layer_norm", {FloatAttribute("epsilon", 0)}, {x, gamma, beta}, {Shape({1, 3})})[0].values;
   const double unit = std::sqrt(1.5);  // (x - 2) / sqrt(2/3)
   EXPECT_NEAR(y[0], -unit, kTranscendental);
   EXPECT_NEAR(y[1], 5, kTranscendental);
@@ -157,16 +157,16 @@ TEST_F(ReferenceKernelsTest, LayerNormStandardisesRowsThenScalesAndShifts) {
 
 TEST_F(ReferenceKernelsTest, ReductionsSumOverTheirAxes) {
   ReferenceTensor x = FloatTensor(Shape({2, 3}), {1, 2, 3, 4, 5, 6});
-  EXPECT_THAT(Apply("reduce_sum", {IntsAttr("axes", {0})}, {x}, {Shape({3})})[0].values,
+  EXPECT_THAT(Apply("reduce_sum", {IntsAttribute("axes", {0})}, {x}, {Shape({3})})[0].values,
               ElementsAre(5, 7, 9));
   EXPECT_THAT(Apply("reduce_sum", {}, {x}, {Shape()})[0].values, ElementsAre(21));
-  EXPECT_THAT(Apply("reduce_mean", {IntsAttr("axes", {-1}), BoolAttr("keepdims", true)}, {x},
+  EXPECT_THAT(Apply("reduce_mean", {IntsAttribute("axes", {-1}), BoolAttribute("keepdims", true)}, {x},
                     {Shape({2, 1})})[0]
                   .values,
               ElementsAre(2, 5));
-  EXPECT_THAT(Apply("sum_to_shape", {IntsAttr("shape", {1, 3})}, {x}, {Shape({1, 3})})[0].values,
+  EXPECT_THAT(Apply("sum_to_shape", {IntsAttribute("shape", {1, 3})}, {x}, {Shape({1, 3})})[0].values,
               ElementsAre(5, 7, 9));
-  EXPECT_THAT(Apply("broadcast_axes", {IntsAttr("shape", {2, 3}), IntsAttr("axes", {1})},
+  EXPECT_THAT(Apply("broadcast_axes", {IntsAttribute("shape", {2, 3}), IntsAttribute("axes", {1})},
                     {FloatTensor(Shape({2}), {7, 8})}, {Shape({2, 3})})[0]
                   .values,
               ElementsAre(7, 7, 7, 8, 8, 8));
@@ -174,7 +174,7 @@ TEST_F(ReferenceKernelsTest, ReductionsSumOverTheirAxes) {
 
 TEST_F(ReferenceKernelsTest, TransposePermutesAxes) {
   ReferenceTensor x = FloatTensor(Shape({2, 3}), {1, 2, 3, 4, 5, 6});
-  EXPECT_THAT(Apply("transpose", {IntsAttr("perm", {1, 0})}, {x}, {Shape({3, 2})})[0].values,
+  EXPECT_THAT(Apply("transpose", {IntsAttribute("perm", {1, 0})}, {x}, {Shape({3, 2})})[0].values,
               ElementsAre(1, 4, 2, 5, 3, 6));
 }
 
@@ -185,14 +185,14 @@ TEST_F(ReferenceKernelsTest, EmbeddingGathersRowsAndItsGradientAddsThemBack) {
               ElementsAre(20, 21, 0, 1, 20, 21));
   ReferenceTensor dy = FloatTensor(Shape({3, 2}), {1, 2, 3, 4, 5, 6});
   EXPECT_THAT(
-      Apply("embedding_grad", {IntAttr("num_embeddings", 3)}, {dy, ids}, {Shape({3, 2})})[0].values,
+      Apply("embedding_grad", {IntAttribute("num_embeddings", 3)}, {dy, ids}, {Shape({3, 2})})[0].values,
       ElementsAre(3, 4, 0, 0, 6, 8));
 }
 
 TEST_F(ReferenceKernelsTest, SgdWithMomentumKeepsAVelocity) {
   std::vector<double> state(2, 0.0);
-  std::vector<proto::Attribute> attributes = {FloatAttr("learning_rate", 0.5),
-                                              FloatAttr("momentum", 0.9)};
+  std::vector<proto::Attribute> attributes = {FloatAttribute("learning_rate", 0.5),
+                                              FloatAttribute("momentum", 0.9)};
   ReferenceTensor gradient = FloatTensor(Shape({2}), {1, -2});
   std::vector<ReferenceTensor> weight = {FloatTensor(Shape({2}), {10, 20})};
   for (int64_t step = 1; step <= 2; ++step) {
@@ -211,7 +211,7 @@ TEST_F(ReferenceKernelsTest, AdamsFirstStepMovesEachWeightByAboutTheLearningRate
   ReferenceTensor gradient = FloatTensor(Shape({2}), {0.3, -4});
   std::vector<ReferenceTensor> weight = {FloatTensor(Shape({2}), {1, 1})};
   StatusOr<std::vector<ReferenceTensor>> updated = RunReferenceKernel(
-      table_, "adam_update", {FloatAttr("learning_rate", 0.01), FloatAttr("epsilon", 0)},
+      table_, "adam_update", {FloatAttribute("learning_rate", 0.01), FloatAttribute("epsilon", 0)},
       {gradient, weight[0]}, {}, &state, 1, weight);
   ASSERT_TRUE(updated.ok()) << updated.status();
   // After bias correction m_hat = g and v_hat = g^2, so the step is lr * sign(g).
@@ -223,12 +223,12 @@ TEST_F(ReferenceKernelsTest, AdamsFirstStepMovesEachWeightByAboutTheLearningRate
 
 TEST_F(ReferenceKernelsTest, RejectsUnknownMissingAndMistypedAttributes) {
   ReferenceTensor x = FloatTensor(Shape({2}), {1, 2});
-  Status unknown = RunStatus("relu", {FloatAttr("alpha", 1)}, {x}, {Shape({2})});
+  Status unknown = RunStatus("relu", {FloatAttribute("alpha", 1)}, {x}, {Shape({2})});
   EXPECT_EQ(unknown.code(), StatusCode::kInvalidArgument);
   EXPECT_NE(unknown.message().find("unknown attribute 'alpha'"), std::string::npos);
   Status missing = RunStatus("scale", {}, {x}, {Shape({2})});
   EXPECT_NE(missing.message().find("factor"), std::string::npos);
-  Status mistyped = RunStatus("softmax", {FloatAttr("causal", 1)}, {x}, {Shape({2})});
+  Status mistyped = RunStatus("softmax", {FloatAttribute("causal", 1)}, {x}, {Shape({2})});
   EXPECT_NE(mistyped.message().find("must be a bool"), std::string::npos);
 }
 

@@ -15,10 +15,7 @@ namespace softwire {
 namespace kernel_tests {
 namespace {
 
-using runtime::FloatAttribute;
 using runtime::HostTensor;
-using runtime::IntAttribute;
-using runtime::IntsAttribute;
 
 constexpr Tolerance kGelu = {1e-6, 1e-6, 0};
 

@@ -31,8 +31,6 @@ namespace softwire {
 namespace kernel_tests {
 namespace {
 
-using runtime::BoolAttribute;
-using runtime::FloatAttribute;
 using runtime::HostTensor;
 
 constexpr double kExpError = 1e-7;  // vector_math.h Exp, relative.

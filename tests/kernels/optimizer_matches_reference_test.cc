@@ -19,7 +19,6 @@ namespace softwire {
 namespace kernel_tests {
 namespace {
 
-using runtime::FloatAttribute;
 using runtime::HostTensor;
 
 constexpr int kSteps = 4;

@@ -11,8 +11,6 @@ namespace softwire {
 namespace kernel_tests {
 namespace {
 
-using runtime::BoolAttribute;
-using runtime::IntsAttribute;
 
 struct ReduceCase {
   Shape x;

@@ -22,10 +22,7 @@ namespace softwire {
 namespace kernel_tests {
 namespace {
 
-using runtime::BoolAttribute;
 using runtime::HostTensor;
-using runtime::IntAttribute;
-using runtime::IntsAttribute;
 
 constexpr Tolerance kExact = {0, 0, 0};
 

@@ -13,35 +13,6 @@ proto::TensorDesc DescOf(const ReferenceTensor& tensor) {
 
 }  // namespace
 
-proto::Attribute BoolAttr(const std::string& name, bool value) {
-  proto::Attribute attribute;
-  attribute.set_name(name);
-  attribute.set_bool_(value);
-  return attribute;
-}
-
-proto::Attribute IntAttr(const std::string& name, int64_t value) {
-  proto::Attribute attribute;
-  attribute.set_name(name);
-  attribute.set_int_(value);
-  return attribute;
-}
-
-proto::Attribute FloatAttr(const std::string& name, double value) {
-  proto::Attribute attribute;
-  attribute.set_name(name);
-  attribute.set_float_(value);
-  return attribute;
-}
-
-proto::Attribute IntsAttr(const std::string& name, const std::vector<int64_t>& values) {
-  proto::Attribute attribute;
-  attribute.set_name(name);
-  proto::IntList* list = attribute.mutable_ints();  // Set even when empty: [] is a value.
-  for (int64_t value : values) list->add_value(value);
-  return attribute;
-}
-
 ReferenceTensor FloatTensor(const Shape& shape, std::vector<double> values) {
   CHECK_EQ(static_cast<int64_t>(values.size()), shape.NumElements()) << shape.ToString();
   ReferenceTensor tensor;

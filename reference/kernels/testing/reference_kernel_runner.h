@@ -11,16 +11,12 @@
 #include <vector>
 
 #include "base/status.h"
+#include "proto/kernel_attributes.h"  // The attribute builders tests use with it.
 #include "proto/plan.pb.h"
 #include "reference/kernels/reference_kernels.h"
 
 namespace softwire {
 namespace reference {
-
-proto::Attribute BoolAttr(const std::string& name, bool value);
-proto::Attribute IntAttr(const std::string& name, int64_t value);
-proto::Attribute FloatAttr(const std::string& name, double value);
-proto::Attribute IntsAttr(const std::string& name, const std::vector<int64_t>& values);
 
 // A float32 tensor of `shape` holding `values` (NumElements of them).
 ReferenceTensor FloatTensor(const Shape& shape, std::vector<double> values);

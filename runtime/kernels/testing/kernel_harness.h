@@ -18,6 +18,7 @@
 #include "base/shape.h"
 #include "base/status.h"
 #include "base/tensor_view.h"
+#include "proto/kernel_attributes.h"  // The attribute builders tests use with it.
 #include "proto/plan.pb.h"
 #include "runtime/kernels/kernel.h"
 
@@ -39,11 +40,6 @@ struct HostTensor {
   TensorView View();
   proto::TensorDesc Desc() const;
 };
-
-proto::Attribute BoolAttribute(const std::string& name, bool value);
-proto::Attribute IntAttribute(const std::string& name, int64_t value);
-proto::Attribute FloatAttribute(const std::string& name, double value);
-proto::Attribute IntsAttribute(const std::string& name, const std::vector<int64_t>& values);
 
 class KernelHarness {
  public:
