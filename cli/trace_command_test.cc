@@ -213,7 +213,9 @@ TEST(TraceCommandTest, TraceFlagsAreCheckedBeforeTheRun) {
 
 TEST(TraceCommandTest, SigUsr1PrintsWhatEachActorWaitsForAndTheJobGoesOn) {
   BackgroundRun run("run " + TinyJob("usr1.pbtxt") + " --steps 1000000 --log-every 1000", "usr1");
-  ASSERT_TRUE(run.WaitFor("job 'tiny':", /*in_stderr=*/false, 20)) << run.Out() << run.Err();
+  // The first step line, not the header: the header is printed just before the job starts,
+  // and a signal in between is answered "job 'tiny' is not running".
+  ASSERT_TRUE(run.WaitFor("step       1/", /*in_stderr=*/false, 20)) << run.Out() << run.Err();
   ASSERT_EQ(kill(run.pid(), SIGUSR1), 0);
   ASSERT_TRUE(run.WaitFor("wait states of job 'tiny' after ", /*in_stderr=*/true, 30)) << run.Err();
   ASSERT_TRUE(run.WaitFor(" firings completed:", /*in_stderr=*/true, 5)) << run.Err();
@@ -242,7 +244,15 @@ TEST(TraceCommandTest, DiagnoseAsksARunningJobOverLoopbackGrpc) {
   const std::string err = run.Err();
   const size_t at = err.find("127.0.0.1:");
   const std::string address = err.substr(at, err.find(' ', at) - at);
+  // The address is printed just before the job starts; until it runs, the answer is "job
+  // 'tiny' is not running" (exit 1), so ask again then.
   Outcome diagnose = RunSoftwire("diagnose " + address + " --timeout 10 --clock 4");
+  for (int attempt = 0; attempt < 20 && diagnose.exit_code == 1 &&
+                        Contains(diagnose.output, "is not running");
+       ++attempt) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    diagnose = RunSoftwire("diagnose " + address + " --timeout 10 --clock 4");
+  }
   ASSERT_EQ(diagnose.exit_code, 0) << diagnose.output;
   EXPECT_TRUE(Contains(diagnose.output, "wait states of job 'tiny' after ")) << diagnose.output;
   EXPECT_TRUE(Contains(diagnose.output, "actor 'fc' (compute) on node0/cpu:0 at firing "))
