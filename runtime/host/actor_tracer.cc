@@ -22,24 +22,21 @@ void ActorTracer::LaunchDeferred() {
   launch_ = TraceClock::Now();
 }
 
-void ActorTracer::FiringCompleted(int64_t firing) {
-  if (firing == launching_ && firing >= first_firing_ && firing < end_firing_) {
-    if (event_ != nullptr) {
-      int64_t end = times_.end.load(std::memory_order_acquire);
-      int64_t start = times_.start.load(std::memory_order_relaxed);
-      if (start < 0 || end < start) {
-        // The queue did not stamp it: what the actor saw, from the launch to this completion.
-        start = launch_;
-        end = TraceClock::Now();
-      }
-      event_->launch = std::min(launch_, start);
-      event_->start = start;
-      event_->end = end;
-      event_ = nullptr;
+void ActorTracer::Keep() {
+  if (event_ != nullptr) {
+    int64_t end = times_.end.load(std::memory_order_acquire);
+    int64_t start = times_.start.load(std::memory_order_relaxed);
+    if (start < 0 || end < start) {
+      // The queue did not stamp it: what the actor saw, from the launch to this completion.
+      start = launch_;
+      end = TraceClock::Now();
     }
-    writer_->Commit();  // Counts it as dropped where the cap left no room.
+    event_->launch = std::min(launch_, start);
+    event_->start = start;
+    event_->end = end;
+    event_ = nullptr;
   }
-  previous_ = firing;
+  writer_->Commit();  // Counts it as dropped where the cap left no room.
 }
 
 }  // namespace runtime

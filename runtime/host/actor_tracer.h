@@ -80,9 +80,15 @@ class ActorTracer {
   void LaunchDeferred();
 
   // The firing completed successfully: keeps its record. A launch that follows is caused by it.
-  void FiringCompleted(int64_t firing);
+  void FiringCompleted(int64_t firing) {
+    if (firing == launching_ && firing >= first_firing_ && firing < end_firing_) Keep();
+    previous_ = firing;
+  }
 
  private:
+  // Writes the launched firing's times into its record and commits it.
+  void Keep();
+
   trace::TraceWriter* const writer_;
   const int32_t id_;
   int64_t first_firing_ = 0;  // Firings [first_firing_, end_firing_) are recorded.
