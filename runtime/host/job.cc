@@ -194,6 +194,7 @@ Status Job::Run() {
     {
       std::lock_guard<std::mutex> lock(running_mutex_);  // Waits for a DescribeWaits.
       running_system_ = nullptr;
+      system_ended_ = true;
     }
     // Handles die before the system they belong to.
     directory_->Clear();
@@ -205,7 +206,9 @@ Status Job::Run() {
 StatusOr<JobWaitStates> Job::DescribeWaits(std::chrono::milliseconds timeout) {
   std::lock_guard<std::mutex> lock(running_mutex_);
   if (running_system_ == nullptr || monitor_->all_finished() || monitor_->failed()) {
-    return FailedPreconditionError("job '" + plan_.job_name() + "' is not running");
+    const bool ended = system_ended_ || monitor_->all_finished() || monitor_->failed();
+    return FailedPreconditionError("job '" + plan_.job_name() + "' is not running" +
+                                   (ended ? " any more" : " yet"));
   }
   JobWaitStates states = CollectWaitStates(*running_system_, timeout);
   // Spawning and sending from a thread CAF does not own makes CAF 0.17 keep a reference to the

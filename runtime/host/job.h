@@ -85,7 +85,8 @@ class Job {
   // What every unfinished actor waits for, asked of the actors themselves (each answers
   // between two of its messages, so a kernel that runs for long answers late), waiting at most
   // `timeout` for the answers; an actor that did not answer is listed as such. Thread-safe.
-  // FailedPrecondition when the job is not running (before Run, or once its actors stopped).
+  // FailedPrecondition when the job is not running: "... is not running yet" before Run
+  // started its actors, "... is not running any more" once they stopped.
   StatusOr<JobWaitStates> DescribeWaits(std::chrono::milliseconds timeout);
   // Stops a running job: Run returns Cancelled with `reason`. Thread-safe; no effect once the
   // job ended.
@@ -133,6 +134,7 @@ class Job {
   // DescribeWaits for its whole question, so Run's shutdown waits for it.
   std::mutex running_mutex_;
   caf::actor_system* running_system_ = nullptr;  // Guarded by running_mutex_.
+  bool system_ended_ = false;                     // Guarded by running_mutex_.
 };
 
 }  // namespace runtime

@@ -169,7 +169,8 @@ TEST_F(DiagnosticsTest, AServerWithoutARunningJobSaysSoAndTheClockAnswers) {
       GetWaitStates(server_->address(), std::chrono::seconds(3));
   ASSERT_FALSE(states.ok());
   EXPECT_EQ(states.status().code(), StatusCode::kFailedPrecondition) << states.status();
-  EXPECT_NE(states.status().message().find("is not running"), std::string::npos);
+  EXPECT_NE(states.status().message().find("is not running any more"), std::string::npos)
+      << states.status();
   // The same machine's clock: the true offset is 0, within the bound.
   StatusOr<trace::ClockOffset> offset =
       EstimateRemoteClockOffset(server_->address(), 8, std::chrono::seconds(2));
