@@ -70,7 +70,7 @@ class ActorTracer {
       event_->sequence = message->release.sequence;
     }
     // Only `end` is reset: a queue that does not stamp leaves end < 0 (or below a stale start),
-    // which FiringCompleted takes as "not stamped".
+    // which Keep takes as "not stamped".
     times_.end.store(-1, std::memory_order_relaxed);
     return &times_;
   }
