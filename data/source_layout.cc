@@ -1,18 +1,9 @@
 #include "data/source_layout.h"
 
+#include "proto/tensor_desc.h"
+
 namespace softwire {
 namespace data {
-
-DType ToDType(proto::DataType dtype) {
-  switch (dtype) {
-    case proto::DATA_TYPE_FLOAT32:
-      return DType::kFloat32;
-    case proto::DATA_TYPE_INT32:
-      return DType::kInt32;
-    default:
-      return DType::kInvalid;
-  }
-}
 
 StatusOr<SourceLayout> SourceLayout::Build(const proto::DataSource& source) {
   SourceLayout layout;
@@ -23,7 +14,7 @@ StatusOr<SourceLayout> SourceLayout::Build(const proto::DataSource& source) {
   for (const proto::SourceOutput& output : source.output()) {
     SourceOutputLayout entry;
     entry.name = output.name();
-    entry.dtype = ToDType(output.dtype());
+    entry.dtype = DTypeOf(output.dtype());
     std::vector<int64_t> dims(output.sample_dims().begin(), output.sample_dims().end());
     entry.sample_shape = Shape(std::move(dims));
     layout.outputs_.push_back(entry);

@@ -54,9 +54,6 @@ class SourceLayout {
   std::vector<SourceOutputLayout> outputs_;
 };
 
-// The DType of a proto DataType; kInvalid for DATA_TYPE_UNSPECIFIED and unknown values.
-DType ToDType(proto::DataType dtype);
-
 }  // namespace data
 }  // namespace softwire
 

@@ -2,34 +2,14 @@
 
 #include <vector>
 
+#include "proto/tensor_desc.h"
+
 namespace softwire {
 namespace compiler {
 
 std::string TensorType::ToString() const {
   if (!known()) return "unknown";
   return std::string(DTypeName(dtype)) + shape.ToString();
-}
-
-DType FromProtoDataType(proto::DataType dtype) {
-  switch (dtype) {
-    case proto::DATA_TYPE_FLOAT32:
-      return DType::kFloat32;
-    case proto::DATA_TYPE_INT32:
-      return DType::kInt32;
-    default:
-      return DType::kInvalid;
-  }
-}
-
-proto::DataType ToProtoDataType(DType dtype) {
-  switch (dtype) {
-    case DType::kFloat32:
-      return proto::DATA_TYPE_FLOAT32;
-    case DType::kInt32:
-      return proto::DATA_TYPE_INT32;
-    default:
-      return proto::DATA_TYPE_UNSPECIFIED;
-  }
 }
 
 proto::TensorDesc ToTensorDesc(const TensorType& type) {
@@ -39,14 +19,14 @@ proto::TensorDesc ToTensorDesc(const TensorType& type) {
 }
 
 void ToTensorDesc(const TensorType& type, proto::TensorDesc* desc) {
-  desc->set_dtype(ToProtoDataType(type.dtype));
+  desc->set_dtype(ProtoDataTypeOf(type.dtype));
   desc->mutable_dims()->Reserve(type.shape.rank());
   for (int64_t dim : type.shape.dims()) desc->add_dims(dim);
 }
 
 TensorType FromTensorDesc(const proto::TensorDesc& desc) {
   TensorType type;
-  type.dtype = FromProtoDataType(desc.dtype());
+  type.dtype = DTypeOf(desc.dtype());
   type.shape = Shape(std::vector<int64_t>(desc.dims().begin(), desc.dims().end()));
   return type;
 }

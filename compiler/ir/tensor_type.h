@@ -31,10 +31,6 @@ struct TensorType {
   bool operator!=(const TensorType& other) const { return !(*this == other); }
 };
 
-// DType <-> proto::DataType. Unknown values map to kInvalid / DATA_TYPE_UNSPECIFIED.
-DType FromProtoDataType(proto::DataType dtype);
-proto::DataType ToProtoDataType(DType dtype);
-
 proto::TensorDesc ToTensorDesc(const TensorType& type);
 // The same, written into `desc`.
 void ToTensorDesc(const TensorType& type, proto::TensorDesc* desc);

@@ -3,6 +3,8 @@
 #include <string>
 #include <vector>
 
+#include "proto/tensor_desc.h"
+
 namespace softwire {
 namespace compiler {
 namespace {
@@ -21,7 +23,7 @@ bool AllPositive(const google::protobuf::RepeatedField<int64_t>& dims) {
 Status CheckOutput(const std::string& where, const proto::SourceOutput& output) {
   if (output.name().empty()) return InvalidArgumentError(where + ": an output has no name");
   const std::string output_where = where + ": output '" + output.name() + "'";
-  if (FromProtoDataType(output.dtype()) == DType::kInvalid) {
+  if (DTypeOf(output.dtype()) == DType::kInvalid) {
     return InvalidArgumentError(output_where + " has no dtype (float32 or int32)");
   }
   if (!AllPositive(output.sample_dims())) {
@@ -124,13 +126,13 @@ Status CheckSource(const proto::DataSource& source) {
 TensorType SourceOutputType(const proto::SourceOutput& output, int64_t micro_batch_size) {
   std::vector<int64_t> dims = {micro_batch_size};
   dims.insert(dims.end(), output.sample_dims().begin(), output.sample_dims().end());
-  return TensorType{FromProtoDataType(output.dtype()), Shape(std::move(dims))};
+  return TensorType{DTypeOf(output.dtype()), Shape(std::move(dims))};
 }
 
 Status CheckVariable(const proto::Variable& variable) {
   if (variable.name().empty()) return InvalidArgumentError("a variable has no name");
   const std::string where = "variable '" + variable.name() + "'";
-  DType dtype = FromProtoDataType(variable.dtype());
+  DType dtype = DTypeOf(variable.dtype());
   if (dtype == DType::kInvalid) {
     return InvalidArgumentError(where + ": dtype is not set (float32, or int32 when frozen)");
   }
@@ -146,7 +148,7 @@ Status CheckVariable(const proto::Variable& variable) {
 }
 
 TensorType VariableType(const proto::Variable& variable) {
-  return TensorType{FromProtoDataType(variable.dtype()),
+  return TensorType{DTypeOf(variable.dtype()),
                     Shape(std::vector<int64_t>(variable.dims().begin(), variable.dims().end()))};
 }
 

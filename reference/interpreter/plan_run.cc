@@ -6,26 +6,12 @@
 
 #include "base/tensor_view.h"
 #include "data/initializer.h"
+#include "proto/tensor_desc.h"
 #include "reference/interpreter/firing_order.h"
 
 namespace softwire {
 namespace reference {
 namespace {
-
-Shape ShapeOf(const proto::TensorDesc& desc) {
-  return Shape(std::vector<int64_t>(desc.dims().begin(), desc.dims().end()));
-}
-
-DType DTypeOf(const proto::TensorDesc& desc) {
-  switch (desc.dtype()) {
-    case proto::DATA_TYPE_FLOAT32:
-      return DType::kFloat32;
-    case proto::DATA_TYPE_INT32:
-      return DType::kInt32;
-    default:
-      return DType::kInvalid;
-  }
-}
 
 ReferenceTensor ZeroTensor(const proto::TensorDesc& desc) {
   ReferenceTensor tensor;

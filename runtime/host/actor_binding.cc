@@ -2,6 +2,7 @@
 
 #include <glog/logging.h>
 
+#include "proto/tensor_desc.h"
 #include "runtime/host/sim_kernels.h"
 
 namespace softwire {
@@ -10,22 +11,15 @@ namespace {
 
 StatusOr<TensorView> ViewOf(const proto::TensorDesc& desc, const std::string& what) {
   TensorView view;
-  switch (desc.dtype()) {
-    case proto::DATA_TYPE_FLOAT32:
-      view.dtype = DType::kFloat32;
-      break;
-    case proto::DATA_TYPE_INT32:
-      view.dtype = DType::kInt32;
-      break;
-    default:
-      return InvalidArgumentError(what + ": tensor has no supported dtype (" +
-                                  proto::DataType_Name(desc.dtype()) + ")");
+  view.dtype = DTypeOf(desc);
+  if (view.dtype == DType::kInvalid) {
+    return InvalidArgumentError(what + ": tensor has no supported dtype (" +
+                                proto::DataType_Name(desc.dtype()) + ")");
   }
-  std::vector<int64_t> dims(desc.dims().begin(), desc.dims().end());
-  for (int64_t dim : dims) {
+  for (int64_t dim : desc.dims()) {
     if (dim < 0) return InvalidArgumentError(what + ": tensor has a negative extent");
   }
-  view.shape = Shape(std::move(dims));
+  view.shape = ShapeOf(desc);
   return view;
 }
 

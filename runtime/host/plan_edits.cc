@@ -2,19 +2,17 @@
 
 #include <cstring>
 
+#include "proto/tensor_desc.h"
+
 namespace softwire {
 namespace runtime {
 namespace {
 
-StatusOr<DType> DTypeOf(const proto::TensorDesc& desc, const std::string& what) {
-  switch (desc.dtype()) {
-    case proto::DATA_TYPE_FLOAT32:
-      return DType::kFloat32;
-    case proto::DATA_TYPE_INT32:
-      return DType::kInt32;
-    default:
-      return InvalidArgumentError(what + ": tensor has no supported dtype");
-  }
+StatusOr<DType> SupportedDType(const proto::TensorDesc& desc, const std::string& what) {
+  const DType dtype = DTypeOf(desc);
+  if (dtype == DType::kInvalid)
+    return InvalidArgumentError(what + ": tensor has no supported dtype");
+  return dtype;
 }
 
 // Copies one part (a slice on `axis` of [begin, end), or the whole when axis is -1) from the
@@ -92,7 +90,7 @@ StatusOr<std::map<std::string, NpyArray>> ReadVariables(const proto::Plan& plan,
     }
     if (!has_memory) continue;
     NpyArray array;
-    SOFTWIRE_ASSIGN_OR_RETURN(array.dtype, DTypeOf(variable.tensor(), what));
+    SOFTWIRE_ASSIGN_OR_RETURN(array.dtype, SupportedDType(variable.tensor(), what));
     array.shape = Shape(
         std::vector<int64_t>(variable.tensor().dims().begin(), variable.tensor().dims().end()));
     int64_t element_bytes = SizeOf(array.dtype);

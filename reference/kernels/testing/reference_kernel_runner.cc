@@ -1,17 +1,9 @@
 #include "reference/kernels/testing/reference_kernel_runner.h"
 
+#include "proto/tensor_desc.h"
+
 namespace softwire {
 namespace reference {
-namespace {
-
-proto::TensorDesc DescOf(const ReferenceTensor& tensor) {
-  proto::TensorDesc desc;
-  desc.set_dtype(tensor.dtype == DType::kInt32 ? proto::DATA_TYPE_INT32 : proto::DATA_TYPE_FLOAT32);
-  for (int64_t extent : tensor.shape.dims()) desc.add_dims(extent);
-  return desc;
-}
-
-}  // namespace
 
 ReferenceTensor FloatTensor(const Shape& shape, std::vector<double> values) {
   CHECK_EQ(static_cast<int64_t>(values.size()), shape.NumElements()) << shape.ToString();
@@ -36,7 +28,8 @@ StatusOr<std::vector<ReferenceTensor>> RunReferenceKernel(
   proto::KernelDef def;
   def.set_op_type(op_type);
   for (const proto::Attribute& attribute : attributes) *def.add_attr() = attribute;
-  for (const ReferenceTensor& input : inputs) *def.add_input() = DescOf(input);
+  for (const ReferenceTensor& input : inputs)
+    *def.add_input() = TensorDescOf(input.dtype, input.shape);
   std::vector<ReferenceTensor> outputs;
   if (!initial_outputs.empty()) {
     outputs = initial_outputs;
@@ -47,7 +40,8 @@ StatusOr<std::vector<ReferenceTensor>> RunReferenceKernel(
   }
   // Update kernels write the weight in place: their plan KernelDef has no outputs.
   if (state == nullptr) {
-    for (const ReferenceTensor& output : outputs) *def.add_output() = DescOf(output);
+    for (const ReferenceTensor& output : outputs)
+      *def.add_output() = TensorDescOf(output.dtype, output.shape);
   }
   ReferenceKernelCall call;
   call.def = &def;

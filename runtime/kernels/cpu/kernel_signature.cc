@@ -32,21 +32,6 @@ Status CheckTensors(const proto::KernelDef& def, const char* role,
 
 }  // namespace
 
-Shape ShapeOf(const proto::TensorDesc& desc) {
-  return Shape(std::vector<int64_t>(desc.dims().begin(), desc.dims().end()));
-}
-
-DType DTypeOf(const proto::TensorDesc& desc) {
-  switch (desc.dtype()) {
-    case proto::DATA_TYPE_FLOAT32:
-      return DType::kFloat32;
-    case proto::DATA_TYPE_INT32:
-      return DType::kInt32;
-    default:
-      return DType::kInvalid;
-  }
-}
-
 Status CheckSignature(const proto::KernelDef& def, const std::vector<std::string>& input_names,
                       const std::vector<DType>& input_dtypes,
                       const std::vector<std::string>& output_names,

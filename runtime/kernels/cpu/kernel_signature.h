@@ -11,12 +11,10 @@
 #include "base/shape.h"
 #include "base/status.h"
 #include "proto/plan.pb.h"
+#include "proto/tensor_desc.h"  // ShapeOf and DTypeOf, which kernels use with these checks.
 
 namespace softwire {
 namespace runtime {
-
-Shape ShapeOf(const proto::TensorDesc& desc);
-DType DTypeOf(const proto::TensorDesc& desc);
 
 // OK when `def` has exactly these input and output dtypes, in order; `input_names` and
 // `output_names` (same lengths) name them in errors.

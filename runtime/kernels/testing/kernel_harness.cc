@@ -1,5 +1,7 @@
 #include "runtime/kernels/testing/kernel_harness.h"
 
+#include "proto/tensor_desc.h"
+
 namespace softwire {
 namespace runtime {
 
@@ -44,10 +46,7 @@ TensorView HostTensor::View() {
 }
 
 proto::TensorDesc HostTensor::Desc() const {
-  proto::TensorDesc desc;
-  desc.set_dtype(dtype == DType::kInt32 ? proto::DATA_TYPE_INT32 : proto::DATA_TYPE_FLOAT32);
-  for (int64_t extent : shape.dims()) desc.add_dims(extent);
-  return desc;
+  return TensorDescOf(dtype, shape);
 }
 
 KernelHarness::KernelHarness(const std::string& op_type,
