@@ -227,10 +227,15 @@ std::string RunHelp() {
 
 int RunCommand(const std::vector<std::string>& args) {
   RunFlags flags;
+  compiler::CompileOptions compile_options;
+  // Every flag, placement included, is checked before the job file is read.
+  auto check_flags = [&]() -> Status {
+    SOFTWIRE_RETURN_IF_ERROR(CheckFlags(flags));
+    return ApplyParallelFlags(flags.parallel, &compile_options);
+  };
   const FlagParser parser = MakeParser(&flags);
-  const CommandLineSpec spec{"run",   "JOB.pbtxt", "job file",
-                             "",      &parser,     &flags.help,
-                             RunHelp, [&] { return CheckFlags(flags); }};
+  const CommandLineSpec spec{"run",   "JOB.pbtxt", "job file", "",
+                             &parser, &flags.help, RunHelp,    check_flags};
   std::string job_path;
   if (std::optional<int> exit = ReadCommandLine(spec, args, &job_path)) return *exit;
 
@@ -240,13 +245,7 @@ int RunCommand(const std::vector<std::string>& args) {
     std::fprintf(stderr, "softwire run: %s\n", job.status().message().c_str());
     return ExitCodeFor(job.status());
   }
-  compiler::CompileOptions compile_options;
   compile_options.steps = std::max<int64_t>(flags.steps, 0);  // 0: the job's.
-  status = ApplyParallelFlags(flags.parallel, &compile_options);
-  if (!status.ok()) {
-    std::fprintf(stderr, "softwire run: %s\n", status.message().c_str());
-    return kExitBadInput;
-  }
   StatusOr<proto::Plan> plan = compiler::CompileJob(*job, compile_options);
   if (!plan.ok()) {
     std::fprintf(stderr, "softwire run: %s\n", plan.status().message().c_str());

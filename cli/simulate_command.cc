@@ -70,13 +70,6 @@ Status CheckFlags(const SimulateFlags& flags) {
   return Status::Ok();
 }
 
-StatusOr<compiler::CompileOptions> MakeCompileOptions(const SimulateFlags& flags) {
-  compiler::CompileOptions options;
-  SOFTWIRE_RETURN_IF_ERROR(ApplyParallelFlags(flags.parallel, &options));
-  options.steps = flags.steps > 0 ? flags.steps : 0;
-  return options;
-}
-
 // Message latencies: the flag, and between two nodes the latency of the cluster's link between
 // their first devices (or the flag).
 StatusOr<simulator::LatencyModel> MakeLatency(const SimulateFlags& flags,
@@ -138,10 +131,15 @@ std::string SimulateHelp() {
 
 int SimulateCommand(const std::vector<std::string>& args) {
   SimulateFlags flags;
+  compiler::CompileOptions compile_options;
+  // Every flag, placement included, is checked before the job file is read.
+  auto check_flags = [&]() -> Status {
+    SOFTWIRE_RETURN_IF_ERROR(CheckFlags(flags));
+    return ApplyParallelFlags(flags.parallel, &compile_options);
+  };
   const FlagParser parser = MakeParser(&flags);
-  const CommandLineSpec spec{"simulate",   "JOB.pbtxt", "job file",
-                             "",           &parser,     &flags.help,
-                             SimulateHelp, [&] { return CheckFlags(flags); }};
+  const CommandLineSpec spec{"simulate", "JOB.pbtxt", "job file",   "",
+                             &parser,    &flags.help, SimulateHelp, check_flags};
   std::string job_path;
   if (std::optional<int> exit = ReadCommandLine(spec, args, &job_path)) return *exit;
   simulator::SimulationOptions options;
@@ -156,11 +154,10 @@ int SimulateCommand(const std::vector<std::string>& args) {
   }
   StatusOr<compiler::JobFile> job = compiler::ParseJobFile(job_path);
   if (!job.ok()) return Fail(job.status());
-  StatusOr<compiler::CompileOptions> compile_options = MakeCompileOptions(flags);
-  if (!compile_options.ok()) return Fail(compile_options.status());
-  StatusOr<proto::Plan> plan = compiler::CompileJob(*job, *compile_options);
+  compile_options.steps = flags.steps > 0 ? flags.steps : 0;  // 0: the job's.
+  StatusOr<proto::Plan> plan = compiler::CompileJob(*job, compile_options);
   if (!plan.ok()) return Fail(plan.status());
-  StatusOr<simulator::LatencyModel> latency = MakeLatency(flags, compile_options->cluster, *plan);
+  StatusOr<simulator::LatencyModel> latency = MakeLatency(flags, compile_options.cluster, *plan);
   if (!latency.ok()) return Fail(latency.status());
   options.latency = *latency;
 

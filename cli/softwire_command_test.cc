@@ -157,6 +157,12 @@ TEST(SoftwireCommandTest, PlacementFlagsRunTheJobOnSeveralDevices) {
   Outcome zero = RunSoftwire("run " + job + " --tp 0");
   EXPECT_EQ(zero.exit_code, 2) << zero.output;
   EXPECT_TRUE(Contains(zero.output, "--tp must be >= 1")) << zero.output;
+  // Placement flags are checked before the job file is read, by every command.
+  for (const char* command : {"run", "compile", "simulate"}) {
+    Outcome early = RunSoftwire(std::string(command) + " /nonexistent/job.pbtxt --dp 0");
+    EXPECT_EQ(early.exit_code, 2) << command << "\n" << early.output;
+    EXPECT_TRUE(Contains(early.output, "--dp must be >= 1")) << command << "\n" << early.output;
+  }
 }
 
 TEST(SoftwireCommandTest, QuietRunsPrintNothing) {
