@@ -329,6 +329,34 @@ TEST_F(JobTraceTest, AStalledRunStillHandsOverItsTrace) {
   EXPECT_FALSE((*loaded)->TakeTrace().has_value()) << "taken once";
 }
 
+TEST_F(JobTraceTest, AFiringThatFailsLeavesNoRecord) {
+  // The middle actor fails at its firing 3: its firings 0-2 are kept, whole; firing 3 is not.
+  TestPlan builder(/*steps=*/6, /*pieces_per_step=*/1);
+  builder.Register("x", 1).Register("y", 1);
+  builder.Actor(Spec("source", proto::ACTOR_KIND_SOURCE, "piece_source", {}, {"x"}));
+  builder.Actor(
+      Spec("fails", proto::ACTOR_KIND_COMPUTE, "fail_at", {"x"}, {"y"}).Attr("firing", 3));
+  builder.Actor(Spec("sink", proto::ACTOR_KIND_SINK, "noop", {"y"}, {}));
+  StatusOr<std::unique_ptr<LoadedPlan>> loaded = LoadedPlan::Load(builder.Build(), Options());
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  StatusOr<RunResult> result = (*loaded)->Run();
+  ASSERT_FALSE(result.ok());
+  EXPECT_NE(result.status().message().find("injected failure at firing 3"), std::string::npos)
+      << result.status();
+  std::optional<trace::TraceLog> log = (*loaded)->TakeTrace();
+  ASSERT_TRUE(log.has_value());
+  StatusOr<trace::TraceModel> model = trace::BuildTraceModel(*log);
+  ASSERT_TRUE(model.ok()) << model.status();
+  const int32_t fails = ActorId(*model, "fails");
+  std::vector<int64_t> kept;
+  for (const trace::FiringRecord& firing : model->firings) {
+    EXPECT_LE(firing.launch, firing.start);
+    EXPECT_LE(firing.start, firing.end);
+    if (firing.actor == fails) kept.push_back(firing.firing);
+  }
+  EXPECT_EQ(kept, (std::vector<int64_t>{0, 1, 2}));
+}
+
 TEST_F(JobTraceTest, LiveDiagnosisNamesWhatEachActorWaitsForWithoutStoppingTheJob) {
   TestPlan builder(/*steps=*/400, /*pieces_per_step=*/1);
   builder.Register("x", 1).Register("y", 1);
