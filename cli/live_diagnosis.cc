@@ -8,6 +8,8 @@
 #include <atomic>
 #include <cstdio>
 
+#include "base/thread_name.h"
+
 namespace softwire {
 namespace cli {
 namespace {
@@ -71,6 +73,7 @@ WaitStateSignal::~WaitStateSignal() {
 }
 
 void WaitStateSignal::Loop() {
+  NameCurrentThread("sw:diagnose");
   while (true) {
     pollfd fds[2] = {{signal_read_, POLLIN, 0}, {stop_read_, POLLIN, 0}};
     if (poll(fds, 2, -1) < 0) {

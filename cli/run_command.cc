@@ -38,6 +38,8 @@ struct RunFlags {
   int64_t caf_threads = 0;
   std::string caf_policy = "sharing";
   int64_t kernel_threads = 0;
+  int64_t blas_threads = 0;
+  bool pin_threads = false;
   std::string trace;
   std::string trace_steps;
   int64_t trace_cap = trace::kDefaultEventCap;
@@ -65,6 +67,11 @@ FlagParser MakeParser(RunFlags* flags) {
                    "CAF scheduler policy: sharing (default) or stealing");
   parser.AddInt("kernel-threads", &flags->kernel_threads, "N",
                 "threads per cpu device for kernels (default: the plan's cores)");
+  parser.AddInt("blas-threads", &flags->blas_threads, "N",
+                "give OpenBLAS its own pool of N threads (default 0: BLAS runs on the devices' "
+                "kernel threads)");
+  parser.AddBool("pin-threads", &flags->pin_threads,
+                 "pin each kernel thread and CAF worker to one core");
   parser.AddString("trace", &flags->trace, "FILE",
                    "record the actor trace into FILE (Chrome format; also FILE.summary.txt and "
                    "FILE.svg)");
@@ -85,7 +92,7 @@ Status CheckFlags(const RunFlags& flags) {
   }
   if (flags.log_every < 0) return InvalidArgumentError("--log-every must be at least 1");
   if (flags.stall_timeout < 0) return InvalidArgumentError("--stall-timeout must be >= 0");
-  if (flags.caf_threads < 0 || flags.kernel_threads < 0) {
+  if (flags.caf_threads < 0 || flags.kernel_threads < 0 || flags.blas_threads < 0) {
     return InvalidArgumentError("thread counts must be at least 1");
   }
   if (flags.caf_policy != "sharing" && flags.caf_policy != "stealing") {
@@ -268,6 +275,8 @@ int RunCommand(const std::vector<std::string>& args) {
   options.caf.max_threads = static_cast<int>(flags.caf_threads);
   options.caf.policy = flags.caf_policy;
   options.kernel_threads = static_cast<int>(flags.kernel_threads);
+  options.blas_threads = static_cast<int>(flags.blas_threads);
+  options.pin_threads = flags.pin_threads;
   if (!flags.trace.empty()) {
     options.trace.enabled = true;
     options.trace.event_cap = flags.trace_cap;

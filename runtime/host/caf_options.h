@@ -19,6 +19,7 @@
 
 #include <caf/actor_system_config.hpp>
 #include <string>
+#include <vector>
 
 #include "base/status.h"
 
@@ -36,6 +37,8 @@ struct CafOptions {
   // With policy "sharing": how long an idle worker spins before it sleeps, microseconds.
   // < 0: kSimWorkerSpinUs for plans with sim devices, 0 (CAF's own policy) otherwise.
   int worker_spin_us = -1;
+  // When not empty, scheduler worker w runs only on core worker_cores[w % size].
+  std::vector<int> worker_cores;
 };
 
 // The spin of workers in plans with sim devices: about twice SimClockOptions::host_awake, so a
@@ -65,8 +68,8 @@ int CafThreads(const CafOptions& options, int cpu_devices);
 int WorkerSpinUs(const CafOptions& options, bool has_sim_devices);
 
 // Writes the options into `config` (scheduler.policy, max-threads, max-throughput, the worker
-// spin, installing SpinningWorkSharing when it is > 0) and registers the runtime's message
-// types. InvalidArgument for an unknown policy, or a spin with a policy other than sharing.
+// spin, installing SpinningWorkSharing when it is > 0), names CAF's threads (and pins its
+// workers to worker_cores) through CafThreadNames, and registers the runtime's message types. InvalidArgument for an unknown policy, or a spin with a policy other than sharing.
 // `config` is otherwise untouched; it reads no file and no command line.
 Status ConfigureCaf(const CafOptions& options, int cpu_devices, bool has_sim_devices,
                     HostCafConfig* config);

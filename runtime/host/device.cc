@@ -13,6 +13,24 @@ std::string DeviceDisplayName(const proto::PlanDevice& plan_device) {
   return plan_device.node() + "/" + plan_device.name();
 }
 
+int KernelThreads(const proto::PlanDevice& plan_device, const DeviceOptions& options) {
+  return options.kernel_threads > 0 ? options.kernel_threads : std::max(1, plan_device.cores());
+}
+
+std::string DeviceThreadName(const proto::PlanDevice& plan_device, int thread) {
+  std::string device;
+  for (char c : plan_device.name()) {
+    if (c != ':') device += c;
+  }
+  std::string node = plan_device.node();
+  if (node == "node0") {
+    node.clear();
+  } else if (node.rfind("node", 0) == 0) {
+    node = "n" + node.substr(4);
+  }
+  return "sw:" + node + device + "/k" + std::to_string(thread);
+}
+
 StatusOr<std::unique_ptr<Device>> Device::Create(const proto::PlanDevice& plan_device, int queues,
                                                  const DeviceOptions& options,
                                                  LaunchListener* listener,
@@ -24,9 +42,14 @@ StatusOr<std::unique_ptr<Device>> Device::Create(const proto::PlanDevice& plan_d
     case proto::DEVICE_KIND_CPU: {
       SOFTWIRE_ASSIGN_OR_RETURN(device->arena_,
                                 DeviceArena::Allocate(name, plan_device.planned_bytes()));
-      int threads =
-          options.kernel_threads > 0 ? options.kernel_threads : std::max(1, plan_device.cores());
-      device->runner_ = std::make_unique<ThreadPoolRunner>(threads, options.spin);
+      ThreadPoolOptions pool;
+      pool.threads = KernelThreads(plan_device, options);
+      pool.spin = options.spin;
+      std::string first = DeviceThreadName(plan_device, 0);
+      pool.thread_name_prefix = first.substr(0, first.size() - 1);
+      pool.cores = options.cores;
+      device->cores_ = options.cores;
+      device->runner_ = std::make_unique<ThreadPoolRunner>(std::move(pool));
       device->strand_ = std::make_unique<StrandQueue>(listener, stopping);
       return device;
     }

@@ -1,6 +1,9 @@
 // Device: one device of the plan as the runtime hosts it: its arena, its queues and, for cpu
 // devices, the thread pool its kernels spread loops over.
 //
+// A cpu device's kernel threads are named for it: "sw:cpu0/k1" is thread 1 of node0's cpu:0
+// (DeviceThreadName; thread 0 is the CAF worker that holds the device's strand).
+//
 // Kinds:
 //   - `cpu`: one strand (strand_queue.h) that every queue index of the plan maps onto: copies
 //     on a CPU compete for the same cores and memory bandwidth as compute, so running them
@@ -41,6 +44,9 @@ struct DeviceOptions {
   int kernel_threads = 0;
   // How long an idle kernel thread spins before it parks.
   std::chrono::microseconds spin = std::chrono::microseconds(50);
+  // When not empty, kernel thread t of a cpu device runs only on core cores[t % size] (thread
+  // 0 is the CAF worker holding the strand: the job pins those, caf_thread_names.h).
+  std::vector<int> cores;
 };
 
 class Device {
@@ -67,6 +73,8 @@ class Device {
   DeviceQueue* queue(int index) const;
   ParallelRunner* runner() const { return runner_.get(); }
   int kernel_threads() const { return runner_->threads(); }
+  // The cores kernel thread t runs on (cores()[t]); empty when not pinned.
+  const std::vector<int>& cores() const { return cores_; }
 
  private:
   Device(std::string name, proto::DeviceKind kind);
@@ -75,12 +83,20 @@ class Device {
   proto::DeviceKind kind_;
   std::unique_ptr<DeviceArena> arena_;
   std::unique_ptr<ParallelRunner> runner_;
+  std::vector<int> cores_;
   std::unique_ptr<DeviceQueue> strand_;                   // cpu.
   std::vector<std::unique_ptr<DeviceQueue>> sim_queues_;  // sim, by queue index.
 };
 
+// Kernel threads of a cpu device under `options`: kernel_threads, or the plan's cores, at least 1.
+int KernelThreads(const proto::PlanDevice& plan_device, const DeviceOptions& options);
+
 // "node0/cpu:0" for a plan device.
 std::string DeviceDisplayName(const proto::PlanDevice& plan_device);
+
+// The name of kernel thread `thread` of a device, at most 15 bytes as Linux keeps them:
+// "sw:cpu0/k1" for node0 (or no node), "sw:n1cpu0/k1" for node1, the node's name otherwise.
+std::string DeviceThreadName(const proto::PlanDevice& plan_device, int thread);
 
 }  // namespace runtime
 }  // namespace softwire

@@ -1,5 +1,7 @@
 #include "runtime/host/job.h"
 
+#include "base/thread_affinity.h"
+
 #include <algorithm>
 #include <caf/all.hpp>
 #include <condition_variable>
@@ -63,6 +65,16 @@ class WakeTarget final : public caf::event_based_actor {
   }
 };
 
+// Cores for a device of `threads` kernel threads whose first thread takes allowed[first]: the
+// next `threads` allowed cores, wrapping around when the process has fewer.
+std::vector<int> DeviceCores(const std::vector<int>& allowed, size_t first, int threads) {
+  std::vector<int> cores;
+  for (int thread = 0; thread < threads; ++thread) {
+    cores.push_back(allowed[(first + static_cast<size_t>(thread)) % allowed.size()]);
+  }
+  return cores;
+}
+
 }  // namespace
 
 StatusOr<std::unique_ptr<Job>> Job::Create(const proto::Plan& plan, JobOptions options) {
@@ -78,14 +90,23 @@ StatusOr<std::unique_ptr<Job>> Job::Create(const proto::Plan& plan, JobOptions o
     }
     queues[actor.device()] = std::max(queues[actor.device()], actor.queue() + 1);
   }
+  const std::vector<int> allowed_cores = AllowedCores();
+  size_t next_core = 0;  // With pinned threads: the first core of the next cpu device.
   for (const proto::PlanDevice& plan_device : plan.device()) {
     if (plan_device.kind() == proto::DEVICE_KIND_SIM && job->sim_clock_ == nullptr) {
       job->sim_clock_ = std::make_unique<SimClock>(job->directory_.get(),
                                                    &job->monitor_->stopping(), job->options_.sim);
     }
+    DeviceOptions device_options = job->options_.device;
+    if (job->options_.pin_threads && plan_device.kind() == proto::DEVICE_KIND_CPU &&
+        !allowed_cores.empty()) {
+      device_options.cores =
+          DeviceCores(allowed_cores, next_core, KernelThreads(plan_device, device_options));
+      next_core += device_options.cores.size();
+    }
     SOFTWIRE_ASSIGN_OR_RETURN(
         std::unique_ptr<Device> device,
-        Device::Create(plan_device, queues[job->devices_.size()], job->options_.device,
+        Device::Create(plan_device, queues[job->devices_.size()], device_options,
                        job->directory_.get(), &job->monitor_->stopping(), job->sim_clock_.get()));
     job->devices_.push_back(std::move(device));
   }
@@ -159,6 +180,15 @@ Status Job::Run() {
       longest = std::max(longest, actor.estimated_seconds());
     }
     caf.worker_spin_us = SimOnlyWorkerSpinUs(longest);
+  }
+  // Worker w holds the strands of devices whose thread 0 it is: with pinned threads, it runs
+  // on the core the first such device gives its thread 0 (one device: the first allowed core).
+  if (options_.pin_threads && caf.worker_cores.empty()) {
+    for (const auto& device : devices_) {
+      if (device->kind() == proto::DEVICE_KIND_CPU && !device->cores().empty()) {
+        caf.worker_cores.push_back(device->cores()[0]);
+      }
+    }
   }
   SOFTWIRE_RETURN_IF_ERROR(
       ConfigureCaf(caf, CpuDevices(), /*has_sim_devices=*/sim_clock_ != nullptr, &config));

@@ -61,6 +61,10 @@ struct JobOptions {
   TraceOptions trace;
   // The timer of sim devices (plans with sim devices only).
   SimClockOptions sim;
+  // Pin every kernel thread of the cpu devices, and the CAF workers, each to one core: device
+  // after device, thread after thread, over the cores the process may use (wrapping around
+  // when the devices have more threads than there are cores).
+  bool pin_threads = false;
 };
 
 class Job {

@@ -16,18 +16,21 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// BLAS threads for a plan: the kernel threads of its cpu devices (the smallest when they
-// differ: OpenBLAS has one pool for the whole process); 0 when it has no cpu device.
-int BlasThreadsFor(const proto::Plan& plan, const RunOptions& options) {
-  if (options.blas_threads != 0) return options.blas_threads;
-  int threads = 0;
-  for (const proto::PlanDevice& device : plan.device()) {
-    if (device.kind() != proto::DEVICE_KIND_CPU) continue;
-    int device_threads =
-        options.kernel_threads > 0 ? options.kernel_threads : std::max(1, device.cores());
-    threads = threads == 0 ? device_threads : std::min(threads, device_threads);
+// Sets BLAS up for a plan: by default (blas_threads 0), a plan with cpu devices runs every
+// BLAS call on the device thread that makes it, with no OpenBLAS pool beside the devices'
+// threads; blas_threads > 0 gives OpenBLAS that many threads instead (for comparisons).
+void ConfigureBlas(const proto::Plan& plan, const RunOptions& options) {
+  if (options.blas_threads > 0) {
+    SetBlasThreads(options.blas_threads);
+    return;
   }
-  return threads;
+  if (options.blas_threads < 0) return;
+  for (const proto::PlanDevice& device : plan.device()) {
+    if (device.kind() == proto::DEVICE_KIND_CPU) {
+      RunBlasOnCallingThreads();
+      return;
+    }
+  }
 }
 
 }  // namespace
@@ -83,14 +86,14 @@ StatusOr<std::unique_ptr<LoadedPlan>> LoadedPlan::Load(const proto::Plan& plan,
     RegisterCpuKernels(&loaded->cpu_kernels_);
     cpu = &loaded->cpu_kernels_;
   }
-  int blas_threads = BlasThreadsFor(loaded->plan_, options);
-  if (blas_threads > 0) SetBlasThreads(blas_threads);
+  ConfigureBlas(loaded->plan_, options);
 
   loaded->recorder_ =
       std::make_unique<StepRecorder>(loaded->plan_, loaded->options_, &loaded->result_);
   JobOptions job_options;
   job_options.caf = options.caf;
   job_options.device.kernel_threads = options.kernel_threads;
+  job_options.pin_threads = options.pin_threads;
   job_options.kernels.cpu = cpu;
   job_options.trace = options.trace;
   job_options.sim = options.sim;

@@ -64,9 +64,13 @@ struct RunOptions {
   CafOptions caf;
   // Kernel threads per cpu device; <= 0: the plan's PlanDevice.cores.
   int kernel_threads = 0;
-  // Threads BLAS calls may use (process-wide); 0: the kernel threads of the plan's cpu devices
-  // (the smallest, when they differ); < 0: leave BLAS as it is.
+  // Threads of BLAS's own pool (process-wide). 0: none, every BLAS call runs on the device
+  // thread that makes it and products are spread over the device's kernel threads in bands
+  // (docs/RUNTIME.md, "Threads"); > 0: OpenBLAS's pool with that many threads, for
+  // comparisons; < 0: leave BLAS as it is.
   int blas_threads = 0;
+  // Pin each kernel thread and CAF worker to one core (JobOptions::pin_threads).
+  bool pin_threads = false;
   // Kernels of cpu devices. Null: every cpu kernel (RegisterCpuKernels). Tests inject their
   // own. Borrowed; must outlive the call.
   const KernelRegistry* cpu_kernels = nullptr;

@@ -10,6 +10,7 @@
 #include <limits>
 #include <string>
 
+#include "base/thread_name.h"
 #include "runtime/host/trace_clock.h"
 
 namespace softwire {
@@ -241,6 +242,7 @@ void SimClock::SpinUntil(int64_t until) const {
 }
 
 void SimClock::Loop() {
+  NameCurrentThread("sw:sim/clock");
   // Timers of this thread fire as close to their time as the kernel can (the default slack
   // of 50 us would make every sleep that late).
   prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);

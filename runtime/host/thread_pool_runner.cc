@@ -4,6 +4,9 @@
 
 #include <algorithm>
 
+#include "base/thread_affinity.h"
+#include "base/thread_name.h"
+
 namespace softwire {
 namespace runtime {
 namespace {
@@ -40,10 +43,27 @@ void PartRange(int64_t count, int parts, int part, int64_t* begin, int64_t* end)
 
 }  // namespace
 
+namespace {
+
+ThreadPoolOptions PoolOf(int threads, std::chrono::microseconds spin) {
+  ThreadPoolOptions options;
+  options.threads = threads;
+  options.spin = spin;
+  return options;
+}
+
+}  // namespace
+
 ThreadPoolRunner::ThreadPoolRunner(int threads, std::chrono::microseconds spin)
-    : threads_(std::max(1, std::min(threads, static_cast<int>(kPartMask)))), spin_(spin) {
+    : ThreadPoolRunner(PoolOf(threads, spin)) {}
+
+ThreadPoolRunner::ThreadPoolRunner(ThreadPoolOptions options)
+    : threads_(std::max(1, std::min(options.threads, static_cast<int>(kPartMask)))),
+      spin_(options.spin) {
   helpers_.reserve(threads_ - 1);
-  for (int i = 1; i < threads_; ++i) helpers_.emplace_back([this] { HelperLoop(); });
+  for (int i = 1; i < threads_; ++i) {
+    helpers_.emplace_back([this, i, options] { HelperLoop(i, options); });
+  }
 }
 
 ThreadPoolRunner::~ThreadPoolRunner() {
@@ -117,7 +137,11 @@ bool ThreadPoolRunner::WaitForLoop(uint32_t seen) {
   return !stopping_.load();
 }
 
-void ThreadPoolRunner::HelperLoop() {
+void ThreadPoolRunner::HelperLoop(int index, const ThreadPoolOptions& options) {
+  NameCurrentThread(options.thread_name_prefix + std::to_string(index));
+  if (!options.cores.empty()) {
+    PinCurrentThread(options.cores[static_cast<size_t>(index) % options.cores.size()]);
+  }
   uint32_t seen = GenerationOf(claim_.load());
   while (WaitForLoop(seen)) {
     seen = GenerationOf(claim_.load(std::memory_order_acquire));

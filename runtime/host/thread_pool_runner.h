@@ -10,6 +10,9 @@
 //   ThreadPoolRunner runner(/*threads=*/4);
 //   runner.ParallelFor(rows, /*min_chunk=*/64, [&](int64_t begin, int64_t end) { ... });
 //
+// Helpers are named `<name_prefix><index>` from 1 (the caller is index 0), e.g. "sw:cpu0/k1"
+// (base/thread_name.h), and each may be pinned to one core.
+//
 // Threading: ParallelFor may be called from any thread. One call uses the pool at a time; a
 // call that finds the pool busy (a second queue of the device, or a nested call from inside a
 // body) runs its loop serially on its own thread, so cores are never oversubscribed and
@@ -24,6 +27,7 @@
 #include <cstdint>
 #include <functional>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -32,8 +36,21 @@
 namespace softwire {
 namespace runtime {
 
+struct ThreadPoolOptions {
+  // >= 1; counts the calling thread.
+  int threads = 1;
+  // How long an idle helper polls for the next loop before it parks.
+  std::chrono::microseconds spin = std::chrono::microseconds(50);
+  // Helper i is named thread_name_prefix + i.
+  std::string thread_name_prefix = "sw:pool/k";
+  // When not empty, helper i runs only on core cores[i % cores.size()] (the caller, index 0,
+  // is pinned by whoever owns it).
+  std::vector<int> cores;
+};
+
 class ThreadPoolRunner final : public ParallelRunner {
  public:
+  explicit ThreadPoolRunner(ThreadPoolOptions options);
   // `threads` >= 1 counts the calling thread; `spin` is how long an idle helper polls for the
   // next loop before it parks.
   explicit ThreadPoolRunner(int threads,
@@ -47,7 +64,7 @@ class ThreadPoolRunner final : public ParallelRunner {
   int threads() const override { return threads_; }
 
  private:
-  void HelperLoop();
+  void HelperLoop(int index, const ThreadPoolOptions& options);
   // Waits until the claim word carries a generation other than `seen`; false when stopping.
   bool WaitForLoop(uint32_t seen);
   // Claims and runs parts of the loop of `generation` until none is left.

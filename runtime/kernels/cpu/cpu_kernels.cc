@@ -4,6 +4,9 @@
 
 #include "runtime/kernels/cpu/kernel_families.h"
 
+// OpenBLAS (pthread build) ends its worker threads with this; exported, not in cblas.h.
+extern "C" int blas_thread_shutdown_(void);
+
 namespace softwire {
 namespace runtime {
 
@@ -30,6 +33,11 @@ void RegisterCpuKernels(KernelRegistry* registry) {
 void SetBlasThreads(int threads) {
   CHECK_GE(threads, 1) << "BLAS needs at least one thread";
   openblas_set_num_threads(threads);
+}
+
+void RunBlasOnCallingThreads() {
+  openblas_set_num_threads(1);
+  blas_thread_shutdown_();
 }
 
 }  // namespace runtime

@@ -11,8 +11,16 @@ namespace runtime {
 // Adds every cpu kernel to `registry`.
 void RegisterCpuKernels(KernelRegistry* registry);
 
-// Sets the threads BLAS calls may use (process-wide: OpenBLAS has one pool).
+// Sets the threads BLAS calls may use (process-wide: OpenBLAS has one pool). For benchmarks
+// and tests that compare BLAS's own threading with the device's.
 void SetBlasThreads(int threads);
+
+// Makes every BLAS call run on the thread that makes it, and ends OpenBLAS's own pool, whose
+// idle workers otherwise spin in sched_yield beside the device's kernel threads (docs/RUNTIME.md,
+// "Threads"). A cpu device calls it when it is created: its kernels spread a product over the
+// device's threads in bands themselves (matmul_kernels.cc). Process-wide and idempotent; a
+// later SetBlasThreads(n > 1) starts OpenBLAS's pool again.
+void RunBlasOnCallingThreads();
 
 }  // namespace runtime
 }  // namespace softwire

@@ -1,0 +1,29 @@
+#include "runtime/host/caf_thread_names.h"
+
+#include <string>
+
+#include "base/thread_name.h"
+#include "base/thread_affinity.h"
+
+namespace softwire {
+namespace runtime {
+
+CafThreadNames::CafThreadNames(std::vector<int> cores) : cores_(std::move(cores)) {}
+
+void CafThreadNames::thread_started() {
+  const std::string given = CurrentThreadName();
+  if (given == "caf.clock") {
+    NameCurrentThread("sw:caf/clock");
+    return;
+  }
+  if (given == "caf.actor") {
+    NameCurrentThread("sw:caf/detached");
+    return;
+  }
+  const int worker = workers_.fetch_add(1);
+  NameCurrentThread("sw:caf/" + std::to_string(worker));
+  if (!cores_.empty()) PinCurrentThread(cores_[static_cast<size_t>(worker) % cores_.size()]);
+}
+
+}  // namespace runtime
+}  // namespace softwire
