@@ -2,23 +2,19 @@
 
 #include <glog/logging.h>
 
+#include "plan/labels.h"
 #include "runtime/host/strand_queue.h"
 #include "runtime/host/thread_pool_runner.h"
 
 namespace softwire {
 namespace runtime {
 
-std::string DeviceDisplayName(const proto::PlanDevice& plan_device) {
-  if (plan_device.node().empty()) return plan_device.name();
-  return plan_device.node() + "/" + plan_device.name();
-}
-
 StatusOr<std::unique_ptr<Device>> Device::Create(const proto::PlanDevice& plan_device, int queues,
                                                  const DeviceOptions& options,
                                                  LaunchListener* listener,
                                                  const std::atomic<bool>* stopping,
                                                  SimClock* sim_clock) {
-  std::string name = DeviceDisplayName(plan_device);
+  std::string name = plan::DeviceName(plan_device);
   std::unique_ptr<Device> device(new Device(name, plan_device.kind()));
   switch (plan_device.kind()) {
     case proto::DEVICE_KIND_CPU: {

@@ -79,9 +79,6 @@ class Device {
   std::vector<std::unique_ptr<DeviceQueue>> sim_queues_;  // sim, by queue index.
 };
 
-// "node0/cpu:0" for a plan device.
-std::string DeviceDisplayName(const proto::PlanDevice& plan_device);
-
 }  // namespace runtime
 }  // namespace softwire
 
