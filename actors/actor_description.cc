@@ -1,7 +1,8 @@
 #include "actors/actor_description.h"
 
 #include "actors/kinds/actor_kind_check.h"
-#include "actors/plan_invariants.h"
+#include "plan/labels.h"
+#include "plan/plan_invariants.h"
 #include "proto/plan.pb.h"
 
 namespace softwire {
@@ -58,8 +59,8 @@ StatusOr<ActorKind> KindOf(const proto::ActorDef& actor) {
     case proto::ACTOR_KIND_BOXING:
       return ActorKind::kBoxing;
     default:
-      return InvalidArgumentError(ActorLabel(actor) + ": kind " + std::to_string(actor.kind()) +
-                                  " is not an actor kind");
+      return InvalidArgumentError(plan::ActorLabel(actor) + ": kind " +
+                                  std::to_string(actor.kind()) + " is not an actor kind");
   }
 }
 
@@ -102,7 +103,7 @@ Status CheckOutputsAndVariables(const proto::Plan& plan,
   for (const proto::PlanOutput& output : plan.output()) {
     const proto::ActorDef& sink = plan.actor(output.sink_actor());
     if (actors[sink.id()].kind != ActorKind::kSink || sink.sink().output() != output.name()) {
-      return InvalidArgumentError("output '" + output.name() + "': " + ActorLabel(sink) +
+      return InvalidArgumentError("output '" + output.name() + "': " + plan::ActorLabel(sink) +
                                   " is not a sink reporting it");
     }
   }
@@ -110,8 +111,8 @@ Status CheckOutputsAndVariables(const proto::Plan& plan,
     for (const proto::VariablePart& part : variable.part()) {
       const proto::RegisterDef& r = plan.register_(part.register_());
       if (actors[r.producer()].kind != ActorKind::kVariable) {
-        return InvalidArgumentError("variable '" + variable.name() + "': part " + RegisterLabel(r) +
-                                    " is not written by a variable actor");
+        return InvalidArgumentError("variable '" + variable.name() + "': part " +
+                                    plan::RegisterLabel(r) + " is not written by a variable actor");
       }
     }
   }
@@ -121,11 +122,7 @@ Status CheckOutputsAndVariables(const proto::Plan& plan,
 }  // namespace
 
 StatusOr<std::vector<ActorDescription>> DescribeActors(const proto::Plan& plan) {
-  SOFTWIRE_RETURN_IF_ERROR(CheckIds(plan));
-  SOFTWIRE_RETURN_IF_ERROR(CheckProducersAndConsumers(plan));
-  SOFTWIRE_RETURN_IF_ERROR(CheckPeriods(plan));
-  SOFTWIRE_RETURN_IF_ERROR(CheckPhases(plan));
-  SOFTWIRE_RETURN_IF_ERROR(CheckArenaLayout(plan));
+  SOFTWIRE_RETURN_IF_ERROR(plan::CheckPlanInvariants(plan));
   std::vector<ActorDescription> actors;
   actors.reserve(plan.actor_size());
   for (const proto::ActorDef& actor : plan.actor()) {

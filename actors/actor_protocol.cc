@@ -6,6 +6,7 @@
 
 #include "actors/input_side.h"
 #include "actors/output_side.h"
+#include "plan/labels.h"
 
 namespace softwire {
 namespace actors {
@@ -157,7 +158,7 @@ Status ActorProtocol::OnFiringDone(int64_t index, Outbox* outbox) {
   State& state = *state_;
   if (!state.running || index != state.next_firing) {
     return InternalError(
-        "actor '" + state.actor->name + "': completion of firing " + std::to_string(index) +
+        plan::ActorLabel(state.actor->name) + ": completion of firing " + std::to_string(index) +
         ", but " +
         (state.running ? "firing " + std::to_string(state.next_firing) : std::string("no firing")) +
         " is running");

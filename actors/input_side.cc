@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <string>
 
+#include "plan/labels.h"
+
 namespace softwire {
 namespace actors {
 
@@ -17,10 +19,10 @@ InputSide::InputSide(const ActorDescription* actor) : actor_(actor), period_(act
       Channel state;
       state.register_id = description.register_id;
       state.producer = description.producer;
-      state.ratio = period_ > 0 ? std::max<int64_t>(1, description.period / period_) : 1;
+      state.ratio = plan::FiringsPerFill(period_, description.period);
       state.slots = description.slots;
       state.input = input;
-      state.total_fills = total_pieces / description.period;
+      state.total_fills = plan::FillCount(total_pieces, description.period);
       channels_.push_back(state);
     }
     channel_of_input_.push_back(channel);
@@ -46,17 +48,16 @@ int64_t InputSide::FillNeeded(int channel, int64_t index) const {
 
 Status InputSide::Violation(int channel, const std::string& what) const {
   const InputDescription& input = channel_input(channel);
-  return InvalidArgumentError("actor '" + actor_->name + "' (" + std::to_string(actor_->id) +
-                              "): register '" + input.register_name + "' (" +
-                              std::to_string(input.register_id) + "): " + what);
+  return InvalidArgumentError(plan::ActorLabel(actor_->name, actor_->id) + ": " +
+                              plan::RegisterLabel(input.register_name, input.register_id) + ": " +
+                              what);
 }
 
 Status InputSide::CheckSender(int channel, ActorId from, const char* message_name,
                               RegisterId register_id) const {
   if (channel < 0) {
-    return InvalidArgumentError("actor '" + actor_->name + "' (" + std::to_string(actor_->id) +
-                                "): " + message_name + " of register " +
-                                std::to_string(register_id) + " from actor " +
+    return InvalidArgumentError(plan::ActorLabel(actor_->name, actor_->id) + ": " + message_name +
+                                " of register " + std::to_string(register_id) + " from actor " +
                                 std::to_string(from) + ", but it does not read that register");
   }
   const ActorId producer = channels_[channel].producer;
@@ -92,7 +93,7 @@ Status InputSide::AcceptReady(ActorId from, const Ready& ready) {
   if (ready.slot != state.received_slot) {  // received_slot == sequence % slots here.
     return Violation(channel, what() + " in the wrong slot: fill " +
                                   std::to_string(ready.sequence) + " lies in slot " +
-                                  std::to_string(ready.sequence % slots));
+                                  std::to_string(plan::SlotOf(ready.sequence, slots)));
   }
   if (state.received - state.released >= slots) {
     return Violation(channel,
@@ -130,8 +131,8 @@ void InputSide::BindInputs(int64_t index, std::vector<SlotBinding>* bindings) co
     const Channel& state = channels_[static_cast<size_t>(channel_of_input_[input])];
     const int64_t fill = FillOf(state, index);
     // The fill a launching firing reads is the oldest its channel holds.
-    const int slot =
-        fill == state.released ? state.released_slot : static_cast<int>(fill % state.slots);
+    const int slot = fill == state.released ? state.released_slot
+                                            : static_cast<int>(plan::SlotOf(fill, state.slots));
     bindings->push_back(SlotBinding{state.register_id, static_cast<int32_t>(slot), fill});
   }
 }
@@ -139,7 +140,7 @@ void InputSide::BindInputs(int64_t index, std::vector<SlotBinding>* bindings) co
 void InputSide::ReleaseFinishedFills(int64_t index, Outbox* outbox) {
   for (Channel& state : channels_) {
     // Fill s is needed by firings up to the one covering the fill's last piece.
-    if (state.ratio != 1 && (index + 1) % state.ratio != 0) continue;
+    if (!plan::FiringEndsFill(index, state.ratio)) continue;
     OutgoingMessage message;
     message.type = OutgoingMessage::Type::kRelease;
     message.to = state.producer;

@@ -17,6 +17,7 @@
 #include "actors/actor_protocol.h"
 #include "actors/messages.h"
 #include "base/status.h"
+#include "plan/fill_arithmetic.h"
 
 namespace softwire {
 namespace actors {
@@ -71,7 +72,7 @@ class InputSide {
                      RegisterId register_id) const;
   Status Violation(int channel, const std::string& what) const;
   int64_t FillOf(const Channel& channel, int64_t index) const {
-    return channel.ratio == 1 ? index : index / channel.ratio;
+    return plan::FillOfFiring(index, channel.ratio);
   }
   static void Advance(int slots, int* slot) {
     if (++*slot == slots) *slot = 0;

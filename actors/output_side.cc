@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <string>
 
+#include "plan/labels.h"
+
 namespace softwire {
 namespace actors {
 
@@ -12,8 +14,8 @@ OutputSide::OutputSide(const ActorDescription* actor) : actor_(actor), period_(a
   const int64_t total_pieces = actor->firings * actor->period;
   for (const OutputDescription& description : actor->outputs) {
     Output output;
-    output.ratio = period_ > 0 ? std::max<int64_t>(1, description.period / period_) : 1;
-    output.total_fills = total_pieces / description.period;
+    output.ratio = plan::FiringsPerFill(period_, description.period);
+    output.total_fills = plan::FillCount(total_pieces, description.period);
     output.slots = description.slots;
     output.first_consumer = static_cast<int>(consumers_.size());
     output.consumer_count = static_cast<int>(description.consumers.size());
@@ -53,8 +55,10 @@ int OutputSide::FindConsumer(int output, ActorId actor) const {
 int OutputSide::FirstBlockedOutput(int64_t index) const {
   for (size_t o = 0; o < outputs_.size(); ++o) {
     const Output& state = outputs_[o];
-    if (!Divides(state.ratio, index)) continue;  // Continues a held fill.
-    if (FillOf(state, index) >= state.freed + state.slots) return static_cast<int>(o);
+    if (!plan::FiringBeginsFill(index, state.ratio)) continue;  // Continues a held fill.
+    if (!plan::SlotFreeFor(FillOf(state, index), state.freed, state.slots)) {
+      return static_cast<int>(o);
+    }
   }
   return -1;
 }
@@ -64,7 +68,7 @@ void OutputSide::BeginFiring(int64_t index, std::vector<SlotBinding>* bindings,
   for (size_t o = 0; o < outputs_.size(); ++o) {
     Output& state = outputs_[o];
     const int64_t fill = FillOf(state, index);
-    const bool begins = Divides(state.ratio, index);
+    const bool begins = plan::FiringBeginsFill(index, state.ratio);
     if (begins) {
       CHECK_EQ(state.begun, fill) << actor_->name << ": fills begin in order";
       ++state.begun;
@@ -107,7 +111,7 @@ void OutputSide::FreeFill(int output, int64_t fill) {
 void OutputSide::CompleteFiring(int64_t index, Outbox* outbox) {
   for (size_t o = 0; o < outputs_.size(); ++o) {
     Output& state = outputs_[o];
-    if (!Divides(state.ratio, index + 1)) continue;  // Fill continues.
+    if (!plan::FiringEndsFill(index, state.ratio)) continue;  // Fill continues.
     const int output = static_cast<int>(o);
     const int64_t fill = state.completed++;
     const int slot = state.completed_slot;
@@ -140,16 +144,16 @@ void OutputSide::EndStreams(Outbox* outbox) {
 
 Status OutputSide::Violation(int output, const std::string& what) const {
   const OutputDescription& description = actor_->outputs[output];
-  return InvalidArgumentError("actor '" + actor_->name + "' (" + std::to_string(actor_->id) +
-                              "): register '" + description.register_name + "' (" +
-                              std::to_string(description.register_id) + "): " + what);
+  return InvalidArgumentError(
+      plan::ActorLabel(actor_->name, actor_->id) + ": " +
+      plan::RegisterLabel(description.register_name, description.register_id) + ": " + what);
 }
 
 Status OutputSide::AcceptRelease(ActorId from, const Release& release, Outbox* outbox) {
   const int output = FindOutput(release.register_id);
   if (output < 0) {
-    return InvalidArgumentError("actor '" + actor_->name + "' (" + std::to_string(actor_->id) +
-                                "): Release of register " + std::to_string(release.register_id) +
+    return InvalidArgumentError(plan::ActorLabel(actor_->name, actor_->id) +
+                                ": Release of register " + std::to_string(release.register_id) +
                                 " from actor " + std::to_string(from) +
                                 ", but it does not write that register");
   }
@@ -161,14 +165,15 @@ Status OutputSide::AcceptRelease(ActorId from, const Release& release, Outbox* o
   Output& state = outputs_[output];
   Consumer& consumer = consumers_[state.first_consumer + consumer_index];
   const int slots = state.slots;
-  const bool wrong_slot = slots == 1 ? release.slot != 0 : release.slot != release.sequence % slots;
+  const bool wrong_slot =
+      slots == 1 ? release.slot != 0 : release.slot != plan::SlotOf(release.sequence, slots);
   if (consumer.released == consumer.readies_sent || release.sequence != consumer.released ||
       wrong_slot) {
-    const std::string held = consumer.released == consumer.readies_sent
-                                 ? "it holds none"
-                                 : "it holds fill " + std::to_string(consumer.released) +
-                                       " in slot " + std::to_string(consumer.released % slots) +
-                                       " first";
+    const std::string held =
+        consumer.released == consumer.readies_sent
+            ? "it holds none"
+            : "it holds fill " + std::to_string(consumer.released) + " in slot " +
+                  std::to_string(plan::SlotOf(consumer.released, slots)) + " first";
     return Violation(output, "Release(slot " + std::to_string(release.slot) + ", seq " +
                                  std::to_string(release.sequence) + ") from actor " +
                                  std::to_string(from) + " of a slot it does not hold: " + held);

@@ -20,6 +20,7 @@
 #include "actors/actor_protocol.h"
 #include "actors/messages.h"
 #include "base/status.h"
+#include "plan/fill_arithmetic.h"
 
 namespace softwire {
 namespace actors {
@@ -88,9 +89,8 @@ class OutputSide {
   };
 
   int64_t FillOf(const Output& output, int64_t index) const {
-    return output.ratio == 1 ? index : index / output.ratio;
+    return plan::FillOfFiring(index, output.ratio);
   }
-  static bool Divides(int64_t ratio, int64_t value) { return ratio == 1 || value % ratio == 0; }
   int FindOutput(RegisterId register_id) const;
   int FindConsumer(int output, ActorId actor) const;
   void SendReady(int output, int consumer, int64_t fill, int slot, Outbox* outbox);

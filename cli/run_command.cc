@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "base/file.h"
+#include "base/format_bytes.h"
 #include "base/npy.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
@@ -20,6 +21,7 @@
 #include "cli/step_output.h"
 #include "cli/trace_files.h"
 #include "compiler/compiler.h"
+#include "plan/labels.h"
 #include "runtime/host/device.h"
 #include "runtime/host/job_runner.h"
 #include "runtime/rpc/diagnostics_server.h"
@@ -174,23 +176,11 @@ Status SaveVariables(const std::string& directory,
   return Status::Ok();
 }
 
-std::string Bytes(int64_t bytes) {
-  char text[32];
-  if (bytes >= (int64_t{1} << 20)) {
-    std::snprintf(text, sizeof(text), "%.1f MiB", bytes / 1048576.0);
-  } else if (bytes >= 1024) {
-    std::snprintf(text, sizeof(text), "%.1f KiB", bytes / 1024.0);
-  } else {
-    std::snprintf(text, sizeof(text), "%lld B", static_cast<long long>(bytes));
-  }
-  return text;
-}
-
 void PrintHeader(const proto::Plan& plan) {
   std::string devices;
   for (const proto::PlanDevice& device : plan.device()) {
     if (!devices.empty()) devices += ", ";
-    devices += runtime::DeviceDisplayName(device) + " (" + Bytes(device.planned_bytes()) + ")";
+    devices += plan::DeviceName(device) + " (" + FormatBytes(device.planned_bytes()) + ")";
   }
   std::printf("job '%s': %d actors on %s; %lld steps of %lld x %lld samples\n",
               plan.job_name().c_str(), plan.actor_size(), devices.c_str(),

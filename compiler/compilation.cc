@@ -1,7 +1,7 @@
 #include "compiler/compilation.h"
 
+#include "compiler/emitted_plan_check.h"
 #include "compiler/ir/graph_text.h"
-#include "compiler/plan_checker.h"
 
 namespace softwire {
 namespace compiler {
@@ -98,7 +98,7 @@ Status Compilation::Verify() const {
     }
   }
   if (plan.has_value()) {
-    Status plan_status = CheckPlanInvariants(*plan);
+    Status plan_status = CheckEmittedPlan(*plan);
     if (!plan_status.ok()) return InternalError("emitted plan: " + plan_status.message());
   }
   return Status::Ok();

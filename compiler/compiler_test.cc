@@ -6,7 +6,7 @@
 
 #include <thread>
 
-#include "compiler/plan_checker.h"
+#include "compiler/emitted_plan_check.h"
 #include "compiler/testing/compiler_test_util.h"
 
 namespace softwire {
@@ -54,7 +54,7 @@ const proto::RegisterDef& OutputOf(const proto::Plan& plan, const std::string& a
 
 TEST(CompileJob, EmitsAPlanThatSatisfiesTheProtocolInvariants) {
   proto::Plan plan = Compile(kLinearJob);
-  EXPECT_TRUE(CheckPlanInvariants(plan).ok()) << CheckPlanInvariants(plan);
+  EXPECT_TRUE(CheckEmittedPlan(plan).ok()) << CheckEmittedPlan(plan);
   EXPECT_EQ(plan.job_name(), "linear");
   EXPECT_EQ(plan.schedule().steps(), 3);
   EXPECT_EQ(plan.schedule().pieces_per_step(), 4);
@@ -208,7 +208,7 @@ TEST(CompileJob, RunsForwardOnlyJobsWithoutUpdates) {
   EXPECT_EQ(plan.schedule().micro_batch_size(), 5);
   EXPECT_EQ(plan.actor_size(), 5);  // data, w, fc, total, sum.sink
   EXPECT_EQ(FindActor(plan, "w")->firings(), 7);
-  EXPECT_TRUE(CheckPlanInvariants(plan).ok());
+  EXPECT_TRUE(CheckEmittedPlan(plan).ok());
 }
 
 TEST(CompileJob, AppliesStepAndPieceOverridesFromTheOptions) {

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "base/format_bytes.h"
 #include "compiler/compiler.h"
 #include "compiler/ir/graph_text.h"
 

@@ -1,5 +1,8 @@
 #include "compiler/slot_simulator.h"
 
+#include "plan/fill_arithmetic.h"
+#include "plan/labels.h"
+
 namespace softwire {
 namespace compiler {
 
@@ -12,7 +15,7 @@ SlotSimulator::SlotSimulator(const TaskGraph& tasks, int64_t total_pieces)
       checked_inputs_(tasks.tasks().size(), 0),
       scheduled_(tasks.tasks().size(), 0) {
   for (const TaskRegister& reg : tasks.registers()) {
-    CHECK_GE(reg.slots, 1) << "register '" << reg.name << "' has no slots planned";
+    CHECK_GE(reg.slots, 1) << plan::RegisterLabel(reg.name) << " has no slots planned";
     RegisterState& state = registers_[reg.id];
     state.period = reg.period;
     state.slots = reg.slots;
@@ -54,25 +57,24 @@ bool SlotSimulator::InputAvailable(RegisterId input, int64_t fill, int phase) co
   const RegisterState& state = registers_[input];
   if (fill >= state.completed) return false;
   if (phase == 0) return true;
-  return fill >= state.freed && pending_zero_[state.pending_begin + fill % state.slots] == 0;
+  return fill >= state.freed &&
+         pending_zero_[state.pending_begin + plan::SlotOf(fill, state.slots)] == 0;
 }
 
 bool SlotSimulator::CanFire(TaskId id) {
   const TaskInfo& task = task_info_[id];
   const int64_t firing = next_firing_[id];
   if (firing >= task.firings) return false;
-  const int64_t first_piece = firing * task.period;
   int64_t& checked = checked_inputs_[id];
   for (; task.inputs_begin + checked < task.inputs_end; ++checked) {
     const InputInfo& input = inputs_[task.inputs_begin + checked];
-    if (!InputAvailable(input.reg, first_piece / registers_[input.reg].period, input.phase)) {
-      return false;
-    }
+    const int64_t fill = plan::FillOf(firing, task.period, registers_[input.reg].period);
+    if (!InputAvailable(input.reg, fill, input.phase)) return false;
   }
   for (int64_t k = task.outputs_begin; k < task.outputs_end; ++k) {
     const RegisterState& state = registers_[outputs_[k]];
-    if (first_piece % state.period != 0) continue;  // Continues a fill it holds.
-    if (state.begun - state.freed >= state.slots) return false;
+    if (!plan::BeginsFill(firing, task.period, state.period)) continue;  // Continues its fill.
+    if (!plan::SlotFreeFor(state.begun, state.freed, state.slots)) return false;
   }
   return true;
 }
@@ -81,7 +83,7 @@ void SlotSimulator::FreeCompletedFills(RegisterId id) {
   RegisterState& state = registers_[id];
   bool freed_any = false;
   while (state.freed < state.completed) {
-    const int64_t slot = state.pending_begin + state.freed % state.slots;
+    const int64_t slot = state.pending_begin + plan::SlotOf(state.freed, state.slots);
     if (pending_zero_[slot] != 0 || pending_one_[slot]) break;
     ++state.freed;
     freed_any = true;
@@ -91,7 +93,7 @@ void SlotSimulator::FreeCompletedFills(RegisterId id) {
 
 void SlotSimulator::Release(RegisterId id, int64_t fill, int phase) {
   RegisterState& state = registers_[id];
-  const int64_t slot = state.pending_begin + fill % state.slots;
+  const int64_t slot = state.pending_begin + plan::SlotOf(fill, state.slots);
   if (phase == 0) {
     if (--pending_zero_[slot] == 0 && state.phase_one_reader >= 0) {
       Schedule(state.phase_one_reader);
@@ -112,12 +114,11 @@ void SlotSimulator::Schedule(TaskId task) {
 // release inputs, then complete fills that end.
 void SlotSimulator::Fire(TaskId id) {
   const TaskInfo& task = task_info_[id];
-  const int64_t first_piece = next_firing_[id] * task.period;
-  const int64_t end_piece = first_piece + task.period;
+  const int64_t firing = next_firing_[id];
   for (int64_t k = task.outputs_begin; k < task.outputs_end; ++k) {
     RegisterState& state = registers_[outputs_[k]];
-    if (first_piece % state.period != 0) continue;
-    const int64_t slot = state.pending_begin + state.begun % state.slots;
+    if (!plan::BeginsFill(firing, task.period, state.period)) continue;
+    const int64_t slot = state.pending_begin + plan::SlotOf(state.begun, state.slots);
     pending_zero_[slot] = static_cast<int>(state.readers_end - state.readers_begin);
     pending_one_[slot] = state.phase_one_reader >= 0 ? 1 : 0;
     ++state.begun;
@@ -125,13 +126,15 @@ void SlotSimulator::Fire(TaskId id) {
   for (int64_t k = task.inputs_begin; k < task.inputs_end; ++k) {
     const InputInfo& input = inputs_[k];
     const int64_t period = registers_[input.reg].period;
-    if (end_piece % period == 0) Release(input.reg, first_piece / period, input.phase);
+    if (plan::EndsFill(firing, task.period, period)) {
+      Release(input.reg, plan::FillOf(firing, task.period, period), input.phase);
+    }
   }
   for (int64_t k = task.outputs_begin; k < task.outputs_end; ++k) {
     const RegisterId output = outputs_[k];
     RegisterState& state = registers_[output];
-    if (end_piece % state.period != 0) continue;
-    state.completed = first_piece / state.period + 1;
+    if (!plan::EndsFill(firing, task.period, state.period)) continue;
+    state.completed = plan::FillOf(firing, task.period, state.period) + 1;
     for (int64_t r = state.readers_begin; r < state.readers_end; ++r) Schedule(readers_[r]);
     if (state.phase_one_reader >= 0 && state.readers_end == state.readers_begin) {
       Schedule(state.phase_one_reader);
@@ -166,18 +169,18 @@ SimulationResult SlotSimulator::Run() {
 TaskId SlotSimulator::WaitsFor(TaskId id, std::string* why) const {
   const TaskDef& task = tasks_.task(id);
   if (next_firing_[id] >= task_info_[id].firings) return -1;
-  const int64_t first_piece = next_firing_[id] * task.period;
+  const int64_t firing = next_firing_[id];
   for (size_t i = 0; i < task.inputs.size(); ++i) {
     const TaskRegister& reg = tasks_.register_at(task.inputs[i]);
     const int phase = PhaseOf(id, i);
-    const int64_t fill = first_piece / reg.period;
+    const int64_t fill = plan::FillOf(firing, task.period, reg.period);
     if (InputAvailable(reg.id, fill, phase)) continue;
     if (phase == 1 && fill < registers_[reg.id].completed) {
       // The fill is there but a phase-0 reader still holds it.
       for (const RegisterReader& reader : reg.readers) {
         if (reader.phase != 0 || reader.task == id) continue;
         const TaskDef& other = tasks_.task(reader.task);
-        if (next_firing_[reader.task] * other.period < (fill + 1) * reg.period) {
+        if (plan::StillNeedsFill(next_firing_[reader.task], fill, other.period, reg.period)) {
           *why = "'" + task.name + "' waits for every reader of '" + reg.name + "', such as '" +
                  other.name + "'";
           return reader.task;
@@ -191,10 +194,13 @@ TaskId SlotSimulator::WaitsFor(TaskId id, std::string* why) const {
   for (RegisterId output : task.outputs) {
     const TaskRegister& reg = tasks_.register_at(output);
     const RegisterState& state = registers_[output];
-    if (first_piece % reg.period != 0 || state.begun - state.freed < reg.slots) continue;
+    if (!plan::BeginsFill(firing, task.period, reg.period) ||
+        plan::SlotFreeFor(state.begun, state.freed, reg.slots)) {
+      continue;
+    }
     for (const RegisterReader& reader : reg.readers) {
       const TaskDef& other = tasks_.task(reader.task);
-      if (next_firing_[reader.task] * other.period < (state.freed + 1) * reg.period) {
+      if (plan::StillNeedsFill(next_firing_[reader.task], state.freed, other.period, reg.period)) {
         *why = "'" + task.name + "' waits for a slot of '" + reg.name + "' held by '" + other.name +
                "'";
         return reader.task;
@@ -237,9 +243,8 @@ std::string SlotSimulator::HoldersOf(RegisterId id, int64_t fill) const {
   std::string holders;
   for (const RegisterReader& reader : reg.readers) {
     const TaskDef& task = tasks_.task(reader.task);
-    // A reader still holds the fill unless its next firing already starts past the fill.
-    int64_t next_piece = next_firing_[reader.task] * task.period;
-    if (next_piece < (fill + 1) * reg.period) {
+    // A reader still holds the fill until it ran the firing that releases it.
+    if (plan::StillNeedsFill(next_firing_[reader.task], fill, task.period, reg.period)) {
       holders += (holders.empty() ? "'" : ", '") + task.name + "'";
     }
   }
@@ -249,23 +254,25 @@ std::string SlotSimulator::HoldersOf(RegisterId id, int64_t fill) const {
 std::string SlotSimulator::DescribeWait(TaskId id) const {
   const TaskDef& task = tasks_.task(id);
   const int64_t firing = next_firing_[id];
-  const int64_t first_piece = firing * task.period;
-  std::string text = "actor '" + task.name + "' (firing " + std::to_string(firing) + " of " +
+  std::string text = plan::ActorLabel(task.name) + " (firing " + std::to_string(firing) + " of " +
                      std::to_string(task_info_[id].firings) + ") waits for ";
   for (size_t i = 0; i < task.inputs.size(); ++i) {
     const TaskRegister& reg = tasks_.register_at(task.inputs[i]);
-    const int64_t fill = first_piece / reg.period;
+    const int64_t fill = plan::FillOf(firing, task.period, reg.period);
     if (InputAvailable(reg.id, fill, PhaseOf(id, i))) continue;
-    return text + "fill " + std::to_string(fill) + " of register '" + reg.name + "' from '" +
-           tasks_.task(reg.producer).name + "'";
+    return text + "fill " + std::to_string(fill) + " of " + plan::RegisterLabel(reg.name) +
+           " from '" + tasks_.task(reg.producer).name + "'";
   }
   for (RegisterId output : task.outputs) {
     const TaskRegister& reg = tasks_.register_at(output);
     const RegisterState& state = registers_[output];
-    if (first_piece % reg.period != 0 || state.begun - state.freed < reg.slots) continue;
-    return text + "a free slot of register '" + reg.name + "' (" + std::to_string(reg.slots) +
-           (reg.slots == 1 ? " slot" : " slots") + "): fill " + std::to_string(state.freed) + " " +
-           HoldersOf(output, state.freed);
+    if (!plan::BeginsFill(firing, task.period, reg.period) ||
+        plan::SlotFreeFor(state.begun, state.freed, reg.slots)) {
+      continue;
+    }
+    return text + "a free slot of " + plan::RegisterLabel(reg.name) + " (" +
+           std::to_string(reg.slots) + (reg.slots == 1 ? " slot" : " slots") + "): fill " +
+           std::to_string(state.freed) + " " + HoldersOf(output, state.freed);
   }
   return text + "nothing it lacks";
 }

@@ -6,13 +6,11 @@
 #include <set>
 #include <utility>
 
+#include "plan/labels.h"
+
 namespace softwire {
 namespace simulator {
 namespace {
-
-std::string ActorLabel(const proto::ActorDef& actor) {
-  return "actor '" + actor.name() + "' (" + std::to_string(actor.id()) + ")";
-}
 
 Status CheckLatency(const LatencyModel& latency) {
   if (latency.message_ns < 0 || latency.inter_node_ns < 0) {
@@ -85,12 +83,12 @@ StatusOr<SimulationLayout> BuildSimulationLayout(const proto::Plan& plan,
   for (const proto::ActorDef& actor : plan.actor()) {
     const double seconds = actor.estimated_seconds();
     if (std::isnan(seconds) || seconds < 0) {
-      return InvalidArgumentError(ActorLabel(actor) + ": estimated_seconds " +
+      return InvalidArgumentError(plan::ActorLabel(actor) + ": estimated_seconds " +
                                   std::to_string(seconds) + " must be a number >= 0");
     }
     if (actor.queue() < 0) {
-      return InvalidArgumentError(ActorLabel(actor) + ": queue " + std::to_string(actor.queue()) +
-                                  " must be >= 0");
+      return InvalidArgumentError(plan::ActorLabel(actor) + ": queue " +
+                                  std::to_string(actor.queue()) + " must be >= 0");
     }
     SimulatedActor& simulated = layout.actors[static_cast<size_t>(actor.id())];
     simulated.duration_ns = SecondsToSimTime(seconds);

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <vector>
 
+#include "base/format_bytes.h"
+
 namespace softwire {
 namespace simulator {
 namespace {
@@ -99,11 +101,11 @@ void AppendMemory(const SimulationResult& result, std::string* out) {
           PadLeft("in use max", 12) + PadLeft("fixed", 12) + PadLeft("high-water", 12) + "\n";
   for (const DeviceMemory& memory : result.memory) {
     *out += "  " + Pad(result.device_names[static_cast<size_t>(memory.device)], width + 2) +
-            PadLeft(FormatByteCount(memory.planned_bytes), 12) +
-            PadLeft(FormatByteCount(memory.planned_register_bytes), 12) +
-            PadLeft(FormatByteCount(memory.register_high_water), 12) +
-            PadLeft(FormatByteCount(memory.fixed_bytes), 12) +
-            PadLeft(FormatByteCount(memory.high_water()), 12) + "\n";
+            PadLeft(FormatBytes(memory.planned_bytes), 12) +
+            PadLeft(FormatBytes(memory.planned_register_bytes), 12) +
+            PadLeft(FormatBytes(memory.register_high_water), 12) +
+            PadLeft(FormatBytes(memory.fixed_bytes), 12) +
+            PadLeft(FormatBytes(memory.high_water()), 12) + "\n";
   }
   *out +=
       "  (registers: every slot the plan gives; in use max: most slot bytes in use at once; "
@@ -118,14 +120,6 @@ std::string FormatDuration(SimTime time) {
   if (t < 1e6 && t > -1e6) return Printf("%.1f us", t / 1e3);
   if (t < 1e9 && t > -1e9) return Printf("%.3f ms", t / 1e6);
   return Printf("%.3f s", t / 1e9);
-}
-
-std::string FormatByteCount(int64_t bytes) {
-  const double b = static_cast<double>(bytes);
-  if (bytes < 1024) return std::to_string(bytes) + " B";
-  if (b < 1024.0 * 1024) return Printf("%.1f KiB", b / 1024);
-  if (b < 1024.0 * 1024 * 1024) return Printf("%.1f MiB", b / (1024.0 * 1024));
-  return Printf("%.2f GiB", b / (1024.0 * 1024 * 1024));
 }
 
 std::string FormatSimulationReport(const SimulationResult& result) {

@@ -16,8 +16,6 @@ std::string FormatSimulationReport(const SimulationResult& result);
 
 // "1.234 ms", "250.0 us", "12 ns", "2.500 s".
 std::string FormatDuration(SimTime time);
-// "1.5 MiB", "12 B".
-std::string FormatByteCount(int64_t bytes);
 
 }  // namespace simulator
 }  // namespace softwire

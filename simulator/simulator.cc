@@ -5,34 +5,16 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <utility>
+
+#include "plan/steps.h"
 
 namespace softwire {
 namespace simulator {
 namespace {
 
 using actors::OutgoingMessage;
-
-// Rewrites the descriptions' firing counts for `steps` steps; InvalidArgument naming the actor
-// when a period it deals in does not divide the new number of pieces.
-Status OverrideSteps(int64_t steps, int64_t pieces_per_step,
-                     std::vector<actors::ActorDescription>* descriptions) {
-  const int64_t total = steps * pieces_per_step;
-  for (actors::ActorDescription& actor : *descriptions) {
-    std::vector<int64_t> periods = {actor.period};
-    for (const actors::InputDescription& input : actor.inputs) periods.push_back(input.period);
-    for (const actors::OutputDescription& output : actor.outputs) periods.push_back(output.period);
-    for (int64_t period : periods) {
-      if (period < 1 || total % period != 0) {
-        return InvalidArgumentError("actor '" + actor.name + "': period " + std::to_string(period) +
-                                    " does not divide the " + std::to_string(total) +
-                                    " pieces of " + std::to_string(steps) + " steps");
-      }
-    }
-    actor.firings = total / actor.period;
-  }
-  return Status::Ok();
-}
 
 std::string TimeText(SimTime time) {
   return std::to_string(time) + " ns";
@@ -52,17 +34,18 @@ Simulator::Simulator(const SimulationOptions& options, const proto::Plan& plan)
 
 Simulator::~Simulator() = default;
 
-StatusOr<std::unique_ptr<Simulator>> Simulator::Create(const proto::Plan& plan,
+StatusOr<std::unique_ptr<Simulator>> Simulator::Create(const proto::Plan& planned,
                                                        const SimulationOptions& options) {
+  // The steps override runs a copy of the plan with every firing count rescaled.
+  std::optional<proto::Plan> resized;
+  if (options.steps > 0 && options.steps != planned.schedule().steps()) {
+    SOFTWIRE_ASSIGN_OR_RETURN(resized, plan::WithSteps(planned, options.steps));
+  }
+  const proto::Plan& plan = resized.has_value() ? *resized : planned;
   std::unique_ptr<Simulator> simulator(new Simulator(options, plan));
   SOFTWIRE_ASSIGN_OR_RETURN(simulator->descriptions_, actors::DescribeActors(plan));
   simulator->pieces_per_step_ = plan.schedule().pieces_per_step();
   simulator->steps_ = plan.schedule().steps();
-  if (options.steps > 0 && options.steps != simulator->steps_) {
-    SOFTWIRE_RETURN_IF_ERROR(
-        OverrideSteps(options.steps, simulator->pieces_per_step_, &simulator->descriptions_));
-    simulator->steps_ = options.steps;
-  }
   SOFTWIRE_ASSIGN_OR_RETURN(simulator->layout_, BuildSimulationLayout(plan, options.latency));
   simulator->output_index_.assign(static_cast<size_t>(plan.register__size()), -1);
   for (const proto::ActorDef& actor : plan.actor()) {

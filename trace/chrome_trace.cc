@@ -6,6 +6,7 @@
 #include <set>
 
 #include "base/file.h"
+#include "plan/labels.h"
 #include "trace/chrome_trace_format.h"
 #include "trace/json.h"
 #include "trace/plan_facts_json.h"
@@ -36,7 +37,7 @@ std::string ActorLabel(const PlanFacts& plan, int32_t id) {
   if (id < 0 || id >= static_cast<int32_t>(plan.actors.size())) {
     return "actor #" + std::to_string(id);
   }
-  return "actor '" + plan.actors[static_cast<size_t>(id)].name + "'";
+  return plan::ActorLabel(plan.actors[static_cast<size_t>(id)].name);
 }
 
 std::string RegisterLabel(const PlanFacts& plan, int32_t id) {

@@ -3,6 +3,8 @@
 #include <cctype>
 #include <set>
 
+#include "plan/labels.h"
+
 namespace softwire {
 namespace trace {
 namespace {
@@ -31,7 +33,7 @@ PlanFacts DescribePlan(const proto::Plan& plan) {
   for (const proto::PlanDevice& device : plan.device()) {
     DeviceFacts d;
     d.node = device.node();
-    d.name = device.node().empty() ? device.name() : device.node() + "/" + device.name();
+    d.name = plan::DeviceName(device);
     d.kind = LowerKindName(proto::DeviceKind_Name(device.kind()), "DEVICE_KIND_");
     d.planned_bytes = device.planned_bytes();
     d.register_bytes = device.register_bytes();

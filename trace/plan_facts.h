@@ -1,10 +1,9 @@
 // PlanFacts: what the trace tools need to know about the plan that ran, carried inside every
 // trace file (otherData.plan) so `softwire trace summary FILE` needs nothing but the file.
 //
-// Also the fill arithmetic of docs/PROTOCOL.md ("The firing rule"), the only protocol
-// knowledge trace/ has: which fill of a register a firing reads, begins or completes, and
-// which firing of a consumer releases it. The analysis derives waits, occupancy and flows with
-// it from what engines record.
+// The analysis derives waits, occupancy and flows from these facts and what engines record,
+// with the fill arithmetic of docs/PROTOCOL.md (plan/fill_arithmetic.h), the only protocol
+// knowledge trace/ has.
 #ifndef SOFTWIRE_TRACE_PLAN_FACTS_H_
 #define SOFTWIRE_TRACE_PLAN_FACTS_H_
 
@@ -74,28 +73,6 @@ PlanFacts DescribePlan(const proto::Plan& plan);
 // Checks the facts read from a file: ids in range, periods >= 1, slots >= 1. The error names
 // the first offending actor or register.
 Status CheckPlanFacts(const PlanFacts& facts);
-
-// Fill arithmetic (docs/PROTOCOL.md). `actor_period` P, `register_period` Q, Q a multiple of P.
-// The fill of a register firing `firing` reads or writes.
-inline int64_t FillOf(int64_t firing, int64_t actor_period, int64_t register_period) {
-  return firing * actor_period / register_period;
-}
-// True when firing `firing` begins a fill of an output (needs a free slot).
-inline bool BeginsFill(int64_t firing, int64_t actor_period, int64_t register_period) {
-  return (firing * actor_period) % register_period == 0;
-}
-// The firing of the producer that completes fill `fill` (and sends its Readies).
-inline int64_t CompletingFiring(int64_t fill, int64_t actor_period, int64_t register_period) {
-  return (fill + 1) * register_period / actor_period - 1;
-}
-// The first firing of a consumer that reads fill `fill`.
-inline int64_t FirstReadingFiring(int64_t fill, int64_t actor_period, int64_t register_period) {
-  return fill * register_period / actor_period;
-}
-// The firing of a consumer after which it releases fill `fill` (its last firing reading it).
-inline int64_t ReleasingFiring(int64_t fill, int64_t actor_period, int64_t register_period) {
-  return CompletingFiring(fill, actor_period, register_period);
-}
 
 }  // namespace trace
 }  // namespace softwire

@@ -6,6 +6,8 @@
 #include <map>
 #include <set>
 
+#include "base/format_bytes.h"
+
 namespace softwire {
 namespace trace {
 namespace {

@@ -6,6 +6,8 @@
 #include <limits>
 #include <unordered_map>
 
+#include "plan/fill_arithmetic.h"
+
 namespace softwire {
 namespace trace {
 
@@ -193,12 +195,12 @@ void Analysis::DeriveMessages() {
         seen.push_back(id);
         const RegisterFacts& reg = plan_.registers[static_cast<size_t>(id)];
         if (((index + 1) * facts.period) % reg.period != 0) continue;
-        release_[FillKey{id, actor, FillOf(index, facts.period, reg.period)}] = end;
+        release_[FillKey{id, actor, plan::FillOf(index, facts.period, reg.period)}] = end;
       }
       for (int32_t id : facts.outputs) {
         const RegisterFacts& reg = plan_.registers[static_cast<size_t>(id)];
         if (((index + 1) * facts.period) % reg.period != 0) continue;
-        const int64_t fill = FillOf(index, facts.period, reg.period);
+        const int64_t fill = plan::FillOf(index, facts.period, reg.period);
         for (int32_t consumer : reg.consumers) {
           ready_[FillKey{id, consumer, fill}] = end;
           readies_.push_back(Ready{id, fill, actor, consumer, end});
@@ -291,14 +293,15 @@ void Analysis::DeriveWaitsBefore(int32_t actor, size_t position) {
   std::vector<Need> inputs;
   for (int32_t id : facts.inputs) {
     const RegisterFacts& reg = plan_.registers[static_cast<size_t>(id)];
-    const int64_t fill = FillOf(index, facts.period, reg.period);
+    const int64_t fill = plan::FillOf(index, facts.period, reg.period);
     inputs.push_back(Need{id, fill, Lookup(ready_, id, actor, fill)});
   }
   std::vector<Need> outputs;
   for (int32_t id : facts.outputs) {
     const RegisterFacts& reg = plan_.registers[static_cast<size_t>(id)];
-    if (!BeginsFill(index, facts.period, reg.period)) continue;
-    const int64_t held = FillOf(index, facts.period, reg.period) - reg.slots;
+    if (!plan::BeginsFill(index, facts.period, reg.period)) continue;
+    const int64_t held =
+        plan::PreviousFillInSlot(plan::FillOf(index, facts.period, reg.period), reg.slots);
     if (held < 0) continue;
     outputs.push_back(Need{id, held, Lookup(freed_, id, -1, held)});
   }
@@ -359,7 +362,7 @@ void Analysis::DeriveCounters() {
     const RegisterFacts& reg = plan_.registers[r];
     const ActorFacts& producer = plan_.actors[static_cast<size_t>(reg.producer)];
     for (const auto& [index, record] : by_actor_[static_cast<size_t>(reg.producer)]) {
-      if (BeginsFill(index, producer.period, reg.period)) {
+      if (plan::BeginsFill(index, producer.period, reg.period)) {
         changes[r].push_back(Change{model_->firings[record].launch, +1});
       }
     }
@@ -406,9 +409,9 @@ void Analysis::DeriveFlows() {
     flow.register_id = ready.register_id;
     flow.sequence = ready.fill;
     flow.producer = ready.producer;
-    flow.producer_firing = CompletingFiring(ready.fill, producer.period, reg.period);
+    flow.producer_firing = plan::CompletingFiring(ready.fill, producer.period, reg.period);
     flow.consumer = ready.consumer;
-    flow.consumer_firing = FirstReadingFiring(ready.fill, consumer.period, reg.period);
+    flow.consumer_firing = plan::FirstReadingFiring(ready.fill, consumer.period, reg.period);
     flow.sent = ready.time;
     if (FindFiring(flow.consumer, flow.consumer_firing) == nullptr) {
       continue;  // The consumer's end lies outside the recording: no arrow.

@@ -135,18 +135,6 @@ TEST(TraceModelTest, AFlowWithAnEndOutsideTheRecordingIsLeftOut) {
   EXPECT_EQ(model->flows.size(), 1u);
 }
 
-TEST(TraceModelTest, PerStepRegistersUseTheFillArithmeticOfTheProtocol) {
-  // A per-step register (period 4) read by a per-piece consumer: firings 0..3 read fill 0.
-  EXPECT_EQ(FillOf(3, 1, 4), 0);
-  EXPECT_EQ(FillOf(4, 1, 4), 1);
-  EXPECT_TRUE(BeginsFill(4, 1, 4));
-  EXPECT_FALSE(BeginsFill(5, 1, 4));
-  EXPECT_EQ(CompletingFiring(1, 1, 4), 7);  // An accumulator completes fill 1 at firing 7.
-  EXPECT_EQ(CompletingFiring(1, 4, 4), 1);  // A per-step producer completes it at firing 1.
-  EXPECT_EQ(FirstReadingFiring(2, 1, 4), 8);
-  EXPECT_EQ(ReleasingFiring(2, 1, 4), 11);
-}
-
 TEST(TraceModelTest, InconsistentPlanFactsAreRefusedAndUnknownActorsSkipped) {
   TraceLog log = PairLog();
   log.events.push_back(FiringEvent(57, 0, 0, 0, 1, CauseKind::kStart, -1, -1, -1));

@@ -6,6 +6,9 @@
 #include <map>
 #include <set>
 
+#include "base/format_bytes.h"
+#include "plan/fill_arithmetic.h"
+
 namespace softwire {
 namespace trace {
 namespace {
@@ -223,18 +226,18 @@ class Summarizer {
         const int64_t sender_period = plan_.actors[static_cast<size_t>(cause.actor)].period;
         if (cause.kind == CauseKind::kInput) {
           candidates.push_back(
-              Find(cause.actor, CompletingFiring(cause.sequence, sender_period, reg.period)));
+              Find(cause.actor, plan::CompletingFiring(cause.sequence, sender_period, reg.period)));
           if (reg.phase1_consumer == firing.actor) {
             // An in-place writer's Ready leaves when the last reader released the fill.
             for (int32_t reader : reg.consumers) {
               const int64_t period = plan_.actors[static_cast<size_t>(reader)].period;
               candidates.push_back(
-                  Find(reader, ReleasingFiring(cause.sequence, period, reg.period)));
+                  Find(reader, plan::ReleasingFiring(cause.sequence, period, reg.period)));
             }
           }
         } else {
           candidates.push_back(
-              Find(cause.actor, ReleasingFiring(cause.sequence, sender_period, reg.period)));
+              Find(cause.actor, plan::ReleasingFiring(cause.sequence, sender_period, reg.period)));
         }
         break;
       }
@@ -402,20 +405,6 @@ std::string FormatSeconds(double seconds) {
     std::snprintf(text, sizeof(text), "%.2f ms", seconds * 1e3);
   } else {
     std::snprintf(text, sizeof(text), "%.1f us", seconds * 1e6);
-  }
-  return text;
-}
-
-std::string FormatBytes(int64_t bytes) {
-  char text[32];
-  if (bytes >= (int64_t{1} << 30)) {
-    std::snprintf(text, sizeof(text), "%.2f GiB", bytes / 1073741824.0);
-  } else if (bytes >= (int64_t{1} << 20)) {
-    std::snprintf(text, sizeof(text), "%.1f MiB", bytes / 1048576.0);
-  } else if (bytes >= 1024) {
-    std::snprintf(text, sizeof(text), "%.1f KiB", bytes / 1024.0);
-  } else {
-    std::snprintf(text, sizeof(text), "%lld B", static_cast<long long>(bytes));
   }
   return text;
 }

@@ -108,8 +108,6 @@ std::string FormatSummary(const TraceModel& model, const TraceSummary& summary);
 
 // "12.3 ms", "1.20 s", "850 us".
 std::string FormatSeconds(double seconds);
-// "1.5 MiB".
-std::string FormatBytes(int64_t bytes);
 
 }  // namespace trace
 }  // namespace softwire

@@ -10,7 +10,7 @@
 #include "actors/kinds/source_actor.h"
 #include "actors/kinds/update_actor.h"
 #include "actors/kinds/variable_actor.h"
-#include "actors/plan_invariants.h"
+#include "plan/labels.h"
 
 namespace softwire {
 namespace actors {
@@ -25,7 +25,7 @@ std::string CountRange(int min, int max) {
 }  // namespace
 
 Status ActorKindCheck::Error(const std::string& what) const {
-  return InvalidArgumentError(ActorLabel(def) + ": " + ActorKindName(actor.kind) + " actor " +
+  return InvalidArgumentError(plan::ActorLabel(def) + ": " + ActorKindName(actor.kind) + " actor " +
                               what);
 }
 
@@ -58,7 +58,7 @@ Status ActorKindCheck::ExpectPeriod(int64_t period, const char* meaning) const {
 Status ActorKindCheck::ExpectRegistersHaveActorPeriod() const {
   auto check = [&](const proto::RegisterDef& r) {
     if (r.period() == actor.period) return Status::Ok();
-    return Error("moves a value as it is, so " + RegisterLabel(r) + " must have its period " +
+    return Error("moves a value as it is, so " + plan::RegisterLabel(r) + " must have its period " +
                  std::to_string(actor.period) + ", has " + std::to_string(r.period()));
   };
   for (int i = 0; i < def.input_register_size(); ++i) {

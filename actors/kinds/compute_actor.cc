@@ -1,6 +1,6 @@
 #include "actors/kinds/compute_actor.h"
 
-#include "actors/plan_invariants.h"
+#include "plan/labels.h"
 
 namespace softwire {
 namespace actors {
@@ -15,7 +15,7 @@ Status CheckComputeActor(const ActorKindCheck& check) {
   for (int i = 0; i < check.def.output_register_size(); ++i) {
     const proto::RegisterDef& output = check.output_register(i);
     if (output.period() != check.actor.period) {
-      return check.Error("writes " + RegisterLabel(output) + " with period " +
+      return check.Error("writes " + plan::RegisterLabel(output) + " with period " +
                          std::to_string(output.period()) + ", must be its own period " +
                          std::to_string(check.actor.period) +
                          " (only accumulate actors write longer fills)");

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "actors/plan_invariants.h"
+#include "plan/labels.h"
 
 namespace softwire {
 namespace actors {
@@ -16,8 +16,8 @@ Status CheckSliceCopy(const ActorKindCheck& check, const proto::TensorDesc& from
     block = to.dims(axis) <= from.dims(axis);
   }
   if (block) return Status::Ok();
-  return check.Error("slices, so " + RegisterLabel(check.output_register(0)) +
-                     " must hold a block of " + RegisterLabel(check.input_register(0)) +
+  return check.Error("slices, so " + plan::RegisterLabel(check.output_register(0)) +
+                     " must hold a block of " + plan::RegisterLabel(check.input_register(0)) +
                      " (same dtype and rank, no larger extent)");
 }
 
@@ -32,8 +32,9 @@ Status CheckCopyActor(const ActorKindCheck& check) {
   if (check.def.kernel().op_type() == "slice") return CheckSliceCopy(check, from, to);
   if (from.dtype() != to.dtype() ||
       !std::equal(from.dims().begin(), from.dims().end(), to.dims().begin(), to.dims().end())) {
-    return check.Error("copies bytes, so " + RegisterLabel(check.input_register(0)) + " and " +
-                       RegisterLabel(check.output_register(0)) + " must hold the same tensor");
+    return check.Error("copies bytes, so " + plan::RegisterLabel(check.input_register(0)) +
+                       " and " + plan::RegisterLabel(check.output_register(0)) +
+                       " must hold the same tensor");
   }
   return Status::Ok();
 }

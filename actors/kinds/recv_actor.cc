@@ -1,6 +1,6 @@
 #include "actors/kinds/recv_actor.h"
 
-#include "actors/plan_invariants.h"
+#include "plan/labels.h"
 
 namespace softwire {
 namespace actors {
@@ -11,7 +11,7 @@ Status CheckRecvActor(const ActorKindCheck& check) {
   SOFTWIRE_RETURN_IF_ERROR(check.ExpectRegistersHaveActorPeriod());
   for (const InputDescription& input : check.actor.inputs) {
     if (check.actors[input.producer].kind != ActorKind::kSend) {
-      return check.Error("reads " + RegisterLabel(check.input_register(0)) +
+      return check.Error("reads " + plan::RegisterLabel(check.input_register(0)) +
                          " only from a send actor, but " + check.actors[input.producer].name +
                          " writes it");
     }

@@ -1,6 +1,6 @@
 #include "actors/kinds/send_actor.h"
 
-#include "actors/plan_invariants.h"
+#include "plan/labels.h"
 
 namespace softwire {
 namespace actors {
@@ -12,7 +12,7 @@ Status CheckSendActor(const ActorKindCheck& check) {
   for (const OutputDescription& output : check.actor.outputs) {
     for (const ConsumerDescription& consumer : output.consumers) {
       if (check.actors[consumer.actor].kind != ActorKind::kRecv) {
-        return check.Error("hands " + RegisterLabel(check.output_register(0)) +
+        return check.Error("hands " + plan::RegisterLabel(check.output_register(0)) +
                            " only to recv actors, but " + check.actors[consumer.actor].name +
                            " reads it");
       }

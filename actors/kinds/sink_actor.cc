@@ -1,6 +1,6 @@
 #include "actors/kinds/sink_actor.h"
 
-#include "actors/plan_invariants.h"
+#include "plan/labels.h"
 
 namespace softwire {
 namespace actors {
@@ -13,8 +13,8 @@ Status CheckSinkActor(const ActorKindCheck& check) {
   int64_t elements = 1;
   for (int64_t dim : value.dims()) elements *= dim;
   if (value.dtype() != proto::DATA_TYPE_FLOAT32 || elements != 1) {
-    return check.Error("reports a float32 scalar, but " + RegisterLabel(check.input_register(0)) +
-                       " holds something else");
+    return check.Error("reports a float32 scalar, but " +
+                       plan::RegisterLabel(check.input_register(0)) + " holds something else");
   }
   if (check.def.sink().output().empty()) return check.Error("names no output");
   return Status::Ok();

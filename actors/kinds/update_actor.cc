@@ -1,6 +1,6 @@
 #include "actors/kinds/update_actor.h"
 
-#include "actors/plan_invariants.h"
+#include "plan/labels.h"
 
 namespace softwire {
 namespace actors {
@@ -16,15 +16,15 @@ Status CheckUpdateActor(const ActorKindCheck& check) {
     return check.Error("reads the same register as gradient and variable");
   }
   if (gradient.phase != 0) {
-    return check.Error("must read its gradient " + RegisterLabel(check.input_register(0)) +
+    return check.Error("must read its gradient " + plan::RegisterLabel(check.input_register(0)) +
                        " in phase 0");
   }
   if (variable.phase != 1) {
     return check.Error("writes its variable in place, so it must be the phase-1 consumer of " +
-                       RegisterLabel(check.input_register(1)));
+                       plan::RegisterLabel(check.input_register(1)));
   }
   if (check.actors[variable.producer].kind != ActorKind::kVariable) {
-    return check.Error("updates " + RegisterLabel(check.input_register(1)) +
+    return check.Error("updates " + plan::RegisterLabel(check.input_register(1)) +
                        ", which is written by " + check.actors[variable.producer].name +
                        ", not by a variable actor");
   }

@@ -1,6 +1,6 @@
 #include "actors/kinds/variable_actor.h"
 
-#include "actors/plan_invariants.h"
+#include "plan/labels.h"
 
 namespace softwire {
 namespace actors {
@@ -12,7 +12,7 @@ Status CheckVariableActor(const ActorKindCheck& check) {
   SOFTWIRE_RETURN_IF_ERROR(check.ExpectRegistersHaveActorPeriod());
   const proto::RegisterDef& value = check.output_register(0);
   if (value.slots() != 1) {
-    return check.Error("holds one value updated in place, so " + RegisterLabel(value) +
+    return check.Error("holds one value updated in place, so " + plan::RegisterLabel(value) +
                        " must have 1 slot, has " + std::to_string(value.slots()));
   }
   if (check.def.variable().variable().empty()) return check.Error("names no variable");

@@ -1,7 +1,6 @@
 #include "compiler/ir/graph_text.h"
 
 #include <cctype>
-#include <cstdio>
 
 namespace softwire {
 namespace compiler {
@@ -77,24 +76,6 @@ std::string RegisterLine(const TaskRegister& reg) {
   if (reg.offset >= 0) line += " at " + std::to_string(reg.offset);
   return line + "\n";
 }
-
-}  // namespace
-
-std::string FormatBytes(int64_t bytes) {
-  const char* units[] = {"KiB", "MiB", "GiB", "TiB"};
-  if (bytes < 1024) return std::to_string(bytes) + " B";
-  double value = static_cast<double>(bytes);
-  int unit = -1;
-  while (value >= 1024 && unit < 3) {
-    value /= 1024;
-    ++unit;
-  }
-  char text[32];
-  std::snprintf(text, sizeof(text), unit == 2 ? "%.2f %s" : "%.1f %s", value, units[unit]);
-  return text;
-}
-
-namespace {
 
 // The enum value's name without `prefix`, in lower case.
 std::string EnumLabel(std::string name, const std::string& prefix) {

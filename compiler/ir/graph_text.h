@@ -20,9 +20,6 @@ std::string LogicalGraphToText(const LogicalGraph& graph);
 // Tasks in id order, then registers in id order.
 std::string TaskGraphToText(const TaskGraph& tasks);
 
-// "512 B", "4.0 KiB", "1.5 MiB", "2.00 GiB".
-std::string FormatBytes(int64_t bytes);
-
 // "ACTOR_KIND_COMPUTE" -> "compute"; "DEVICE_KIND_CPU" -> "cpu".
 std::string ActorKindLabel(proto::ActorKind kind);
 std::string DeviceKindLabel(proto::DeviceKind kind);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "plan/labels.h"
+
 namespace softwire {
 namespace compiler {
 
@@ -129,7 +131,7 @@ Status TaskGraph::Verify(int64_t total_pieces, bool slots_planned) const {
   for (size_t i = 0; i < registers_.size(); ++i) {
     const TaskRegister& reg = registers_[i];
     auto fail = [&reg](const std::string& what) {
-      return Broken("register '" + reg.name + "': " + what);
+      return Broken(plan::RegisterLabel(reg.name) + ": " + what);
     };
     if (reg.id != static_cast<RegisterId>(i)) return fail("id differs from index");
     if (reg.producer < 0 || reg.producer >= task_count) return fail("no producer");
@@ -199,7 +201,7 @@ Status TaskGraph::Verify(int64_t total_pieces, bool slots_planned) const {
     for (const TaskRegister& reg : registers_) {
       if (std::count(tasks_[reg.producer].outputs.begin(), tasks_[reg.producer].outputs.end(),
                      reg.id) != 1) {
-        return Broken("register '" + reg.name + "': not listed once by its producer");
+        return Broken(plan::RegisterLabel(reg.name) + ": not listed once by its producer");
       }
     }
   }
@@ -209,7 +211,7 @@ Status TaskGraph::Verify(int64_t total_pieces, bool slots_planned) const {
 Status TaskGraph::VerifyAnnotations() const {
   for (const TaskRegister& reg : registers_) {
     auto fail = [&reg](const std::string& what) {
-      return Broken("register '" + reg.name + "': " + what);
+      return Broken(plan::RegisterLabel(reg.name) + ": " + what);
     };
     int phase_one_readers = 0;
     for (const RegisterReader& reader : reg.readers) phase_one_readers += reader.phase == 1;

@@ -5,6 +5,7 @@
 // budget. plan_memory then lays the arena out.
 #include <algorithm>
 
+#include "base/format_bytes.h"
 #include "compiler/ir/graph_text.h"
 #include "compiler/passes/passes.h"
 #include "compiler/physical/op_cost.h"
@@ -41,13 +42,13 @@ std::string LargestRegisters(std::vector<TaskRegister*> registers) {
 
 Status TooSmall(const TargetDevice& device, const DeviceNeeds& needs) {
   const int64_t budget = device.spec.memory_bytes();
-  return ResourceExhaustedError(
-      "device '" + device.FullName() + "': the plan needs at least " +
-      std::to_string(needs.total()) + " bytes (" + FormatBytes(needs.total()) + ": registers " +
-      FormatBytes(needs.register_bytes) + " with one slot each, state " +
-      FormatBytes(needs.state_bytes) + ") but its memory budget is " + std::to_string(budget) +
-      " bytes (" + FormatBytes(budget) + "); largest registers: " +
-      LargestRegisters(needs.registers));
+  return ResourceExhaustedError("device '" + device.FullName() + "': the plan needs at least " +
+                                std::to_string(needs.total()) + " bytes (" +
+                                FormatBytes(needs.total()) + ": registers " +
+                                FormatBytes(needs.register_bytes) + " with one slot each, state " +
+                                FormatBytes(needs.state_bytes) + ") but its memory budget is " +
+                                std::to_string(budget) + " bytes (" + FormatBytes(budget) +
+                                "); largest registers: " + LargestRegisters(needs.registers));
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 // lifetimes cannot overlap).
 #include <algorithm>
 
+#include "base/format_bytes.h"
 #include "compiler/ir/graph_text.h"
 #include "compiler/passes/passes.h"
 #include "compiler/physical/op_cost.h"
@@ -104,7 +105,8 @@ Status PlanMemoryPass(Compilation& compilation) {
   for (const TaskRegister& reg : compilation.tasks.registers()) {
     contents[reg.device].registers.push_back(reg.id);
   }
-  for (const TaskDef& task : compilation.tasks.tasks()) contents[task.device].tasks.push_back(task.id);
+  for (const TaskDef& task : compilation.tasks.tasks())
+    contents[task.device].tasks.push_back(task.id);
   compilation.device_memory.clear();
   for (const TargetDevice& device : compilation.devices) {
     compilation.device_memory.push_back(PlanDevice(compilation, contents[device.id]));

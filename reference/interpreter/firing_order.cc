@@ -3,6 +3,8 @@
 #include <queue>
 #include <string>
 
+#include "plan/labels.h"
+
 namespace softwire {
 namespace reference {
 
@@ -41,8 +43,8 @@ StatusOr<std::vector<int64_t>> OrderActors(const proto::Plan& plan) {
   if (static_cast<int>(order.size()) != actor_count) {
     for (int64_t a = 0; a < actor_count; ++a) {
       if (predecessors[a] > 0) {
-        return InvalidArgumentError("actor '" + plan.actor(a).name() +
-                                    "' lies on a cycle of data edges; the reference interpreter "
+        return InvalidArgumentError(plan::ActorLabel(plan.actor(a).name()) +
+                                    " lies on a cycle of data edges; the reference interpreter "
                                     "needs an acyclic plan (variables close cycles only through "
                                     "their phase-1 writer)");
       }

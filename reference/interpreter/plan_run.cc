@@ -6,6 +6,8 @@
 
 #include "base/tensor_view.h"
 #include "data/initializer.h"
+#include "plan/fill_arithmetic.h"
+#include "plan/labels.h"
 #include "proto/tensor_desc.h"
 #include "reference/interpreter/firing_order.h"
 
@@ -21,10 +23,6 @@ ReferenceTensor ZeroTensor(const proto::TensorDesc& desc) {
   return tensor;
 }
 
-std::string Label(const proto::ActorDef& actor) {
-  return "actor '" + actor.name() + "'";
-}
-
 bool InRange(int64_t id, int size) {
   return id >= 0 && id < size;
 }
@@ -38,6 +36,9 @@ PlanRun::PlanRun(const proto::Plan& plan, int64_t steps)
       kernels_(MakeReferenceKernels()),
       registers_(plan) {}
 
+// These checks are the reference's own on purpose, not plan::CheckPlanInvariants: the reference
+// is an independent oracle for the engines, so it must not share their acceptance of a plan
+// (reference/README.md). It shares only the protocol's fill arithmetic and the labels.
 Status PlanRun::Prepare() {
   if (plan_.schedule().pieces_per_step() < 1) {
     return InvalidArgumentError("reference: pieces_per_step must be >= 1");
@@ -47,12 +48,13 @@ Status PlanRun::Prepare() {
     const proto::RegisterDef& r = plan_.register_(i);
     if (r.id() != i || !InRange(r.producer(), plan_.actor_size()) || r.period() < 1 ||
         period_unit % r.period() != 0) {
-      return InvalidArgumentError("reference: register '" + r.name() +
-                                  "' has a bad id, producer or period");
+      return InvalidArgumentError("reference: " + plan::RegisterLabel(r.name()) +
+                                  " has a bad id, producer or period");
     }
     for (const proto::RegisterConsumer& c : r.consumer()) {
       if (!InRange(c.actor(), plan_.actor_size())) {
-        return InvalidArgumentError("reference: register '" + r.name() + "' has a bad consumer");
+        return InvalidArgumentError("reference: " + plan::RegisterLabel(r.name()) +
+                                    " has a bad consumer");
       }
     }
   }
@@ -80,14 +82,14 @@ Status PlanRun::Prepare() {
     ActorRun& run = actors_[i];
     run.def = &plan_.actor(i);
     run.firings = total_pieces_ / run.def->period();
-    SOFTWIRE_RETURN_IF_ERROR(PrepareActor(&run).WithContext(Label(*run.def)));
+    SOFTWIRE_RETURN_IF_ERROR(PrepareActor(&run).WithContext(plan::ActorLabel(run.def->name())));
   }
   return Status::Ok();
 }
 
 Status PlanRun::CheckActor(int index) const {
   const proto::ActorDef& actor = plan_.actor(index);
-  const std::string label = "reference: " + Label(actor);
+  const std::string label = "reference: " + plan::ActorLabel(actor.name());
   if (actor.id() != index || actor.period() < 1 || total_pieces_ % actor.period() != 0) {
     return InvalidArgumentError(label + " has a bad id, or a period that does not divide the " +
                                 std::to_string(total_pieces_) + " pieces to run");
@@ -189,7 +191,7 @@ Status PlanRun::PrepareActor(ActorRun* run) {
 }
 
 int64_t PlanRun::FillOf(const ActorRun& run, int64_t r, int64_t index) const {
-  return index * run.def->period() / plan_.register_(r).period();
+  return plan::FillOf(index, run.def->period(), plan_.register_(r).period());
 }
 
 bool PlanRun::CanFire(const ActorRun& run) const {
@@ -201,7 +203,7 @@ bool PlanRun::CanFire(const ActorRun& run) const {
     if (run.input_phases[k] == 1 && !registers_.ReadersReleased(r, fill)) return false;
   }
   for (int64_t r : actor.output_register()) {
-    const bool begins = (run.next * actor.period()) % plan_.register_(r).period() == 0;
+    const bool begins = plan::BeginsFill(run.next, actor.period(), plan_.register_(r).period());
     if (begins && !registers_.WriterReleasedBefore(r, FillOf(run, r, run.next))) return false;
   }
   return true;
@@ -214,16 +216,16 @@ Status PlanRun::Fire(ActorRun* run) {
   for (int64_t r : actor.input_register()) {
     inputs.push_back(&registers_.CompleteValue(r, FillOf(*run, r, index)));
   }
-  SOFTWIRE_RETURN_IF_ERROR(Work(run, index, inputs).WithContext(Label(actor)));
+  SOFTWIRE_RETURN_IF_ERROR(Work(run, index, inputs).WithContext(plan::ActorLabel(actor.name())));
   std::vector<int64_t> released;
   for (int64_t r : actor.input_register()) {
-    if (((index + 1) * actor.period()) % plan_.register_(r).period() != 0) continue;
+    if (!plan::EndsFill(index, actor.period(), plan_.register_(r).period())) continue;
     if (std::find(released.begin(), released.end(), r) != released.end()) continue;
     released.push_back(r);  // An input read twice (mul(x, x)) is released once.
     registers_.Release(r, actor.id(), FillOf(*run, r, index));
   }
   for (int64_t r : actor.output_register()) {
-    if (((index + 1) * actor.period()) % plan_.register_(r).period() != 0) continue;
+    if (!plan::EndsFill(index, actor.period(), plan_.register_(r).period())) continue;
     registers_.Complete(r, FillOf(*run, r, index));
   }
   ++run->next;
@@ -246,7 +248,7 @@ Status PlanRun::Run() {
   }
   for (const ActorRun& run : actors_) {
     if (run.next < run.firings) {
-      return FailedPreconditionError(Label(*run.def) + ": stuck before firing " +
+      return FailedPreconditionError(plan::ActorLabel(run.def->name()) + ": stuck before firing " +
                                      std::to_string(run.next) + " of " +
                                      std::to_string(run.firings) +
                                      ": an input is never complete (the plan has a cycle the "
@@ -348,7 +350,7 @@ Status PlanRun::RunKernel(ActorRun* run, int64_t index,
 Status PlanRun::RunAccumulate(ActorRun* run, int64_t index, const ReferenceTensor& input) {
   const int64_t r = run->def->output_register(0);
   ReferenceTensor& sum = registers_.Value(r, FillOf(*run, r, index));
-  if ((index * run->def->period()) % plan_.register_(r).period() == 0) {
+  if (plan::BeginsFill(index, run->def->period(), plan_.register_(r).period())) {
     sum = input;  // The fill begins: sum = x.
     return Status::Ok();
   }

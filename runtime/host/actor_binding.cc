@@ -2,6 +2,7 @@
 
 #include <glog/logging.h>
 
+#include "plan/labels.h"
 #include "proto/tensor_desc.h"
 #include "runtime/host/sim_kernels.h"
 
@@ -24,7 +25,7 @@ StatusOr<TensorView> ViewOf(const proto::TensorDesc& desc, const std::string& wh
 }
 
 std::string RegisterName(const proto::Plan& plan, int64_t id) {
-  return "register '" + plan.register_(static_cast<int>(id)).name() + "'";
+  return plan::RegisterLabel(plan.register_(static_cast<int>(id)).name());
 }
 
 }  // namespace
@@ -65,7 +66,7 @@ StatusOr<TensorView> KernelView(const proto::Plan& plan, const proto::ActorDef& 
   int64_t register_id = input ? def.input_register(index) : def.output_register(index);
   const proto::RegisterDef& register_def = plan.register_(static_cast<int>(register_id));
   const auto& kernel_descs = input ? def.kernel().input() : def.kernel().output();
-  std::string what = "actor '" + def.name() + "': " + (input ? "input " : "output ") +
+  std::string what = plan::ActorLabel(def.name()) + ": " + (input ? "input " : "output ") +
                      std::to_string(index) + " (" + RegisterName(plan, register_id) + ")";
   const proto::TensorDesc& desc =
       kernel_descs.size() == (input ? def.input_register_size() : def.output_register_size())
@@ -89,7 +90,7 @@ Status CheckRegistersHoldMemory(const proto::Plan& plan, const proto::ActorDef& 
     const proto::RegisterDef& r = plan.register_(static_cast<int>(register_id));
     if (devices[r.device()]->arena().holds_memory()) return Status::Ok();
     return InvalidArgumentError(
-        "actor '" + def.name() + "' on device '" + devices[def.device()]->name() + "' uses " +
+        plan::ActorLabel(def.name()) + " on device '" + devices[def.device()]->name() + "' uses " +
         RegisterName(plan, register_id) + " of device '" + devices[r.device()]->name() +
         "', which holds no memory (sim devices compute nothing)");
   };
@@ -103,7 +104,7 @@ StatusOr<std::unique_ptr<ActorBinding>> BindActor(
     const actors::ActorDescription& description, const RegisterSlots& slots,
     const std::vector<std::unique_ptr<Device>>& devices, const KernelRegistries& registries,
     OutputReporter* reporter) {
-  std::string what = "actor '" + def.name() + "'";
+  std::string what = plan::ActorLabel(def.name());
   if (def.device() < 0 || def.device() >= static_cast<int>(devices.size())) {
     return InvalidArgumentError(what + ": device " + std::to_string(def.device()) +
                                 " does not exist");
@@ -170,7 +171,7 @@ ActorBinding::ActorBinding(const proto::ActorDef* def, const actors::ActorDescri
       context_(std::move(context)),
       input_slots_(std::move(input_slots)),
       output_slots_(std::move(output_slots)),
-      display_name_("actor '" + def->name() + "'") {
+      display_name_(plan::ActorLabel(def->name())) {
   request_.actor = def->id();
   request_.kernel = kernel_.get();
   request_.context = &context_;

@@ -2,16 +2,12 @@
 
 #include <glog/logging.h>
 
+#include "plan/labels.h"
 #include "runtime/host/strand_queue.h"
 #include "runtime/host/thread_pool_runner.h"
 
 namespace softwire {
 namespace runtime {
-
-std::string DeviceDisplayName(const proto::PlanDevice& plan_device) {
-  if (plan_device.node().empty()) return plan_device.name();
-  return plan_device.node() + "/" + plan_device.name();
-}
 
 int KernelThreads(const proto::PlanDevice& plan_device, const DeviceOptions& options) {
   return options.kernel_threads > 0 ? options.kernel_threads : std::max(1, plan_device.cores());
@@ -36,7 +32,7 @@ StatusOr<std::unique_ptr<Device>> Device::Create(const proto::PlanDevice& plan_d
                                                  LaunchListener* listener,
                                                  const std::atomic<bool>* stopping,
                                                  SimClock* sim_clock) {
-  std::string name = DeviceDisplayName(plan_device);
+  std::string name = plan::DeviceName(plan_device);
   std::unique_ptr<Device> device(new Device(name, plan_device.kind()));
   switch (plan_device.kind()) {
     case proto::DEVICE_KIND_CPU: {

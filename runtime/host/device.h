@@ -91,9 +91,6 @@ class Device {
 // Kernel threads of a cpu device under `options`: kernel_threads, or the plan's cores, at least 1.
 int KernelThreads(const proto::PlanDevice& plan_device, const DeviceOptions& options);
 
-// "node0/cpu:0" for a plan device.
-std::string DeviceDisplayName(const proto::PlanDevice& plan_device);
-
 // The name of kernel thread `thread` of a device, at most 15 bytes as Linux keeps them:
 // "sw:cpu0/k1" for node0 (or no node), "sw:n1cpu0/k1" for node1, the node's name otherwise.
 std::string DeviceThreadName(const proto::PlanDevice& plan_device, int thread);

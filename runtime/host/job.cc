@@ -10,6 +10,7 @@
 #include <mutex>
 #include <thread>
 
+#include "plan/labels.h"
 #include "runtime/host/host_actor.h"
 #include "runtime/host/host_messages.h"
 #include "runtime/host/stall_report.h"
@@ -84,7 +85,7 @@ StatusOr<std::unique_ptr<Job>> Job::Create(const proto::Plan& plan, JobOptions o
   std::vector<int> queues(plan.device_size(), 1);
   for (const proto::ActorDef& actor : plan.actor()) {
     if (actor.device() < 0 || actor.device() >= plan.device_size() || actor.queue() < 0) {
-      return InvalidArgumentError("actor '" + actor.name() + "': device " +
+      return InvalidArgumentError(plan::ActorLabel(actor.name()) + ": device " +
                                   std::to_string(actor.device()) + " queue " +
                                   std::to_string(actor.queue()) + " does not exist");
     }

@@ -6,6 +6,7 @@
 #include <limits>
 #include <memory>
 
+#include "plan/steps.h"
 #include "runtime/host/job.h"
 #include "runtime/host/plan_edits.h"
 #include "runtime/kernels/cpu/cpu_kernels.h"
@@ -77,7 +78,7 @@ StatusOr<std::unique_ptr<LoadedPlan>> LoadedPlan::Load(const proto::Plan& plan,
                                                        const RunOptions& options) {
   std::unique_ptr<LoadedPlan> loaded(new LoadedPlan(options));
   if (options.steps > 0 && options.steps != plan.schedule().steps()) {
-    SOFTWIRE_ASSIGN_OR_RETURN(loaded->plan_, LimitSteps(plan, options.steps));
+    SOFTWIRE_ASSIGN_OR_RETURN(loaded->plan_, plan::LimitSteps(plan, options.steps));
   } else {
     loaded->plan_ = plan;
   }

@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "plan/fill_arithmetic.h"
 #include "proto/tensor_desc.h"
 
 namespace softwire {
@@ -47,33 +48,6 @@ Status CopyPart(const proto::VariablePart& part, const Shape& shape, int64_t ele
 
 }  // namespace
 
-StatusOr<proto::Plan> LimitSteps(const proto::Plan& plan, int64_t steps) {
-  if (steps < 1 || steps > plan.schedule().steps()) {
-    return InvalidArgumentError("cannot run " + std::to_string(steps) +
-                                " steps of a plan made for " +
-                                std::to_string(plan.schedule().steps()));
-  }
-  proto::Plan limited = plan;
-  limited.mutable_schedule()->set_steps(steps);
-  int64_t pieces = steps * std::max<int64_t>(1, plan.schedule().pieces_per_step());
-  for (proto::ActorDef& actor : *limited.mutable_actor()) {
-    if (actor.period() < 1 || pieces % actor.period() != 0) {
-      return InvalidArgumentError("actor '" + actor.name() + "': period " +
-                                  std::to_string(actor.period()) + " does not divide " +
-                                  std::to_string(pieces) + " pieces");
-    }
-    actor.set_firings(pieces / actor.period());
-  }
-  for (const proto::RegisterDef& def : limited.register_()) {
-    if (def.period() < 1 || pieces % def.period() != 0) {
-      return InvalidArgumentError("register '" + def.name() + "': period " +
-                                  std::to_string(def.period()) + " does not divide " +
-                                  std::to_string(pieces) + " pieces");
-    }
-  }
-  return limited;
-}
-
 StatusOr<std::map<std::string, NpyArray>> ReadVariables(const proto::Plan& plan,
                                                         const RegisterSlots& slots) {
   std::map<std::string, NpyArray> variables;
@@ -102,8 +76,8 @@ StatusOr<std::map<std::string, NpyArray>> ReadVariables(const proto::Plan& plan,
       }
       const proto::RegisterDef& def = plan.register_(static_cast<int>(part.register_()));
       // Fills go round robin over the slots; the last fill is the final value.
-      int64_t fills = pieces / std::max<int64_t>(1, def.period());
-      int slot = fills > 0 ? static_cast<int>((fills - 1) % def.slots()) : 0;
+      int64_t fills = plan::FillCount(pieces, std::max<int64_t>(1, def.period()));
+      int slot = fills > 0 ? static_cast<int>(plan::SlotOf(fills - 1, def.slots())) : 0;
       SOFTWIRE_RETURN_IF_ERROR(CopyPart(
           part, array.shape, element_bytes, slots[part.register_()][slot], def.bytes_per_slot(),
           array.data.data(), what + " part in register '" + def.name() + "'"));

@@ -1,5 +1,5 @@
-// Reading and adjusting a loaded plan on the runtime side: running fewer steps than planned,
-// and reading the variables' final values out of their registers.
+// Reading a loaded plan's results on the runtime side: the variables' final values out of their
+// registers. (Running fewer steps than planned is plan::LimitSteps, plan/steps.h.)
 #ifndef SOFTWIRE_RUNTIME_HOST_PLAN_EDITS_H_
 #define SOFTWIRE_RUNTIME_HOST_PLAN_EDITS_H_
 
@@ -14,11 +14,6 @@
 
 namespace softwire {
 namespace runtime {
-
-// A copy of `plan` that runs `steps` steps (1 <= steps <= the plan's): the schedule and every
-// actor's firing count shrink; slots, memory and everything else stay. InvalidArgument when
-// `steps` is out of range or a period would no longer divide the job's pieces.
-StatusOr<proto::Plan> LimitSteps(const proto::Plan& plan, int64_t steps);
 
 // The value every PlanVariable holds now, its parts stitched into the logical shape, by name.
 // Reads the slot each part's register filled last. Call only while no actor runs. Variables

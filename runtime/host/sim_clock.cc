@@ -10,6 +10,7 @@
 #include <limits>
 #include <string>
 
+#include "base/guarded_call.h"
 #include "base/thread_name.h"
 #include "runtime/host/trace_clock.h"
 
@@ -181,14 +182,8 @@ void SimClock::PublishEarliestLocked() {
 
 Status SimClock::RunKernel(const LaunchRequest& request) const {
   if (stopping_->load(std::memory_order_relaxed)) return CancelledError("the job is stopping");
-  Status status;
-  try {
-    status = request.kernel->Run(*request.context);
-  } catch (const std::exception& exception) {
-    status = InternalError(std::string("kernel threw: ") + exception.what());
-  } catch (...) {
-    status = InternalError("kernel threw an exception");
-  }
+  Status status =
+      GuardedCall("kernel", [&request] { return request.kernel->Run(*request.context); });
   if (request.times != nullptr) {
     request.times->end.store(TraceClock::Now(), std::memory_order_release);
   }

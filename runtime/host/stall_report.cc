@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "actors/actor_protocol.h"
+#include "plan/labels.h"
 
 namespace softwire {
 namespace runtime {
@@ -19,12 +20,12 @@ bool KnownRegister(const proto::Plan& plan, int64_t id) {
 
 std::string ActorName(const proto::Plan& plan, int64_t id) {
   if (!KnownActor(plan, id)) return "actor #" + std::to_string(id);
-  return "actor '" + plan.actor(static_cast<int>(id)).name() + "'";
+  return plan::ActorLabel(plan.actor(static_cast<int>(id)).name());
 }
 
 std::string RegisterName(const proto::Plan& plan, int64_t id) {
   if (!KnownRegister(plan, id)) return "register #" + std::to_string(id);
-  return "register '" + plan.register_(static_cast<int>(id)).name() + "'";
+  return plan::RegisterLabel(plan.register_(static_cast<int>(id)).name());
 }
 
 std::string ActorList(const proto::Plan& plan, const std::vector<int64_t>& ids) {

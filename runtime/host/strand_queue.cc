@@ -5,6 +5,7 @@
 #include <exception>
 #include <string>
 
+#include "base/guarded_call.h"
 #include "runtime/host/trace_clock.h"
 
 namespace softwire {
@@ -51,18 +52,13 @@ Status StrandQueue::Run(const LaunchRequest& request) const {
   }
   // Kernels return Status and must not throw; if one does anyway (std::bad_alloc), the
   // exception must not unwind through the strand, which would stay held forever.
-  try {
-    if (request.times == nullptr) return request.kernel->Run(*request.context);
-    // Traced: read while holding the strand, so a queue's slices never overlap.
-    request.times->start.store(TraceClock::Now(), std::memory_order_relaxed);
-    Status status = request.kernel->Run(*request.context);
-    request.times->end.store(TraceClock::Now(), std::memory_order_release);
-    return status;
-  } catch (const std::exception& exception) {
-    return InternalError(std::string("kernel threw: ") + exception.what());
-  } catch (...) {
-    return InternalError("kernel threw an exception");
-  }
+  auto run = [&request] { return request.kernel->Run(*request.context); };
+  if (request.times == nullptr) return GuardedCall("kernel", run);
+  // Traced: read while holding the strand, so a queue's slices never overlap.
+  request.times->start.store(TraceClock::Now(), std::memory_order_relaxed);
+  Status status = GuardedCall("kernel", run);
+  request.times->end.store(TraceClock::Now(), std::memory_order_release);
+  return status;
 }
 
 }  // namespace runtime

@@ -1,5 +1,6 @@
 #include <utility>
 
+#include "plan/labels.h"
 #include "runtime/kernels/kernel.h"
 
 namespace softwire {
@@ -25,7 +26,7 @@ std::vector<std::string> KernelRegistry::OpTypes() const {
 StatusOr<std::unique_ptr<Kernel>> KernelRegistry::Create(const KernelSetup& setup) const {
   CHECK(setup.actor != nullptr) << "KernelSetup without an actor";
   const std::string& op_type = setup.actor->kernel().op_type();
-  const std::string context = "actor '" + setup.actor->name() + "'";
+  const std::string context = plan::ActorLabel(setup.actor->name());
   auto found = factories_.find(op_type);
   if (found == factories_.end()) {
     return NotFoundError(context + ": no kernel for op type '" + op_type + "'");

@@ -9,7 +9,7 @@
 
 #include "base/file.h"
 #include "compiler/compiler.h"
-#include "compiler/plan_checker.h"
+#include "compiler/emitted_plan_check.h"
 #include "compiler/testing/compiler_test_util.h"
 #include "placement/cluster_spec.h"
 
@@ -59,7 +59,7 @@ TEST_P(ParallelExample, CompilesToAPlanThatKeepsTheProtocolInvariants) {
   const auto& [job, setting] = GetParam();
   StatusOr<proto::Plan> plan = CompileExample(job, setting);
   ASSERT_TRUE(plan.ok()) << plan.status();
-  EXPECT_TRUE(CheckPlanInvariants(*plan).ok()) << CheckPlanInvariants(*plan);
+  EXPECT_TRUE(CheckEmittedPlan(*plan).ok()) << CheckEmittedPlan(*plan);
   const int devices = setting.dp * setting.tp * setting.pp;
   ASSERT_EQ(plan->device_size(), devices);
   std::set<int> used;
@@ -254,7 +254,7 @@ TEST(ParallelPlans, LowerSlotsToFitAndNameTheDeviceWhenEvenOneSlotDoesNot) {
   for (const proto::PlanDevice& device : tight->device()) {
     EXPECT_LE(device.planned_bytes(), needed - 4096) << device.name();
   }
-  EXPECT_TRUE(CheckPlanInvariants(*tight).ok());
+  EXPECT_TRUE(CheckEmittedPlan(*tight).ok());
 
   options.cluster = *placement::ParseClusterShorthand("4cpu:64KiB", 8);
   StatusOr<proto::Plan> small = CompileJob(*job, options);

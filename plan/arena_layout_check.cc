@@ -1,12 +1,15 @@
 // Invariant 5 of docs/PROTOCOL.md: every register slot, workspace and actor state has its own
 // bytes in its device's arena, and the arena of planned_bytes holds them all.
 #include <algorithm>
+#include <string>
 #include <vector>
 
-#include "actors/plan_invariants.h"
+#include "plan/labels.h"
+#include "plan/plan_invariants.h"
+#include "proto/tensor_desc.h"
 
 namespace softwire {
-namespace actors {
+namespace plan {
 namespace {
 
 // One byte range [begin, end) of a device arena and what owns it.
@@ -26,13 +29,9 @@ StatusOr<int64_t> TensorBytes(const proto::RegisterDef& r) {
     if (dim < 0) return InvalidArgumentError(RegisterLabel(r) + ": tensor has a negative extent");
     elements *= dim;
   }
-  switch (r.tensor().dtype()) {
-    case proto::DATA_TYPE_FLOAT32:
-    case proto::DATA_TYPE_INT32:
-      return elements * 4;
-    default:
-      return InvalidArgumentError(RegisterLabel(r) + ": tensor has no dtype");
-  }
+  const int64_t element_bytes = SizeOf(DTypeOf(r.tensor()));
+  if (element_bytes == 0) return InvalidArgumentError(RegisterLabel(r) + ": tensor has no dtype");
+  return elements * element_bytes;
 }
 
 Status CheckRegisterSlots(const proto::RegisterDef& r) {
@@ -61,8 +60,7 @@ Status AddRegion(const std::string& owner, int64_t offset, int64_t bytes,
 }
 
 Status CheckDeviceArena(const proto::PlanDevice& device, std::vector<ArenaRegion> regions) {
-  const std::string device_label =
-      "device " + std::to_string(device.id()) + " (" + device.node() + "/" + device.name() + ")";
+  const std::string device_label = DeviceLabel(device);
   std::stable_sort(regions.begin(), regions.end(),
                    [](const ArenaRegion& a, const ArenaRegion& b) { return a.begin < b.begin; });
   for (size_t i = 0; i < regions.size(); ++i) {
@@ -101,5 +99,5 @@ Status CheckArenaLayout(const proto::Plan& plan) {
   return Status::Ok();
 }
 
-}  // namespace actors
+}  // namespace plan
 }  // namespace softwire

@@ -1,24 +1,24 @@
-// The plan invariants of docs/PROTOCOL.md ("Plan invariants"), one check per invariant.
-// DescribeActors runs them in order before it builds any description, so later code may rely
-// on every id being in range. Internal to actors/.
-#ifndef SOFTWIRE_ACTORS_PLAN_INVARIANTS_H_
-#define SOFTWIRE_ACTORS_PLAN_INVARIANTS_H_
-
-#include <cstdint>
-#include <string>
+// The plan invariants of docs/PROTOCOL.md ("Plan invariants"), one check per invariant, written
+// once for every layer: the compiler runs them on every plan it emits, and the engines
+// (actors/'s DescribeActors, hence the runtime and the simulator) on every plan they load,
+// since they must not trust their input. The reference interpreter keeps checks of its own on
+// purpose, as an independent oracle (reference/README.md).
+//
+// Every failure is InvalidArgument naming what is at fault with plan/labels.h, e.g.
+// "actor 'relu' (2): reads register 'x' (0) with period 3, which its period 2 does not divide".
+// Run the checks in order: each may rely on the ones before it (ids in range first).
+// Pure functions; thread-safe. Cost: linear in the plan's actors, registers and reads.
+#ifndef SOFTWIRE_PLAN_PLAN_INVARIANTS_H_
+#define SOFTWIRE_PLAN_PLAN_INVARIANTS_H_
 
 #include "base/status.h"
 #include "proto/plan.pb.h"
 
 namespace softwire {
-namespace actors {
+namespace plan {
 
-// "actor 'relu' (2)" and "register 'x' (0)": how every error names what is at fault.
-std::string ActorLabel(const proto::ActorDef& actor);
-std::string RegisterLabel(const proto::RegisterDef& register_def);
-
-// steps * pieces_per_step.
-int64_t TotalPieces(const proto::Plan& plan);
+// All five checks below, in order.
+Status CheckPlanInvariants(const proto::Plan& plan);
 
 // 1. The schedule is positive; device, register and actor ids equal their index; every id the
 //    plan mentions exists; actor names are non-empty and unique.
@@ -39,7 +39,7 @@ Status CheckPhases(const proto::Plan& plan);
 //    workspaces and actor state do not overlap and end within planned_bytes.
 Status CheckArenaLayout(const proto::Plan& plan);
 
-}  // namespace actors
+}  // namespace plan
 }  // namespace softwire
 
-#endif  // SOFTWIRE_ACTORS_PLAN_INVARIANTS_H_
+#endif  // SOFTWIRE_PLAN_PLAN_INVARIANTS_H_

@@ -1,24 +1,15 @@
-#include "actors/plan_invariants.h"
+#include "plan/plan_invariants.h"
 
 #include <algorithm>
 #include <set>
+#include <string>
 #include <vector>
 
+#include "plan/labels.h"
+#include "plan/steps.h"
+
 namespace softwire {
-namespace actors {
-
-std::string ActorLabel(const proto::ActorDef& actor) {
-  return "actor '" + actor.name() + "' (" + std::to_string(actor.id()) + ")";
-}
-
-std::string RegisterLabel(const proto::RegisterDef& register_def) {
-  return "register '" + register_def.name() + "' (" + std::to_string(register_def.id()) + ")";
-}
-
-int64_t TotalPieces(const proto::Plan& plan) {
-  return plan.schedule().steps() * plan.schedule().pieces_per_step();
-}
-
+namespace plan {
 namespace {
 
 bool InRange(int64_t id, int size) {
@@ -76,7 +67,89 @@ Status CheckActorIds(const proto::Plan& plan) {
   return Status::Ok();
 }
 
+// Every register's distinct readers, sorted, back to back: readers of register r are
+// ids[begin[r] .. begin[r + 1]). Plans have millions of reads; a container per register would
+// mean millions of allocations.
+struct ReaderTable {
+  std::vector<int64_t> begin;
+  std::vector<int64_t> ids;
+};
+
+ReaderTable BuildReaderTable(const proto::Plan& plan) {
+  const size_t registers = static_cast<size_t>(plan.register__size());
+  ReaderTable table;
+  table.begin.assign(registers + 1, 0);
+  for (const proto::ActorDef& a : plan.actor()) {
+    for (int64_t r : a.input_register()) ++table.begin[static_cast<size_t>(r) + 1];
+  }
+  for (size_t r = 0; r < registers; ++r) table.begin[r + 1] += table.begin[r];
+  table.ids.resize(static_cast<size_t>(table.begin.back()));
+  std::vector<int64_t> filled(table.begin.begin(), table.begin.end() - 1);
+  for (const proto::ActorDef& a : plan.actor()) {
+    for (int64_t r : a.input_register()) table.ids[filled[static_cast<size_t>(r)]++] = a.id();
+  }
+  // Sort and drop repeats (mul(x, x) reads x twice but is one consumer), compacting in place.
+  int64_t out = 0;
+  for (size_t r = 0; r < registers; ++r) {
+    auto first = table.ids.begin() + table.begin[r];
+    auto last = table.ids.begin() + table.begin[r + 1];
+    std::sort(first, last);
+    last = std::unique(first, last);
+    table.begin[r] = out;
+    out = std::copy(first, last, table.ids.begin() + out) - table.ids.begin();
+  }
+  table.begin[registers] = out;
+  table.ids.resize(static_cast<size_t>(out));
+  return table;
+}
+
+// The register's consumer list against its readers (both sorted, `listed` without repeats).
+Status CompareConsumers(const proto::Plan& plan, const proto::RegisterDef& r,
+                        const std::vector<int64_t>& listed, const int64_t* readers,
+                        const int64_t* readers_end) {
+  for (int64_t consumer : listed) {
+    if (!std::binary_search(readers, readers_end, consumer)) {
+      return Invalid(RegisterLabel(r), "lists consumer " + ActorLabel(plan.actor(consumer)) +
+                                           ", which does not read it");
+    }
+  }
+  for (const int64_t* reader = readers; reader != readers_end; ++reader) {
+    if (!std::binary_search(listed.begin(), listed.end(), *reader)) {
+      return Invalid(RegisterLabel(r), "is read by " + ActorLabel(plan.actor(*reader)) +
+                                           ", which its consumer list lacks");
+    }
+  }
+  return Status::Ok();
+}
+
+// Per actor: no register written twice, none read that it writes. Actors write a handful of
+// registers, so a scan of its outputs beats any set.
+Status CheckOwnRegisters(const proto::Plan& plan, const proto::ActorDef& a) {
+  const auto& outputs = a.output_register();
+  for (int i = 0; i < outputs.size(); ++i) {
+    if (std::find(outputs.begin(), outputs.begin() + i, outputs[i]) != outputs.begin() + i) {
+      return Invalid(ActorLabel(a),
+                     "writes " + RegisterLabel(plan.register_(outputs[i])) + " twice");
+    }
+  }
+  for (int64_t r : a.input_register()) {
+    if (std::find(outputs.begin(), outputs.end(), r) != outputs.end()) {
+      return Invalid(ActorLabel(a),
+                     "reads " + RegisterLabel(plan.register_(r)) + ", which it writes itself");
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace
+
+Status CheckPlanInvariants(const proto::Plan& plan) {
+  SOFTWIRE_RETURN_IF_ERROR(CheckIds(plan));
+  SOFTWIRE_RETURN_IF_ERROR(CheckProducersAndConsumers(plan));
+  SOFTWIRE_RETURN_IF_ERROR(CheckPeriods(plan));
+  SOFTWIRE_RETURN_IF_ERROR(CheckPhases(plan));
+  return CheckArenaLayout(plan);
+}
 
 Status CheckIds(const proto::Plan& plan) {
   if (plan.schedule().steps() < 1 || plan.schedule().pieces_per_step() < 1) {
@@ -86,7 +159,7 @@ Status CheckIds(const proto::Plan& plan) {
   }
   for (int i = 0; i < plan.device_size(); ++i) {
     if (plan.device(i).id() != i) {
-      return InvalidArgumentError("device '" + plan.device(i).node() + "/" + plan.device(i).name() +
+      return InvalidArgumentError("device '" + DeviceName(plan.device(i)) +
                                   "': id must equal its index " + std::to_string(i));
     }
   }
@@ -110,54 +183,40 @@ Status CheckIds(const proto::Plan& plan) {
 }
 
 Status CheckProducersAndConsumers(const proto::Plan& plan) {
-  const int register_count = plan.register__size();
-  std::vector<std::vector<int64_t>> writers(register_count);
-  std::vector<std::set<int64_t>> readers(register_count);
+  const size_t register_count = static_cast<size_t>(plan.register__size());
+  std::vector<int> writer_count(register_count, 0);
+  std::vector<int64_t> first_writer(register_count, -1);
   for (const proto::ActorDef& a : plan.actor()) {
-    std::set<int64_t> written;
+    SOFTWIRE_RETURN_IF_ERROR(CheckOwnRegisters(plan, a));
     for (int64_t r : a.output_register()) {
-      if (!written.insert(r).second) {
-        return Invalid(ActorLabel(a), "writes " + RegisterLabel(plan.register_(r)) + " twice");
-      }
-      writers[r].push_back(a.id());
-    }
-    for (int64_t r : a.input_register()) {
-      if (written.count(r)) {
-        return Invalid(ActorLabel(a),
-                       "reads " + RegisterLabel(plan.register_(r)) + ", which it writes itself");
-      }
-      readers[r].insert(a.id());
+      if (writer_count[static_cast<size_t>(r)]++ == 0)
+        first_writer[static_cast<size_t>(r)] = a.id();
     }
   }
+  const ReaderTable readers = BuildReaderTable(plan);
+  std::vector<int64_t> listed;
   for (const proto::RegisterDef& r : plan.register_()) {
-    const std::vector<int64_t>& producers = writers[r.id()];
-    if (producers.size() != 1) {
+    const size_t id = static_cast<size_t>(r.id());
+    if (writer_count[id] != 1) {
       return Invalid(RegisterLabel(r),
-                     "must have exactly one producer, has " + std::to_string(producers.size()));
+                     "must have exactly one producer, has " + std::to_string(writer_count[id]));
     }
-    if (producers[0] != r.producer()) {
+    if (first_writer[id] != r.producer()) {
       return Invalid(RegisterLabel(r), "names actor " + std::to_string(r.producer()) +
                                            " as producer, but " +
-                                           ActorLabel(plan.actor(producers[0])) + " writes it");
+                                           ActorLabel(plan.actor(first_writer[id])) + " writes it");
     }
-    std::set<int64_t> listed;
-    for (const proto::RegisterConsumer& consumer : r.consumer()) {
-      if (!listed.insert(consumer.actor()).second) {
-        return Invalid(RegisterLabel(r),
-                       "lists consumer " + ActorLabel(plan.actor(consumer.actor())) + " twice");
-      }
-      if (!readers[r.id()].count(consumer.actor())) {
-        return Invalid(RegisterLabel(r), "lists consumer " +
-                                             ActorLabel(plan.actor(consumer.actor())) +
-                                             ", which does not read it");
-      }
+    listed.clear();
+    for (const proto::RegisterConsumer& consumer : r.consumer()) listed.push_back(consumer.actor());
+    std::sort(listed.begin(), listed.end());
+    auto repeat = std::adjacent_find(listed.begin(), listed.end());
+    if (repeat != listed.end()) {
+      return Invalid(RegisterLabel(r),
+                     "lists consumer " + ActorLabel(plan.actor(*repeat)) + " twice");
     }
-    for (int64_t reader : readers[r.id()]) {
-      if (!listed.count(reader)) {
-        return Invalid(RegisterLabel(r), "is read by " + ActorLabel(plan.actor(reader)) +
-                                             ", which its consumer list lacks");
-      }
-    }
+    SOFTWIRE_RETURN_IF_ERROR(CompareConsumers(plan, r, listed,
+                                              readers.ids.data() + readers.begin[id],
+                                              readers.ids.data() + readers.begin[id + 1]));
   }
   return Status::Ok();
 }
@@ -217,5 +276,5 @@ Status CheckPhases(const proto::Plan& plan) {
   return Status::Ok();
 }
 
-}  // namespace actors
+}  // namespace plan
 }  // namespace softwire

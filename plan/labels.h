@@ -1,0 +1,38 @@
+// How every message of softwire names what it is about: "actor 'relu'", "register 'x'", with
+// the id when the reader needs it to find the entry in a plan dump ("actor 'relu' (2)").
+//
+// Pure functions of their arguments; thread-safe.
+#ifndef SOFTWIRE_PLAN_LABELS_H_
+#define SOFTWIRE_PLAN_LABELS_H_
+
+#include <cstdint>
+#include <string>
+
+#include "proto/plan.pb.h"
+
+namespace softwire {
+namespace plan {
+
+// "actor 'relu'".
+std::string ActorLabel(const std::string& name);
+// "actor 'relu' (2)".
+std::string ActorLabel(const std::string& name, int64_t id);
+// "actor 'relu' (2)": name and id of `actor`.
+std::string ActorLabel(const proto::ActorDef& actor);
+
+// "register 'x'".
+std::string RegisterLabel(const std::string& name);
+// "register 'x' (0)".
+std::string RegisterLabel(const std::string& name, int64_t id);
+// "register 'x' (0)": name and id of `register_def`.
+std::string RegisterLabel(const proto::RegisterDef& register_def);
+
+// "node0/cpu:0" (the name alone when the device has no node).
+std::string DeviceName(const proto::PlanDevice& device);
+// "device 0 (node0/cpu:0)".
+std::string DeviceLabel(const proto::PlanDevice& device);
+
+}  // namespace plan
+}  // namespace softwire
+
+#endif  // SOFTWIRE_PLAN_LABELS_H_

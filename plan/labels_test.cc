@@ -1,0 +1,36 @@
+// Messages name actors, registers and devices one way everywhere.
+#include "plan/labels.h"
+
+#include <gtest/gtest.h>
+
+namespace softwire {
+namespace plan {
+namespace {
+
+TEST(LabelsTest, NamesActorsAndRegistersWithOrWithoutTheirId) {
+  proto::ActorDef actor;
+  actor.set_name("relu");
+  actor.set_id(2);
+  EXPECT_EQ(ActorLabel(actor), "actor 'relu' (2)");
+  EXPECT_EQ(ActorLabel("relu"), "actor 'relu'");
+  proto::RegisterDef register_def;
+  register_def.set_name("x");
+  EXPECT_EQ(RegisterLabel(register_def), "register 'x' (0)");
+  EXPECT_EQ(RegisterLabel("x"), "register 'x'");
+  EXPECT_EQ(RegisterLabel("x", 7), "register 'x' (7)");
+}
+
+TEST(LabelsTest, NamesADeviceByNodeAndName) {
+  proto::PlanDevice device;
+  device.set_id(1);
+  device.set_node("node0");
+  device.set_name("cpu:0");
+  EXPECT_EQ(DeviceName(device), "node0/cpu:0");
+  EXPECT_EQ(DeviceLabel(device), "device 1 (node0/cpu:0)");
+  device.clear_node();
+  EXPECT_EQ(DeviceName(device), "cpu:0");
+}
+
+}  // namespace
+}  // namespace plan
+}  // namespace softwire

@@ -1,0 +1,59 @@
+// The plan invariants accept a valid two-node plan and name what is at fault in a broken one.
+// actors/actor_description_test.cc checks every invariant's message through DescribeActors.
+#include "plan/plan_invariants.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "plan/testing/two_node_plan.h"
+
+namespace softwire {
+namespace plan {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::string ErrorOf(const proto::Plan& plan) {
+  Status status = CheckPlanInvariants(plan);
+  EXPECT_EQ(status.code(), StatusCode::kInvalidArgument) << status;
+  return status.message();
+}
+
+TEST(PlanInvariantsTest, AcceptsAValidPlan) {
+  const proto::Plan plan = testing::TwoNodePlan();
+  EXPECT_TRUE(CheckPlanInvariants(plan).ok()) << CheckPlanInvariants(plan);
+}
+
+TEST(PlanInvariantsTest, NamesAReaderMissingFromTheConsumerList) {
+  proto::Plan plan = testing::TwoNodePlan();
+  plan.mutable_actor(4)->add_input_register(2);  // sink reads y, which does not list it.
+  EXPECT_THAT(ErrorOf(plan), HasSubstr("register 'y' (2): is read by actor 'sink' (4), which its "
+                                       "consumer list lacks"));
+}
+
+TEST(PlanInvariantsTest, ARepeatedInputIsOneConsumer) {
+  proto::Plan plan = testing::TwoNodePlan();
+  plan.mutable_actor(3)->add_input_register(2);  // relu(y, y).
+  EXPECT_TRUE(CheckPlanInvariants(plan).ok()) << CheckPlanInvariants(plan);
+  plan.mutable_register_(2)->add_consumer()->set_actor(3);
+  EXPECT_THAT(ErrorOf(plan), HasSubstr("register 'y' (2): lists consumer actor 'relu' (3) twice"));
+}
+
+TEST(PlanInvariantsTest, NamesTheDeviceWhoseArenaOverlaps) {
+  proto::Plan plan = testing::TwoNodePlan();
+  plan.mutable_register_(3)->set_offset(4);  // z over y's second slot.
+  EXPECT_THAT(ErrorOf(plan), HasSubstr("device 1 (node1/cpu:0): register 'y' (2) slots [0, 8) "
+                                       "overlaps register 'z' (3) slots [4, 12)"));
+}
+
+TEST(PlanInvariantsTest, NamesAnActorWritingARegisterWithAShorterPeriod) {
+  proto::Plan plan = testing::TwoNodePlan();
+  plan.mutable_actor(1)->set_period(2);
+  plan.mutable_actor(1)->set_firings(1);
+  EXPECT_THAT(ErrorOf(plan), HasSubstr("actor 'send' (1): reads register 'x' (0) with period 1, "
+                                       "which its period 2 does not divide"));
+}
+
+}  // namespace
+}  // namespace plan
+}  // namespace softwire
