@@ -31,11 +31,9 @@ FLOPS_PER_STEP = 6 * BATCH * PARAMETERS
 ALL_SETTINGS = [(1, 2), (2, 1), (2, 2), (1, 1)]
 
 
-def measure(torch_threads, steps, repeats, warmup):
-    """Runs in the worker process: samples/s of each timed run."""
-    import torch
-    torch.set_num_threads(torch_threads)
-    torch.manual_seed(0)
+def build_step(torch):
+    """The model, one synthetic batch and the optimizer; returns step(), which trains one step
+    and returns the loss tensor."""
     layers = []
     for a, b in zip(LAYERS, LAYERS[1:]):
         layers += [torch.nn.Linear(a, b), torch.nn.ReLU()]
@@ -52,6 +50,15 @@ def measure(torch_threads, steps, repeats, warmup):
         optimizer.step()
         return loss
 
+    return step
+
+
+def measure(torch_threads, steps, repeats, warmup):
+    """Runs in the worker process: samples/s of each timed run."""
+    import torch
+    torch.set_num_threads(torch_threads)
+    torch.manual_seed(0)
+    step = build_step(torch)
     for _ in range(warmup):
         step()
     rates = []
