@@ -19,6 +19,8 @@ ScopedThreadName::ScopedThreadName(std::string_view name) : previous_(CurrentThr
   NameCurrentThread(name);
 }
 
-ScopedThreadName::~ScopedThreadName() { NameCurrentThread(previous_); }
+ScopedThreadName::~ScopedThreadName() {
+  NameCurrentThread(previous_);
+}
 
 }  // namespace softwire

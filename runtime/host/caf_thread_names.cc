@@ -2,8 +2,8 @@
 
 #include <string>
 
-#include "base/thread_name.h"
 #include "base/thread_affinity.h"
+#include "base/thread_name.h"
 
 namespace softwire {
 namespace runtime {

@@ -9,23 +9,21 @@
 // pool (RunOptions::blas_threads 2, the default before), its worker ran 45% of the window in
 // sched_yield and products, and the device's second thread 9%: three threads on two cores.
 #include <gtest/gtest.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <set>
 #include <string>
 #include <thread>
-
-#include <sys/syscall.h>
-#include <unistd.h>
-
-#include <filesystem>
-#include <functional>
 
 #include "compiler/compiler.h"
 #include "runtime/host/job_runner.h"
@@ -113,15 +111,16 @@ TEST(ComputeThreadsTest, NoMoreThreadsUseCpuTimeThanTheDeviceHasKernelThreads) {
     std::string report;
     for (const auto& [id, sample] : after) {
       auto earlier = before.find(id);
-      const int64_t ran_ns = sample.on_cpu_ns - (earlier == before.end() ? 0 : earlier->second.on_cpu_ns);
+      const int64_t ran_ns =
+          sample.on_cpu_ns - (earlier == before.end() ? 0 : earlier->second.on_cpu_ns);
       report += "  " + sample.name + ": " + std::to_string(ran_ns / 1000000) + " ms\n";
       if (ran_ns * 50 > std::chrono::nanoseconds(kWindow).count()) ++busy;
     }
     EXPECT_GE(busy, 1) << "nothing ran while the job trained:\n" << report;
-    EXPECT_LE(busy, kernel_threads) << "threads on a core over " << kWindow.count()
-                                    << " ms of training (device has " << kernel_threads
-                                    << " kernel threads):\n"
-                                    << report;
+    EXPECT_LE(busy, kernel_threads)
+        << "threads on a core over " << kWindow.count() << " ms of training (device has "
+        << kernel_threads << " kernel threads):\n"
+        << report;
   });
 }
 
@@ -133,8 +132,8 @@ TEST(ComputeThreadsTest, EveryThreadTheEngineStartsIsNamedForWhatItIs) {
     for (const auto& [id, sample] : SampleThreads()) {
       if (id == static_cast<int64_t>(getpid()) || id == runner_id) continue;  // The test's.
       names.insert(sample.name);
-      EXPECT_EQ(sample.name.rfind("sw:", 0), 0u) << "thread " << id << " is named '" << sample.name
-                                                 << "'";
+      EXPECT_EQ(sample.name.rfind("sw:", 0), 0u)
+          << "thread " << id << " is named '" << sample.name << "'";
     }
     // The device's second kernel thread and CAF's worker, at least, on a 2-core machine.
     if (std::thread::hardware_concurrency() >= 2) {
