@@ -7,7 +7,7 @@
 //
 // One thread serves every sim queue of the job: a heap of deadlines (one per busy queue). It
 // sleeps until shortly before the earliest deadline, spins the rest of the way (a sleeping
-// thread wakes tens of microseconds late on this VM, shared/ANCHORS.md), then completes the
+// thread wakes tens of microseconds late on this VM, docs/MACHINE.md), then completes the
 // launch: it runs the sim kernel (nothing, or a sink's report), starts the queue's next waiting
 // launch at the very deadline (so lateness never accumulates on a device), and reports the
 // completion to the LaunchListener (a LaunchDone message to the actor). Before it spins toward a

@@ -1,7 +1,7 @@
 // SpinningWorkSharing: CAF's `sharing` scheduler policy (one central job queue), except that
 // a worker that finds the queue empty spins for a while before it sleeps on the condition
 // variable. On this VM a sleeping worker takes ~5-80 us to wake after a cross-thread enqueue
-// (shared/ANCHORS.md); a spinning one ~0.1 us. Used for plans with `sim` devices, whose timer
+// (docs/MACHINE.md); a spinning one ~0.1 us. Used for plans with `sim` devices, whose timer
 // thread (sim_clock.h) wakes a worker shortly before each completion so that the completion is
 // handled at once; see docs/RUNTIME.md ("Sim devices") for the measurements behind it.
 //
