@@ -6,7 +6,8 @@
 //   - inline: the queue was idle and ran the kernel right away on the calling thread (the cpu
 //     strand). The caller continues its protocol synchronously, then calls ReleaseInline();
 //   - deferred: the queue accepted the launch and later reports its completion, from any
-//     thread, to the LaunchListener (a busy cpu strand; later, sim timers and cuda events).
+//     thread, to the LaunchListener (a busy cpu strand, a sim device's timer thread; cuda
+//     events once that device exists).
 //
 //   Status kernel_status;
 //   if (queue->Launch(request, &kernel_status) == DeviceQueue::Outcome::kRanInline) {
