@@ -43,69 +43,70 @@ struct TraceShape {
   std::map<int64_t, std::vector<FlowEnd>> finishes;
 };
 
-Status CheckCompleteEvent(const JsonValue& event, size_t i, int64_t start, TraceShape* shape) {
-  const JsonValue* dur = event.Find("dur");
+Status CheckCompleteEvent(const Json& event, size_t i, int64_t start, TraceShape* shape) {
+  const Json* dur = Find(event, "dur");
   if (dur == nullptr || !dur->is_number()) {
     return FailedPreconditionError(At(i) + " is an X event without a numeric dur");
   }
-  if (dur->number() < 0) return FailedPreconditionError(At(i) + " has a negative dur");
-  const int64_t pid = event.IntOr("pid", 0);
-  const int64_t tid = event.IntOr("tid", 0);
-  shape->threads[{pid, tid}].push_back(Interval{start, start + Nanos(dur->number()), i});
+  if (dur->get<double>() < 0) return FailedPreconditionError(At(i) + " has a negative dur");
+  const int64_t pid = IntOr(event, "pid", 0);
+  const int64_t tid = IntOr(event, "tid", 0);
+  shape->threads[{pid, tid}].push_back(Interval{start, start + Nanos(dur->get<double>()), i});
   return Status::Ok();
 }
 
-Status CheckCounterEvent(const JsonValue& event, size_t i) {
-  const JsonValue* args = event.Find("args");
-  if (args == nullptr || !args->is_object() || args->members().empty()) {
+Status CheckCounterEvent(const Json& event, size_t i) {
+  const Json* args = Find(event, "args");
+  if (args == nullptr || !args->is_object() || args->empty()) {
     return FailedPreconditionError(At(i) + " is a counter without args");
   }
-  for (const auto& member : args->members()) {
-    if (!member.second.is_number()) {
+  for (const Json& value : *args) {
+    if (!value.is_number()) {
       return FailedPreconditionError(At(i) + " has a non-numeric counter value");
     }
   }
   return Status::Ok();
 }
 
-Status CheckFlowEvent(const JsonValue& event, size_t i, const std::string& phase, int64_t ts,
+Status CheckFlowEvent(const Json& event, size_t i, const std::string& phase, int64_t ts,
                       TraceShape* shape) {
-  const JsonValue* id = event.Find("id");
+  const Json* id = Find(event, "id");
   if (id == nullptr || !(id->is_number() || id->is_string())) {
     return FailedPreconditionError(At(i) + " is a flow event without an id");
   }
-  const int64_t key = id->is_number()
-                          ? event.IntOr("id", 0)
-                          : static_cast<int64_t>(std::hash<std::string>()(id->string()));
-  if (phase == "f" && event.StringOr("bp", "") != "e") {
+  const int64_t key =
+      id->is_number()
+          ? IntOr(event, "id", 0)
+          : static_cast<int64_t>(std::hash<std::string>()(id->get_ref<const std::string&>()));
+  if (phase == "f" && StringOr(event, "bp", "") != "e") {
     return FailedPreconditionError(At(i) + " is a flow end not bound to its enclosing slice");
   }
-  const FlowEnd end{event.IntOr("pid", 0), event.IntOr("tid", 0), ts, i};
+  const FlowEnd end{IntOr(event, "pid", 0), IntOr(event, "tid", 0), ts, i};
   (phase == "s" ? shape->starts : shape->finishes)[key].push_back(end);
   return Status::Ok();
 }
 
 // Checks event `i` on its own, counts it, and records what the checks across events need.
-Status CheckEvent(const JsonValue& event, size_t i, TraceShape* shape, ChromeTraceCounts* counts) {
+Status CheckEvent(const Json& event, size_t i, TraceShape* shape, ChromeTraceCounts* counts) {
   if (!event.is_object()) return FailedPreconditionError(At(i) + " is not an object");
-  const std::string phase = event.StringOr("ph", "");
+  const std::string phase = StringOr(event, "ph", "");
   if (phase.empty()) return FailedPreconditionError(At(i) + " has no ph");
   if (phase == "M") {
     ++counts->metadata_events;
     return Status::Ok();
   }
-  const JsonValue* ts = event.Find("ts");
+  const Json* ts = Find(event, "ts");
   if (ts == nullptr || !ts->is_number()) {
     return FailedPreconditionError(At(i) + " (" + phase + ") has no numeric ts");
   }
   if (phase == "X") {
-    SOFTWIRE_RETURN_IF_ERROR(CheckCompleteEvent(event, i, Nanos(ts->number()), shape));
+    SOFTWIRE_RETURN_IF_ERROR(CheckCompleteEvent(event, i, Nanos(ts->get<double>()), shape));
     ++counts->complete_events;
   } else if (phase == "C") {
     SOFTWIRE_RETURN_IF_ERROR(CheckCounterEvent(event, i));
     ++counts->counter_events;
   } else if (phase == "s" || phase == "f") {
-    SOFTWIRE_RETURN_IF_ERROR(CheckFlowEvent(event, i, phase, Nanos(ts->number()), shape));
+    SOFTWIRE_RETURN_IF_ERROR(CheckFlowEvent(event, i, phase, Nanos(ts->get<double>()), shape));
   }
   return Status::Ok();
 }
@@ -171,15 +172,15 @@ Status CheckFlows(const TraceShape& shape, ChromeTraceCounts* counts) {
 }  // namespace
 
 StatusOr<ChromeTraceCounts> CheckChromeTrace(const std::string& text) {
-  StatusOr<JsonValue> parsed = ParseJson(text);
+  StatusOr<Json> parsed = ParseJson(text);
   if (!parsed.ok()) return FailedPreconditionError("not JSON: " + parsed.status().message());
-  const JsonValue* events = parsed->Find("traceEvents");
+  const Json* events = Find(*parsed, "traceEvents");
   if (events == nullptr || !events->is_array()) {
     return FailedPreconditionError("no traceEvents array");
   }
   ChromeTraceCounts counts;
   TraceShape shape;
-  const std::vector<JsonValue>& list = events->array();
+  const Json& list = *events;
   for (size_t i = 0; i < list.size(); ++i) {
     SOFTWIRE_RETURN_IF_ERROR(CheckEvent(list[i], i, &shape, &counts));
   }

@@ -9,7 +9,8 @@
 //   build/bench/trace/trace_file_bench --steps 100 --repeats 3
 //
 // Prints the file's size and event counts, then the median seconds and MB/s of each of the
-// three over the repeats.
+// three over the repeats; last, the firing events alone written with trace/json.h's append
+// helpers and built as nlohmann::ordered_json and dumped, the choice trace/json.h records.
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -23,6 +24,7 @@
 
 #include "trace/chrome_trace.h"
 #include "trace/chrome_trace_check.h"
+#include "trace/json.h"
 #include "trace/testing/synthetic_traces.h"
 
 namespace softwire {
@@ -51,6 +53,76 @@ long PeakResidentMiB() {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   return usage.ru_maxrss / 1024;  // Linux reports KiB.
+}
+
+// The firing events of ExportChromeTrace (their main fields), written both ways.
+void CompareWriters(const trace::TraceModel& model, int repeats) {
+  size_t hand_bytes = 0;
+  const double hand_seconds = MedianSeconds(repeats, [&] {
+    std::string out;
+    for (const trace::FiringRecord& firing : model.firings) {
+      const trace::ActorFacts& actor = model.plan.actors[static_cast<size_t>(firing.actor)];
+      out.append("{\"name\":");
+      trace::AppendJsonString(&out, actor.name);
+      out.append(",\"cat\":");
+      trace::AppendJsonString(&out, actor.kind);
+      out.append(",\"ph\":\"X\",\"pid\":");
+      trace::AppendInt(&out, actor.device + 1);
+      out.append(",\"tid\":");
+      trace::AppendInt(&out, actor.queue);
+      out.append(",\"ts\":");
+      trace::AppendMicros(&out, firing.start);
+      out.append(",\"dur\":");
+      trace::AppendMicros(&out, firing.end - firing.start);
+      out.append(",\"args\":{\"actor\":");
+      trace::AppendInt(&out, firing.actor);
+      out.append(",\"op\":");
+      trace::AppendJsonString(&out, actor.op_type);
+      out.append(",\"firing\":");
+      trace::AppendInt(&out, firing.firing);
+      out.append(",\"reads\":");
+      trace::AppendIntArray(&out, actor.inputs);
+      out.append(",\"writes\":");
+      trace::AppendIntArray(&out, actor.outputs);
+      out.append(",\"queued_us\":");
+      trace::AppendMicros(&out, firing.start - firing.launch);
+      out.append(",\"cause_actor\":");
+      trace::AppendInt(&out, firing.cause.actor);
+      out.append("}},\n");
+    }
+    hand_bytes = out.size();
+  });
+  size_t dumped_bytes = 0;
+  const double dumped_seconds = MedianSeconds(repeats, [&] {
+    std::string out;
+    for (const trace::FiringRecord& firing : model.firings) {
+      const trace::ActorFacts& actor = model.plan.actors[static_cast<size_t>(firing.actor)];
+      trace::Json event;
+      event["name"] = actor.name;
+      event["cat"] = actor.kind;
+      event["ph"] = "X";
+      event["pid"] = actor.device + 1;
+      event["tid"] = actor.queue;
+      event["ts"] = static_cast<double>(firing.start) / 1000.0;
+      event["dur"] = static_cast<double>(firing.end - firing.start) / 1000.0;
+      trace::Json& args = event["args"];
+      args["actor"] = firing.actor;
+      args["op"] = actor.op_type;
+      args["firing"] = firing.firing;
+      args["reads"] = actor.inputs;
+      args["writes"] = actor.outputs;
+      args["queued_us"] = static_cast<double>(firing.start - firing.launch) / 1000.0;
+      args["cause_actor"] = firing.cause.actor;
+      out += event.dump();
+      out += ",\n";
+    }
+    dumped_bytes = out.size();
+  });
+  std::printf(
+      "%zu firing events: append helpers %.3f s (%.0f MB/s); nlohmann dump %.3f s "
+      "(%.0f MB/s)\n",
+      model.firings.size(), hand_seconds, static_cast<double>(hand_bytes) / 1e6 / hand_seconds,
+      dumped_seconds, static_cast<double>(dumped_bytes) / 1e6 / dumped_seconds);
 }
 
 int Main(int argc, char** argv) {
@@ -103,6 +175,7 @@ int Main(int argc, char** argv) {
   });
   std::printf("check (whole document): %.3f s (%.0f MB/s); peak RSS %ld MiB\n", check_seconds,
               megabytes / check_seconds, PeakResidentMiB());
+  CompareWriters(*model, setting.repeats);
   return 0;
 }
 
