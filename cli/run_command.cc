@@ -4,10 +4,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/file.h"
@@ -190,6 +192,133 @@ void PrintHeader(const proto::Plan& plan) {
   std::fflush(stdout);
 }
 
+// Prints "softwire run: MESSAGE" to stderr and returns `exit_code`.
+int Fail(const std::string& message, int exit_code) {
+  std::fprintf(stderr, "softwire run: %s\n", message.c_str());
+  return exit_code;
+}
+
+// Reads and compiles the job at `job_path` into `plan`, then checks that every output can be
+// written. Returns the exit code to end with when one of them failed.
+std::optional<int> CompileForRun(const std::string& job_path, const RunFlags& flags,
+                                 compiler::CompileOptions* compile_options, proto::Plan* plan) {
+  StatusOr<compiler::JobFile> job = compiler::ParseJobFile(job_path);
+  if (!job.ok()) return Fail(job.status().message(), ExitCodeFor(job.status()));
+  compile_options->steps = std::max<int64_t>(flags.steps, 0);  // 0: the job's.
+  StatusOr<proto::Plan> compiled = compiler::CompileJob(*job, *compile_options);
+  if (!compiled.ok()) return Fail(compiled.status().message(), ExitCodeFor(compiled.status()));
+  Status prepared = PrepareOutputs(flags);
+  if (!prepared.ok()) return Fail(prepared.message(), kExitBadInput);
+  *plan = std::move(*compiled);
+  return std::nullopt;
+}
+
+// The name of the plan's loss output; "" for a job without one.
+std::string LossName(const proto::Plan& plan) {
+  std::string loss_name;
+  for (const proto::PlanOutput& output : plan.output()) {
+    if (output.is_loss()) loss_name = output.name();
+  }
+  return loss_name;
+}
+
+runtime::RunOptions MakeRunOptions(const RunFlags& flags,
+                                   std::function<void(const runtime::StepResult&)> progress) {
+  runtime::RunOptions options;
+  options.stall_timeout_seconds = flags.stall_timeout;
+  options.caf.max_threads = static_cast<int>(flags.caf_threads);
+  options.caf.policy = flags.caf_policy;
+  options.kernel_threads = static_cast<int>(flags.kernel_threads);
+  options.blas_threads = static_cast<int>(flags.blas_threads);
+  options.pin_threads = flags.pin_threads;
+  if (!flags.trace.empty()) {
+    options.trace.enabled = true;
+    options.trace.event_cap = flags.trace_cap;
+    if (!flags.trace_steps.empty()) {
+      options.trace.steps = *trace::ParseStepWindow(flags.trace_steps);
+    }
+  }
+  options.progress = std::move(progress);
+  return options;
+}
+
+// Runs the loaded job into `result` while live diagnosis can ask it what every actor waits
+// for: `kill -USR1 <pid>` prints the report and the job goes on; --listen serves it to
+// `softwire diagnose`. Returns the exit code to end with when the server cannot start.
+std::optional<int> RunUnderDiagnosis(const RunFlags& flags, const proto::Plan& plan,
+                                     runtime::LoadedPlan* loaded,
+                                     StatusOr<runtime::RunResult>* result) {
+  auto describe_waits = [loaded](std::chrono::milliseconds timeout) {
+    return loaded->DescribeWaits(timeout);
+  };
+  std::unique_ptr<rpc::DiagnosticsServer> server;
+  if (!flags.listen.empty()) {
+    const std::string node = plan.device_size() > 0 ? plan.device(0).node() : "";
+    StatusOr<std::unique_ptr<rpc::DiagnosticsServer>> started =
+        rpc::DiagnosticsServer::Start(flags.listen, node, describe_waits);
+    if (!started.ok()) {
+      return Fail("--listen: " + started.status().message(), ExitCodeFor(started.status()));
+    }
+    server = std::move(*started);
+    std::fprintf(stderr, "softwire run: diagnostics on %s (softwire diagnose %s)\n",
+                 server->address().c_str(), server->address().c_str());
+    std::fflush(stderr);
+  }
+  StatusOr<std::unique_ptr<WaitStateSignal>> signal = WaitStateSignal::Install([describe_waits] {
+    StatusOr<runtime::JobWaitStates> waits = describe_waits(std::chrono::seconds(1));
+    return waits.ok() ? waits->Text(/*max_lines=*/200)
+                      : "softwire run: SIGUSR1: " + waits.status().message();
+  });
+  if (!flags.quiet) PrintHeader(plan);
+  *result = loaded->Run();
+  signal = UnavailableError("the run ended");  // Restores SIGUSR1's previous disposition.
+  return std::nullopt;
+}
+
+// "done: 10 steps in 1.23 s, 2081 samples/s, final loss 0.123456; saved 6 variables to DIR".
+void PrintDone(const RunFlags& flags, const proto::Plan& plan, const std::string& loss_name,
+               const runtime::RunResult& result) {
+  double samples = static_cast<double>(plan.schedule().steps() * plan.schedule().pieces_per_step() *
+                                       plan.schedule().micro_batch_size());
+  std::printf("done: %lld steps in %.2f s, %.0f samples/s",
+              static_cast<long long>(result.steps.size()), result.seconds,
+              result.seconds > 0 ? samples / result.seconds : 0.0);
+  if (!result.steps.empty() && !loss_name.empty()) {
+    std::printf(", final loss %.6f", result.steps.back().loss);
+  }
+  if (!flags.save.empty()) {
+    std::printf("; saved %zu variables to %s", result.variables.size(), flags.save.c_str());
+  }
+  std::printf("\n");
+}
+
+// Writes what the run leaves behind (the trace and the metrics also when it failed; the
+// variables only when it succeeded) and returns the exit code.
+int FinishRun(const RunFlags& flags, const proto::Plan& plan, const std::string& loss_name,
+              const std::string& metrics, runtime::LoadedPlan* loaded,
+              const StatusOr<runtime::RunResult>& result) {
+  if (!flags.trace.empty()) {
+    Status traced = WriteTrace(flags.trace, loaded, flags.quiet);
+    if (!traced.ok()) {
+      Fail(traced.message(), kExitRunFailed);
+      if (result.ok()) return kExitRunFailed;
+    }
+  }
+  Status written =
+      flags.metrics_out.empty() ? Status::Ok() : WriteFileAtomically(flags.metrics_out, metrics);
+  if (!result.ok()) {
+    return Fail("job '" + plan.job_name() + "' failed: " + result.status().message(),
+                kExitRunFailed);
+  }
+  if (!written.ok()) return Fail(written.message(), kExitRunFailed);
+  if (!flags.save.empty()) {
+    Status saved = SaveVariables(flags.save, result->variables);
+    if (!saved.ok()) return Fail("--save: " + saved.message(), kExitRunFailed);
+  }
+  if (!flags.quiet) PrintDone(flags, plan, loss_name, *result);
+  return kExitSuccess;
+}
+
 }  // namespace
 
 std::string RunHelp() {
@@ -236,123 +365,27 @@ int RunCommand(const std::vector<std::string>& args) {
   std::string job_path;
   if (std::optional<int> exit = ReadCommandLine(spec, args, &job_path)) return *exit;
 
-  Status status;
-  StatusOr<compiler::JobFile> job = compiler::ParseJobFile(job_path);
-  if (!job.ok()) {
-    std::fprintf(stderr, "softwire run: %s\n", job.status().message().c_str());
-    return ExitCodeFor(job.status());
+  proto::Plan plan;
+  if (std::optional<int> exit = CompileForRun(job_path, flags, &compile_options, &plan)) {
+    return *exit;
   }
-  compile_options.steps = std::max<int64_t>(flags.steps, 0);  // 0: the job's.
-  StatusOr<proto::Plan> plan = compiler::CompileJob(*job, compile_options);
-  if (!plan.ok()) {
-    std::fprintf(stderr, "softwire run: %s\n", plan.status().message().c_str());
-    return ExitCodeFor(plan.status());
-  }
-  status = PrepareOutputs(flags);
-  if (!status.ok()) {
-    std::fprintf(stderr, "softwire run: %s\n", status.message().c_str());
-    return kExitBadInput;
-  }
-
-  std::string loss_name;
-  for (const proto::PlanOutput& output : plan->output()) {
-    if (output.is_loss()) loss_name = output.name();
-  }
-  ProgressPrinter printer(stdout, plan->schedule().steps(), flags.log_every, loss_name);
+  const std::string loss_name = LossName(plan);
+  ProgressPrinter printer(stdout, plan.schedule().steps(), flags.log_every, loss_name);
   std::string metrics;
-  runtime::RunOptions options;
-  options.stall_timeout_seconds = flags.stall_timeout;
-  options.caf.max_threads = static_cast<int>(flags.caf_threads);
-  options.caf.policy = flags.caf_policy;
-  options.kernel_threads = static_cast<int>(flags.kernel_threads);
-  options.blas_threads = static_cast<int>(flags.blas_threads);
-  options.pin_threads = flags.pin_threads;
-  if (!flags.trace.empty()) {
-    options.trace.enabled = true;
-    options.trace.event_cap = flags.trace_cap;
-    if (!flags.trace_steps.empty())
-      options.trace.steps = *trace::ParseStepWindow(flags.trace_steps);
-  }
-  options.progress = [&](const runtime::StepResult& step) {
+  runtime::RunOptions options = MakeRunOptions(flags, [&](const runtime::StepResult& step) {
     metrics += MetricsJsonLine(step) + "\n";
     if (!flags.quiet) printer.OnStep(step);
-  };
-  StatusOr<std::unique_ptr<runtime::LoadedPlan>> loaded = runtime::LoadedPlan::Load(*plan, options);
-  if (!loaded.ok()) {
-    std::fprintf(stderr, "softwire run: cannot load job '%s': %s\n", plan->job_name().c_str(),
-                 loaded.status().message().c_str());
-    return ExitCodeFor(loaded.status());
-  }
-  runtime::LoadedPlan* job_to_ask = loaded->get();
-  auto describe_waits = [job_to_ask](std::chrono::milliseconds timeout) {
-    return job_to_ask->DescribeWaits(timeout);
-  };
-  std::unique_ptr<rpc::DiagnosticsServer> server;
-  if (!flags.listen.empty()) {
-    const std::string node = plan->device_size() > 0 ? plan->device(0).node() : "";
-    StatusOr<std::unique_ptr<rpc::DiagnosticsServer>> started =
-        rpc::DiagnosticsServer::Start(flags.listen, node, describe_waits);
-    if (!started.ok()) {
-      std::fprintf(stderr, "softwire run: --listen: %s\n", started.status().message().c_str());
-      return ExitCodeFor(started.status());
-    }
-    server = std::move(*started);
-    std::fprintf(stderr, "softwire run: diagnostics on %s (softwire diagnose %s)\n",
-                 server->address().c_str(), server->address().c_str());
-    std::fflush(stderr);
-  }
-  // kill -USR1 <pid> prints what every actor waits for; the job goes on.
-  StatusOr<std::unique_ptr<WaitStateSignal>> signal = WaitStateSignal::Install([describe_waits] {
-    StatusOr<runtime::JobWaitStates> waits = describe_waits(std::chrono::seconds(1));
-    return waits.ok() ? waits->Text(/*max_lines=*/200)
-                      : "softwire run: SIGUSR1: " + waits.status().message();
   });
-  if (!flags.quiet) PrintHeader(*plan);
-  StatusOr<runtime::RunResult> result = (*loaded)->Run();
-  signal = UnavailableError("the run ended");  // Restores SIGUSR1's previous disposition.
-  server.reset();
-  if (!flags.trace.empty()) {
-    Status traced = WriteTrace(flags.trace, loaded->get(), flags.quiet);
-    if (!traced.ok()) {
-      std::fprintf(stderr, "softwire run: %s\n", traced.message().c_str());
-      if (result.ok()) return kExitRunFailed;
-    }
+  StatusOr<std::unique_ptr<runtime::LoadedPlan>> loaded = runtime::LoadedPlan::Load(plan, options);
+  if (!loaded.ok()) {
+    return Fail("cannot load job '" + plan.job_name() + "': " + loaded.status().message(),
+                ExitCodeFor(loaded.status()));
   }
-
-  Status written =
-      flags.metrics_out.empty() ? Status::Ok() : WriteFileAtomically(flags.metrics_out, metrics);
-  if (!result.ok()) {
-    std::fprintf(stderr, "softwire run: job '%s' failed: %s\n", plan->job_name().c_str(),
-                 result.status().message().c_str());
-    return kExitRunFailed;
+  StatusOr<runtime::RunResult> result = UnavailableError("the run did not start");
+  if (std::optional<int> exit = RunUnderDiagnosis(flags, plan, loaded->get(), &result)) {
+    return *exit;
   }
-  if (!written.ok()) {
-    std::fprintf(stderr, "softwire run: %s\n", written.message().c_str());
-    return kExitRunFailed;
-  }
-  if (!flags.save.empty()) {
-    Status saved = SaveVariables(flags.save, result->variables);
-    if (!saved.ok()) {
-      std::fprintf(stderr, "softwire run: --save: %s\n", saved.message().c_str());
-      return kExitRunFailed;
-    }
-  }
-  if (!flags.quiet) {
-    double samples =
-        static_cast<double>(plan->schedule().steps() * plan->schedule().pieces_per_step() *
-                            plan->schedule().micro_batch_size());
-    std::printf("done: %lld steps in %.2f s, %.0f samples/s",
-                static_cast<long long>(result->steps.size()), result->seconds,
-                result->seconds > 0 ? samples / result->seconds : 0.0);
-    if (!result->steps.empty() && !loss_name.empty()) {
-      std::printf(", final loss %.6f", result->steps.back().loss);
-    }
-    if (!flags.save.empty()) {
-      std::printf("; saved %zu variables to %s", result->variables.size(), flags.save.c_str());
-    }
-    std::printf("\n");
-  }
-  return kExitSuccess;
+  return FinishRun(flags, plan, loss_name, metrics, loaded->get(), result);
 }
 
 }  // namespace cli

@@ -7,6 +7,8 @@ find_package(Protobuf REQUIRED)
 find_package(gRPC CONFIG REQUIRED)
 find_package(glog CONFIG REQUIRED)
 find_package(GTest REQUIRED)
+# Header-only: JSON reading for trace files (trace/json.h).
+find_package(nlohmann_json 3.11 CONFIG REQUIRED)
 
 # BLAS: OpenBLAS (pthreads build). docs/KERNELS.md ("BLAS: OpenBLAS or oneDNN") records why.
 find_package(OpenBLAS CONFIG QUIET)

@@ -48,12 +48,14 @@ function(softwire_check_layering)
   set_tests_properties(layering_test PROPERTIES TIMEOUT 30)
 endfunction()
 
-# softwire_add_subdirectories(dir...): adds each listed subdirectory that has a CMakeLists.txt,
-# so parts of the tree can grow independently.
+# softwire_add_subdirectories(dir...): adds each listed subdirectory. A listed folder without a
+# CMakeLists.txt is a configure error naming it, never a silently smaller build.
 function(softwire_add_subdirectories)
   foreach(directory IN LISTS ARGN)
-    if(EXISTS "${CMAKE_CURRENT_SOURCE_DIR}/${directory}/CMakeLists.txt")
-      add_subdirectory(${directory})
+    if(NOT EXISTS "${CMAKE_CURRENT_SOURCE_DIR}/${directory}/CMakeLists.txt")
+      message(FATAL_ERROR "softwire_add_subdirectories: ${CMAKE_CURRENT_SOURCE_DIR}/${directory} "
+                          "has no CMakeLists.txt; add it or remove '${directory}' from the list")
     endif()
+    add_subdirectory(${directory})
   endforeach()
 endfunction()

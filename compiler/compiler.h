@@ -1,11 +1,14 @@
 // The compiler's public entry points: job file -> Job -> Plan.
 //
-//   StatusOr<proto::Job> job = ParseJobFile("demos/mlp/mlp.pbtxt");
-//   if (!job.ok()) { std::cerr << job.status().message(); return 2; }
-//   StatusOr<proto::Plan> plan = CompileJob(*job, CompileOptions{...});
+//   StatusOr<JobFile> job_file = ParseJobFile("demos/digits/digits.pbtxt");
+//   if (!job_file.ok()) { std::cerr << job_file.status().message(); return 2; }
+//   CompileOptions options;                                 // Default: one cpu device.
+//   options.cluster = *placement::LoadClusterSpec("2cpu");  // placement/cluster_spec.h
+//   options.parallel.set_data_parallel(2);
+//   StatusOr<proto::Plan> plan = CompileJob(*job_file, options);
 //
 // Errors name the file, the line where known, the op and the field, e.g.
-//   "demos/mlp/mlp.pbtxt:14: op 'fc1': input 'x2' is not produced by any op, source or variable".
+//   "digits.pbtxt:14: op 'fc1': input 'x2' is not produced by any op, source or variable".
 // The compiler's only output is the plan; nothing here runs anything.
 #ifndef SOFTWIRE_COMPILER_COMPILER_H_
 #define SOFTWIRE_COMPILER_COMPILER_H_

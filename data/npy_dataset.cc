@@ -98,7 +98,7 @@ int64_t NpyDataset::resident_bytes() const {
 
 std::shared_ptr<const std::vector<int64_t>> NpyDataset::PermutationFor(int64_t epoch) const {
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(&mutex_);
     auto found = permutations_.find(epoch);
     if (found != permutations_.end()) return found->second;
   }
@@ -106,7 +106,7 @@ std::shared_ptr<const std::vector<int64_t>> NpyDataset::PermutationFor(int64_t e
   // same epoch, and since the result is a pure function of (seed, epoch) either copy is right.
   auto permutation =
       std::make_shared<const std::vector<int64_t>>(EpochPermutation(seed_, epoch, sample_count_));
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   auto inserted = permutations_.emplace(epoch, permutation).first;
   while (permutations_.size() > kCachedEpochs) {
     // Evict the oldest epoch, unless it is the one just asked for (a slice running far behind).

@@ -15,10 +15,10 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
+#include "base/mutex.h"
 #include "base/npy.h"
 #include "data/dataset.h"
 #include "data/source_layout.h"
@@ -52,7 +52,7 @@ class NpyDataset : public Dataset {
 
   // Permutation(seed, epoch), computed on first use and cached. The pointer is shared because
   // a Fill keeps reading a permutation that another thread may evict from the cache meanwhile.
-  std::shared_ptr<const std::vector<int64_t>> PermutationFor(int64_t epoch) const;
+  std::shared_ptr<const std::vector<int64_t>> PermutationFor(int64_t epoch) const EXCLUDES(mutex_);
 
   // Fixed after Open.
   const SourceLayout layout_;
@@ -62,8 +62,9 @@ class NpyDataset : public Dataset {
   const uint64_t seed_;
 
   // Permutation cache (shuffle only).
-  mutable std::mutex mutex_;
-  mutable std::map<int64_t, std::shared_ptr<const std::vector<int64_t>>> permutations_;
+  mutable Mutex mutex_;
+  mutable std::map<int64_t, std::shared_ptr<const std::vector<int64_t>>> permutations_
+      GUARDED_BY(mutex_);
 };
 
 // Permutation(seed, epoch) of [0, sample_count) as defined in the file comment.

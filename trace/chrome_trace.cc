@@ -268,71 +268,89 @@ void AppendWait(std::string* out, const TraceModel& model, const WaitRecord& wai
   out->append("}},\n");
 }
 
-}  // namespace
-
-std::string ExportChromeTrace(const TraceModel& model) {
-  const PlanFacts& plan = model.plan;
-  std::vector<Slice> slices;
-  const int64_t adjusted = model.adjusted_slices + LaySlices(model, &slices);
-  std::vector<const Slice*> firing_slice(model.firings.size(), nullptr);
-  for (const Slice& slice : slices) {
-    if (slice.is_firing) firing_slice[slice.index] = &slice;
-  }
-
-  std::string out;
-  out.reserve(256 * (slices.size() + model.counters.size() + 2 * model.flows.size()) + 4096);
-  out.append("{\"displayTimeUnit\":\"ns\",\n");
-  AppendOtherData(&out, model, adjusted);
-  out.append("\"traceEvents\":[\n");
-
-  // Names and order of the processes and threads.
+// Names and order of the processes (devices, then the actors' waits) and their threads.
+void AppendTrackNames(std::string* out, const PlanFacts& plan) {
   std::set<std::pair<int32_t, int32_t>> queues;
   for (const ActorFacts& actor : plan.actors) queues.insert({actor.device, actor.queue});
   for (size_t d = 0; d < plan.devices.size(); ++d) {
     const int pid = DevicePid(static_cast<int32_t>(d));
-    AppendMetadata(&out, "process_name", pid, nullptr, "name", plan.devices[d].name, 0, false);
-    AppendMetadata(&out, "process_sort_index", pid, nullptr, "sort_index", "",
+    AppendMetadata(out, "process_name", pid, nullptr, "name", plan.devices[d].name, 0, false);
+    AppendMetadata(out, "process_sort_index", pid, nullptr, "sort_index", "",
                    static_cast<int64_t>(d), true);
   }
   for (const auto& [device, queue] : queues) {
     const int64_t tid = queue;
-    AppendMetadata(&out, "thread_name", DevicePid(device), &tid, "name", QueueName(queue), 0,
-                   false);
+    AppendMetadata(out, "thread_name", DevicePid(device), &tid, "name", QueueName(queue), 0, false);
   }
   const int actors_pid = static_cast<int>(plan.devices.size()) + 1;
-  AppendMetadata(&out, "process_name", actors_pid, nullptr, "name", "actors (waits)", 0, false);
-  AppendMetadata(&out, "process_sort_index", actors_pid, nullptr, "sort_index", "",
+  AppendMetadata(out, "process_name", actors_pid, nullptr, "name", "actors (waits)", 0, false);
+  AppendMetadata(out, "process_sort_index", actors_pid, nullptr, "sort_index", "",
                  static_cast<int64_t>(plan.devices.size()), true);
   for (size_t a = 0; a < plan.actors.size(); ++a) {
     const int64_t tid = static_cast<int64_t>(a);
-    AppendMetadata(&out, "thread_name", actors_pid, &tid, "name", plan.actors[a].name, 0, false);
-    AppendMetadata(&out, "thread_sort_index", actors_pid, &tid, "sort_index", "", tid, true);
+    AppendMetadata(out, "thread_name", actors_pid, &tid, "name", plan.actors[a].name, 0, false);
+    AppendMetadata(out, "thread_sort_index", actors_pid, &tid, "sort_index", "", tid, true);
   }
+}
 
-  for (const Slice& slice : slices) {
-    if (slice.is_firing) {
-      AppendFiring(&out, model, model.firings[slice.index], slice);
-    } else {
-      AppendWait(&out, model, model.waits[slice.index], slice);
-    }
-  }
-
+// Slot occupancy of every register, one counter track per register on its device.
+void AppendCounters(std::string* out, const TraceModel& model) {
+  const PlanFacts& plan = model.plan;
   const std::vector<std::string> counter_names = CounterNames(plan);
   for (const CounterRecord& counter : model.counters) {
     const RegisterFacts& reg = plan.registers[static_cast<size_t>(counter.register_id)];
-    out.append("{\"name\":");
-    AppendJsonString(&out, counter_names[static_cast<size_t>(counter.register_id)]);
-    out.append(",\"cat\":\"slots\",\"ph\":\"C\",\"pid\":");
-    AppendInt(&out, DevicePid(reg.device));
-    out.append(",\"ts\":");
-    AppendMicros(&out, counter.time);
-    out.append(",\"args\":{\"occupied\":");
-    AppendInt(&out, counter.occupied);
-    out.append("}},\n");
+    out->append("{\"name\":");
+    AppendJsonString(out, counter_names[static_cast<size_t>(counter.register_id)]);
+    out->append(",\"cat\":\"slots\",\"ph\":\"C\",\"pid\":");
+    AppendInt(out, DevicePid(reg.device));
+    out->append(",\"ts\":");
+    AppendMicros(out, counter.time);
+    out->append(",\"args\":{\"occupied\":");
+    AppendInt(out, counter.occupied);
+    out->append("}},\n");
   }
+}
 
-  // Flow ends: a firing's record index, by (actor, firing).
-  std::map<std::pair<int32_t, int64_t>, size_t> firing_index;
+// One flow's start ("s", with the fill's facts) and end ("f"), just inside both slices: the end
+// of the producer's, the start of the consumer's.
+void AppendFlow(std::string* out, const PlanFacts& plan, const FlowRecord& flow, int64_t flow_id,
+                const Slice& source, const Slice& target) {
+  const TimeNs begin = std::max(source.start, source.end - 1);
+  const TimeNs finish = std::min(target.end, target.start + 1);
+  out->append("{\"name\":");
+  AppendJsonString(out, plan.registers[static_cast<size_t>(flow.register_id)].name);
+  out->append(",\"cat\":\"fill\",\"ph\":\"s\",\"id\":");
+  AppendInt(out, flow_id);
+  AppendTrackAndTime(out, source.pid, source.tid, begin);
+  out->append(",\"args\":{\"register_id\":");
+  AppendInt(out, flow.register_id);
+  out->append(",\"sequence\":");
+  AppendInt(out, flow.sequence);
+  out->append(",\"producer\":");
+  AppendInt(out, flow.producer);
+  out->append(",\"producer_firing\":");
+  AppendInt(out, flow.producer_firing);
+  out->append(",\"consumer\":");
+  AppendInt(out, flow.consumer);
+  out->append(",\"consumer_firing\":");
+  AppendInt(out, flow.consumer_firing);
+  out->append(",\"sent_us\":");
+  AppendMicros(out, flow.sent);
+  out->append("}},\n{\"name\":");
+  AppendJsonString(out, plan.registers[static_cast<size_t>(flow.register_id)].name);
+  out->append(",\"cat\":\"fill\",\"ph\":\"f\",\"bp\":\"e\",\"id\":");
+  AppendInt(out, flow_id);
+  AppendTrackAndTime(out, target.pid, target.tid, finish);
+  out->append("},\n");
+}
+
+// Every flow whose producer and consumer firings were both recorded, numbered from 1.
+void AppendFlows(std::string* out, const TraceModel& model, const std::vector<Slice>& slices) {
+  std::vector<const Slice*> firing_slice(model.firings.size(), nullptr);
+  for (const Slice& slice : slices) {
+    if (slice.is_firing) firing_slice[slice.index] = &slice;
+  }
+  std::map<std::pair<int32_t, int64_t>, size_t> firing_index;  // (actor, firing) -> record.
   for (size_t i = 0; i < model.firings.size(); ++i) {
     firing_index[{model.firings[i].actor, model.firings[i].firing}] = i;
   }
@@ -341,38 +359,31 @@ std::string ExportChromeTrace(const TraceModel& model) {
     auto from = firing_index.find({flow.producer, flow.producer_firing});
     auto to = firing_index.find({flow.consumer, flow.consumer_firing});
     if (from == firing_index.end() || to == firing_index.end()) continue;
-    const Slice& source = *firing_slice[from->second];
-    const Slice& target = *firing_slice[to->second];
-    ++flow_id;
-    // Just inside both slices: the end of the producer's, the start of the consumer's.
-    const TimeNs begin = std::max(source.start, source.end - 1);
-    const TimeNs finish = std::min(target.end, target.start + 1);
-    out.append("{\"name\":");
-    AppendJsonString(&out, plan.registers[static_cast<size_t>(flow.register_id)].name);
-    out.append(",\"cat\":\"fill\",\"ph\":\"s\",\"id\":");
-    AppendInt(&out, flow_id);
-    AppendTrackAndTime(&out, source.pid, source.tid, begin);
-    out.append(",\"args\":{\"register_id\":");
-    AppendInt(&out, flow.register_id);
-    out.append(",\"sequence\":");
-    AppendInt(&out, flow.sequence);
-    out.append(",\"producer\":");
-    AppendInt(&out, flow.producer);
-    out.append(",\"producer_firing\":");
-    AppendInt(&out, flow.producer_firing);
-    out.append(",\"consumer\":");
-    AppendInt(&out, flow.consumer);
-    out.append(",\"consumer_firing\":");
-    AppendInt(&out, flow.consumer_firing);
-    out.append(",\"sent_us\":");
-    AppendMicros(&out, flow.sent);
-    out.append("}},\n{\"name\":");
-    AppendJsonString(&out, plan.registers[static_cast<size_t>(flow.register_id)].name);
-    out.append(",\"cat\":\"fill\",\"ph\":\"f\",\"bp\":\"e\",\"id\":");
-    AppendInt(&out, flow_id);
-    AppendTrackAndTime(&out, target.pid, target.tid, finish);
-    out.append("},\n");
+    AppendFlow(out, model.plan, flow, ++flow_id, *firing_slice[from->second],
+               *firing_slice[to->second]);
   }
+}
+
+}  // namespace
+
+std::string ExportChromeTrace(const TraceModel& model) {
+  std::vector<Slice> slices;
+  const int64_t adjusted = model.adjusted_slices + LaySlices(model, &slices);
+  std::string out;
+  out.reserve(256 * (slices.size() + model.counters.size() + 2 * model.flows.size()) + 4096);
+  out.append("{\"displayTimeUnit\":\"ns\",\n");
+  AppendOtherData(&out, model, adjusted);
+  out.append("\"traceEvents\":[\n");
+  AppendTrackNames(&out, model.plan);
+  for (const Slice& slice : slices) {
+    if (slice.is_firing) {
+      AppendFiring(&out, model, model.firings[slice.index], slice);
+    } else {
+      AppendWait(&out, model, model.waits[slice.index], slice);
+    }
+  }
+  AppendCounters(&out, model);
+  AppendFlows(&out, model, slices);
   // Every event above ends in ",\n"; the last one must not.
   if (out.size() >= 2 && out.compare(out.size() - 2, 2, ",\n") == 0) out.resize(out.size() - 2);
   out.append("\n]}\n");

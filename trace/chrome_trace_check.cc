@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "trace/json.h"
@@ -33,71 +36,84 @@ std::string At(size_t event) {
   return "traceEvents[" + std::to_string(event) + "]";
 }
 
-}  // namespace
-
-StatusOr<ChromeTraceCounts> CheckChromeTrace(const std::string& text) {
-  StatusOr<JsonValue> parsed = ParseJson(text);
-  if (!parsed.ok()) return FailedPreconditionError("not JSON: " + parsed.status().message());
-  const JsonValue* events = parsed->Find("traceEvents");
-  if (events == nullptr || !events->is_array()) {
-    return FailedPreconditionError("no traceEvents array");
-  }
-  ChromeTraceCounts counts;
-  std::map<std::pair<int64_t, int64_t>, std::vector<Interval>> threads;
+// What the checks across events need: every thread's slices, every flow's ends by id.
+struct TraceShape {
+  std::map<std::pair<int64_t, int64_t>, std::vector<Interval>> threads;  // (pid, tid) -> slices.
   std::map<int64_t, std::vector<FlowEnd>> starts;
   std::map<int64_t, std::vector<FlowEnd>> finishes;
-  const std::vector<JsonValue>& list = events->array();
-  for (size_t i = 0; i < list.size(); ++i) {
-    const JsonValue& event = list[i];
-    if (!event.is_object()) return FailedPreconditionError(At(i) + " is not an object");
-    const std::string phase = event.StringOr("ph", "");
-    if (phase.empty()) return FailedPreconditionError(At(i) + " has no ph");
-    const int64_t pid = event.IntOr("pid", 0);
-    const int64_t tid = event.IntOr("tid", 0);
-    const JsonValue* ts = event.Find("ts");
-    if (phase != "M" && (ts == nullptr || !ts->is_number())) {
-      return FailedPreconditionError(At(i) + " (" + phase + ") has no numeric ts");
-    }
-    if (phase == "X") {
-      const JsonValue* dur = event.Find("dur");
-      if (dur == nullptr || !dur->is_number()) {
-        return FailedPreconditionError(At(i) + " is an X event without a numeric dur");
-      }
-      if (dur->number() < 0) {
-        return FailedPreconditionError(At(i) + " has a negative dur");
-      }
-      const int64_t start = Nanos(ts->number());
-      threads[{pid, tid}].push_back(Interval{start, start + Nanos(dur->number()), i});
-      ++counts.complete_events;
-    } else if (phase == "C") {
-      const JsonValue* args = event.Find("args");
-      if (args == nullptr || !args->is_object() || args->members().empty()) {
-        return FailedPreconditionError(At(i) + " is a counter without args");
-      }
-      for (const auto& member : args->members()) {
-        if (!member.second.is_number()) {
-          return FailedPreconditionError(At(i) + " has a non-numeric counter value");
-        }
-      }
-      ++counts.counter_events;
-    } else if (phase == "s" || phase == "f") {
-      const JsonValue* id = event.Find("id");
-      if (id == nullptr || !(id->is_number() || id->is_string())) {
-        return FailedPreconditionError(At(i) + " is a flow event without an id");
-      }
-      const int64_t key = id->is_number()
-                              ? event.IntOr("id", 0)
-                              : static_cast<int64_t>(std::hash<std::string>()(id->string()));
-      if (phase == "f" && event.StringOr("bp", "") != "e") {
-        return FailedPreconditionError(At(i) + " is a flow end not bound to its enclosing slice");
-      }
-      (phase == "s" ? starts : finishes)[key].push_back(FlowEnd{pid, tid, Nanos(ts->number()), i});
-    } else if (phase == "M") {
-      ++counts.metadata_events;
+};
+
+Status CheckCompleteEvent(const Json& event, size_t i, int64_t start, TraceShape* shape) {
+  const Json* dur = Find(event, "dur");
+  if (dur == nullptr || !dur->is_number()) {
+    return FailedPreconditionError(At(i) + " is an X event without a numeric dur");
+  }
+  if (dur->get<double>() < 0) return FailedPreconditionError(At(i) + " has a negative dur");
+  const int64_t pid = IntOr(event, "pid", 0);
+  const int64_t tid = IntOr(event, "tid", 0);
+  shape->threads[{pid, tid}].push_back(Interval{start, start + Nanos(dur->get<double>()), i});
+  return Status::Ok();
+}
+
+Status CheckCounterEvent(const Json& event, size_t i) {
+  const Json* args = Find(event, "args");
+  if (args == nullptr || !args->is_object() || args->empty()) {
+    return FailedPreconditionError(At(i) + " is a counter without args");
+  }
+  for (const Json& value : *args) {
+    if (!value.is_number()) {
+      return FailedPreconditionError(At(i) + " has a non-numeric counter value");
     }
   }
+  return Status::Ok();
+}
 
-  for (auto& [thread, intervals] : threads) {
+Status CheckFlowEvent(const Json& event, size_t i, const std::string& phase, int64_t ts,
+                      TraceShape* shape) {
+  const Json* id = Find(event, "id");
+  if (id == nullptr || !(id->is_number() || id->is_string())) {
+    return FailedPreconditionError(At(i) + " is a flow event without an id");
+  }
+  const int64_t key =
+      id->is_number()
+          ? IntOr(event, "id", 0)
+          : static_cast<int64_t>(std::hash<std::string>()(id->get_ref<const std::string&>()));
+  if (phase == "f" && StringOr(event, "bp", "") != "e") {
+    return FailedPreconditionError(At(i) + " is a flow end not bound to its enclosing slice");
+  }
+  const FlowEnd end{IntOr(event, "pid", 0), IntOr(event, "tid", 0), ts, i};
+  (phase == "s" ? shape->starts : shape->finishes)[key].push_back(end);
+  return Status::Ok();
+}
+
+// Checks event `i` on its own, counts it, and records what the checks across events need.
+Status CheckEvent(const Json& event, size_t i, TraceShape* shape, ChromeTraceCounts* counts) {
+  if (!event.is_object()) return FailedPreconditionError(At(i) + " is not an object");
+  const std::string phase = StringOr(event, "ph", "");
+  if (phase.empty()) return FailedPreconditionError(At(i) + " has no ph");
+  if (phase == "M") {
+    ++counts->metadata_events;
+    return Status::Ok();
+  }
+  const Json* ts = Find(event, "ts");
+  if (ts == nullptr || !ts->is_number()) {
+    return FailedPreconditionError(At(i) + " (" + phase + ") has no numeric ts");
+  }
+  if (phase == "X") {
+    SOFTWIRE_RETURN_IF_ERROR(CheckCompleteEvent(event, i, Nanos(ts->get<double>()), shape));
+    ++counts->complete_events;
+  } else if (phase == "C") {
+    SOFTWIRE_RETURN_IF_ERROR(CheckCounterEvent(event, i));
+    ++counts->counter_events;
+  } else if (phase == "s" || phase == "f") {
+    SOFTWIRE_RETURN_IF_ERROR(CheckFlowEvent(event, i, phase, Nanos(ts->get<double>()), shape));
+  }
+  return Status::Ok();
+}
+
+// The slices of one thread either nest or are disjoint.
+Status CheckSlicesNest(TraceShape* shape) {
+  for (auto& [thread, intervals] : shape->threads) {
     std::sort(intervals.begin(), intervals.end(), [](const Interval& a, const Interval& b) {
       return a.start != b.start ? a.start < b.start : a.end > b.end;
     });
@@ -112,37 +128,64 @@ StatusOr<ChromeTraceCounts> CheckChromeTrace(const std::string& text) {
       open.push_back(&interval);
     }
   }
+  return Status::Ok();
+}
 
-  auto inside_a_slice = [&threads](const FlowEnd& end) {
-    auto found = threads.find({end.pid, end.tid});
-    if (found == threads.end()) return false;
-    return std::any_of(found->second.begin(), found->second.end(),
-                       [&end](const Interval& x) { return x.start <= end.ts && end.ts <= x.end; });
-  };
-  for (const auto& [id, list_of_starts] : starts) {
-    auto finish = finishes.find(id);
-    if (list_of_starts.size() != 1 || finish == finishes.end() || finish->second.size() != 1) {
+bool InsideASlice(const TraceShape& shape, const FlowEnd& end) {
+  auto found = shape.threads.find({end.pid, end.tid});
+  if (found == shape.threads.end()) return false;
+  return std::any_of(found->second.begin(), found->second.end(),
+                     [&end](const Interval& x) { return x.start <= end.ts && end.ts <= x.end; });
+}
+
+// Every flow has one start and one end, each inside a slice of its thread, the end not before
+// the start; counts the flows.
+Status CheckFlows(const TraceShape& shape, ChromeTraceCounts* counts) {
+  for (const auto& [id, list_of_starts] : shape.starts) {
+    auto finish = shape.finishes.find(id);
+    if (list_of_starts.size() != 1 || finish == shape.finishes.end() ||
+        finish->second.size() != 1) {
       return FailedPreconditionError("flow " + std::to_string(id) +
                                      " does not have exactly one start and one end");
     }
-    if (!inside_a_slice(list_of_starts[0])) {
+    if (!InsideASlice(shape, list_of_starts[0])) {
       return FailedPreconditionError("the start of flow " + std::to_string(id) + " (" +
                                      At(list_of_starts[0].event) + ") lies in no slice");
     }
-    if (!inside_a_slice(finish->second[0])) {
+    if (!InsideASlice(shape, finish->second[0])) {
       return FailedPreconditionError("the end of flow " + std::to_string(id) + " (" +
                                      At(finish->second[0].event) + ") lies in no slice");
     }
     if (finish->second[0].ts < list_of_starts[0].ts) {
       return FailedPreconditionError("flow " + std::to_string(id) + " ends before it starts");
     }
-    ++counts.flows;
+    ++counts->flows;
   }
-  for (const auto& [id, list_of_finishes] : finishes) {
-    if (starts.find(id) == starts.end()) {
+  for (const auto& [id, list_of_finishes] : shape.finishes) {
+    if (shape.starts.find(id) == shape.starts.end()) {
       return FailedPreconditionError("flow " + std::to_string(id) + " has an end but no start");
     }
   }
+  return Status::Ok();
+}
+
+}  // namespace
+
+StatusOr<ChromeTraceCounts> CheckChromeTrace(const std::string& text) {
+  StatusOr<Json> parsed = ParseJson(text);
+  if (!parsed.ok()) return FailedPreconditionError("not JSON: " + parsed.status().message());
+  const Json* events = Find(*parsed, "traceEvents");
+  if (events == nullptr || !events->is_array()) {
+    return FailedPreconditionError("no traceEvents array");
+  }
+  ChromeTraceCounts counts;
+  TraceShape shape;
+  const Json& list = *events;
+  for (size_t i = 0; i < list.size(); ++i) {
+    SOFTWIRE_RETURN_IF_ERROR(CheckEvent(list[i], i, &shape, &counts));
+  }
+  SOFTWIRE_RETURN_IF_ERROR(CheckSlicesNest(&shape));
+  SOFTWIRE_RETURN_IF_ERROR(CheckFlows(shape, &counts));
   return counts;
 }
 

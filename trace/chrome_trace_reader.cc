@@ -17,25 +17,25 @@ namespace {
 // may come before or after the events, so names are resolved at the end.
 class TraceFileReader {
  public:
-  Status OnEvent(const JsonValue& event) {
+  Status OnEvent(const Json& event) {
     if (!event.is_object()) return DataLossError("a trace event is not an object");
-    const std::string phase = event.StringOr("ph", "");
-    const JsonValue* args = event.Find("args");
+    const std::string phase = StringOr(event, "ph", "");
+    const Json* args = Find(event, "args");
     if (phase == "X") {
       if (args == nullptr || !args->is_object()) return DataLossError("an X event has no args");
-      const JsonValue* ts = event.Find("ts");
-      const JsonValue* dur = event.Find("dur");
+      const Json* ts = Find(event, "ts");
+      const Json* dur = Find(event, "dur");
       if (ts == nullptr || !ts->is_number() || dur == nullptr || !dur->is_number()) {
         return DataLossError("an X event lacks ts or dur");
       }
-      if (dur->number() < 0) return DataLossError("an X event has a negative dur");
-      const TimeNs start = Nanos(ts->number());
-      const TimeNs end = start + Nanos(dur->number());
-      if (event.StringOr("cat", "") == "wait") {
+      if (dur->get<double>() < 0) return DataLossError("an X event has a negative dur");
+      const TimeNs start = Nanos(ts->get<double>());
+      const TimeNs end = start + Nanos(dur->get<double>());
+      if (StringOr(event, "cat", "") == "wait") {
         WaitRecord wait;
-        wait.actor = static_cast<int32_t>(args->IntOr("actor", -1));
-        wait.firing = args->IntOr("firing", 0);
-        const std::string name = event.StringOr("name", "");
+        wait.actor = static_cast<int32_t>(IntOr(*args, "actor", -1));
+        wait.firing = IntOr(*args, "firing", 0);
+        const std::string name = StringOr(event, "name", "");
         if (name == "starved") {
           wait.kind = WaitKind::kStarved;
         } else if (name == "blocked") {
@@ -45,83 +45,83 @@ class TraceFileReader {
         } else {
           return DataLossError("unknown wait '" + name + "'");
         }
-        wait.register_id = static_cast<int32_t>(args->IntOr("register_id", -1));
-        wait.sequence = args->IntOr("sequence", -1);
-        wait.waiting_on = IntList(args->Find("waiting_on"));
+        wait.register_id = static_cast<int32_t>(IntOr(*args, "register_id", -1));
+        wait.sequence = IntOr(*args, "sequence", -1);
+        wait.waiting_on = IntList(Find(*args, "waiting_on"));
         wait.start = start;
         wait.end = end;
         model_.waits.push_back(std::move(wait));
       } else {
         FiringRecord firing;
-        firing.actor = static_cast<int32_t>(args->IntOr("actor", -1));
-        firing.firing = args->IntOr("firing", -1);
+        firing.actor = static_cast<int32_t>(IntOr(*args, "actor", -1));
+        firing.firing = IntOr(*args, "firing", -1);
         if (firing.actor < 0 || firing.firing < 0) {
           return DataLossError("a firing lacks its actor or firing number");
         }
         firing.start = start;
         firing.end = end;
-        firing.launch = start - Nanos(args->NumberOr("queued_us", 0));
-        const std::string cause = args->StringOr("cause_kind", "unknown");
+        firing.launch = start - Nanos(NumberOr(*args, "queued_us", 0));
+        const std::string cause = StringOr(*args, "cause_kind", "unknown");
         firing.cause.kind = cause == "start"             ? CauseKind::kStart
                             : cause == "input"           ? CauseKind::kInput
                             : cause == "slot"            ? CauseKind::kSlot
                             : cause == "previous firing" ? CauseKind::kPreviousFiring
                                                          : CauseKind::kNone;
-        firing.cause.actor = static_cast<int32_t>(args->IntOr("cause_actor", -1));
-        firing.cause.register_id = static_cast<int32_t>(args->IntOr("cause_register", -1));
-        firing.cause.sequence = args->IntOr("cause_sequence", -1);
+        firing.cause.actor = static_cast<int32_t>(IntOr(*args, "cause_actor", -1));
+        firing.cause.register_id = static_cast<int32_t>(IntOr(*args, "cause_register", -1));
+        firing.cause.sequence = IntOr(*args, "cause_sequence", -1);
         model_.firings.push_back(firing);
       }
     } else if (phase == "C") {
       if (args == nullptr || !args->is_object()) return DataLossError("a C event has no args");
-      counters_.push_back({event.StringOr("name", ""), Nanos(event.NumberOr("ts", 0)),
-                           static_cast<int32_t>(args->IntOr("occupied", 0))});
+      counters_.push_back({StringOr(event, "name", ""), Nanos(NumberOr(event, "ts", 0)),
+                           static_cast<int32_t>(IntOr(*args, "occupied", 0))});
     } else if (phase == "s") {
       if (args == nullptr || !args->is_object()) return DataLossError("a flow has no args");
       FlowRecord flow;
-      flow.register_id = static_cast<int32_t>(args->IntOr("register_id", -1));
-      flow.sequence = args->IntOr("sequence", 0);
-      flow.producer = static_cast<int32_t>(args->IntOr("producer", -1));
-      flow.producer_firing = args->IntOr("producer_firing", 0);
-      flow.consumer = static_cast<int32_t>(args->IntOr("consumer", -1));
-      flow.consumer_firing = args->IntOr("consumer_firing", 0);
-      flow.sent = Nanos(args->NumberOr("sent_us", 0));
+      flow.register_id = static_cast<int32_t>(IntOr(*args, "register_id", -1));
+      flow.sequence = IntOr(*args, "sequence", 0);
+      flow.producer = static_cast<int32_t>(IntOr(*args, "producer", -1));
+      flow.producer_firing = IntOr(*args, "producer_firing", 0);
+      flow.consumer = static_cast<int32_t>(IntOr(*args, "consumer", -1));
+      flow.consumer_firing = IntOr(*args, "consumer_firing", 0);
+      flow.sent = Nanos(NumberOr(*args, "sent_us", 0));
       model_.flows.push_back(flow);
     }
     return Status::Ok();
   }
 
-  StatusOr<TraceModel> Finish(const JsonValue& top) {
-    const JsonValue* other = top.Find("otherData");
-    if (other == nullptr || !other->is_object() || other->StringOr("format", "") != kFormat) {
+  StatusOr<TraceModel> Finish(const Json& top) {
+    const Json* other = Find(top, "otherData");
+    if (other == nullptr || !other->is_object() || StringOr(*other, "format", "") != kFormat) {
       return DataLossError(std::string("not a softwire trace (otherData.format is not \"") +
                            kFormat + "\")");
     }
-    const JsonValue* plan = other->Find("plan");
+    const Json* plan = Find(*other, "plan");
     if (plan == nullptr) return DataLossError("otherData has no plan");
     SOFTWIRE_ASSIGN_OR_RETURN(model_.plan, PlanFactsFromJson(*plan));
     RecordingInfo& info = model_.info;
-    info.engine = other->StringOr("engine", "");
-    info.clock = other->StringOr("clock", "");
-    info.origin_ns = other->IntOr("origin_ns", 0);
-    info.event_cap = other->IntOr("event_cap", 0);
-    info.events_recorded = other->IntOr("events_recorded", 0);
-    info.events_dropped = other->IntOr("events_dropped", 0);
-    info.outcome = other->StringOr("outcome", "");
-    const std::string window = other->StringOr("step_window", "all");
+    info.engine = StringOr(*other, "engine", "");
+    info.clock = StringOr(*other, "clock", "");
+    info.origin_ns = IntOr(*other, "origin_ns", 0);
+    info.event_cap = IntOr(*other, "event_cap", 0);
+    info.events_recorded = IntOr(*other, "events_recorded", 0);
+    info.events_dropped = IntOr(*other, "events_dropped", 0);
+    info.outcome = StringOr(*other, "outcome", "");
+    const std::string window = StringOr(*other, "step_window", "all");
     if (window != "all") {
       StatusOr<StepWindow> parsed = ParseStepWindow(window);
       if (!parsed.ok()) return DataLossError("otherData.step_window: " + parsed.status().message());
       info.window = *parsed;
     }
-    if (const JsonValue* offsets = ArrayMember(*other, "clock_offsets")) {
-      for (const JsonValue& offset : offsets->array()) {
-        info.clock_offsets.push_back(NodeClockOffset{offset.StringOr("node", ""),
-                                                     offset.IntOr("offset_ns", 0),
-                                                     offset.IntOr("error_ns", 0)});
+    if (const Json* offsets = ArrayMember(*other, "clock_offsets")) {
+      for (const Json& offset : *offsets) {
+        info.clock_offsets.push_back(NodeClockOffset{StringOr(offset, "node", ""),
+                                                     IntOr(offset, "offset_ns", 0),
+                                                     IntOr(offset, "error_ns", 0)});
       }
     }
-    model_.adjusted_slices = other->IntOr("adjusted_slices", 0);
+    model_.adjusted_slices = IntOr(*other, "adjusted_slices", 0);
     SOFTWIRE_RETURN_IF_ERROR(ResolveAndCheck());
     return std::move(model_);
   }
@@ -188,8 +188,8 @@ class TraceFileReader {
 
 StatusOr<TraceModel> ParseChromeTrace(const std::string& text, const std::string& source) {
   TraceFileReader reader;
-  StatusOr<JsonValue> top = ParseJsonStreaming(
-      text, "traceEvents", [&reader](const JsonValue& event) { return reader.OnEvent(event); });
+  StatusOr<Json> top = ParseJsonStreaming(
+      text, "traceEvents", [&reader](const Json& event) { return reader.OnEvent(event); });
   if (!top.ok()) return DataLossError(source + ": " + top.status().message());
   StatusOr<TraceModel> model = reader.Finish(*top);
   if (!model.ok()) return DataLossError(source + ": " + model.status().message());

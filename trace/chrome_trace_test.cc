@@ -156,7 +156,7 @@ TEST(ChromeTraceTest, BadFilesAreRefusedAsDataLossNamingTheFile) {
     std::string text;
     std::string what;
   } cases[] = {
-      {"not json at all", "line 1, column 1"},
+      {"not json at all", "line 1, column 2"},
       {"{\"traceEvents\": []}", "not a softwire trace"},
       {replaced("softwire-trace/1", "softwire-trace/9"), "not a softwire trace"},
       {replaced("\"args\":{\"actor\":0,", "\"args\":{\"actor\":99,"), "names actor 99"},

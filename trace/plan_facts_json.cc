@@ -93,56 +93,56 @@ std::string PlanFactsToJson(const PlanFacts& facts) {
   return out;
 }
 
-StatusOr<PlanFacts> PlanFactsFromJson(const JsonValue& value) {
+StatusOr<PlanFacts> PlanFactsFromJson(const Json& value) {
   if (!value.is_object()) return DataLossError("otherData.plan is not an object");
   PlanFacts facts;
-  facts.job_name = value.StringOr("job", "");
-  facts.steps = value.IntOr("steps", 0);
-  facts.pieces_per_step = value.IntOr("pieces_per_step", 1);
-  facts.micro_batch_size = value.IntOr("micro_batch_size", 0);
-  const JsonValue* devices = ArrayMember(value, "devices");
-  const JsonValue* actors = ArrayMember(value, "actors");
-  const JsonValue* registers = ArrayMember(value, "registers");
+  facts.job_name = StringOr(value, "job", "");
+  facts.steps = IntOr(value, "steps", 0);
+  facts.pieces_per_step = IntOr(value, "pieces_per_step", 1);
+  facts.micro_batch_size = IntOr(value, "micro_batch_size", 0);
+  const Json* devices = ArrayMember(value, "devices");
+  const Json* actors = ArrayMember(value, "actors");
+  const Json* registers = ArrayMember(value, "registers");
   if (devices == nullptr || actors == nullptr || registers == nullptr) {
     return DataLossError("otherData.plan lacks its devices, actors or registers");
   }
-  for (const JsonValue& d : devices->array()) {
+  for (const Json& d : *devices) {
     DeviceFacts device;
-    device.name = d.StringOr("name", "");
-    device.node = d.StringOr("node", "");
-    device.kind = d.StringOr("kind", "");
-    device.planned_bytes = d.IntOr("planned_bytes", 0);
-    device.register_bytes = d.IntOr("register_bytes", 0);
-    device.workspace_bytes = d.IntOr("workspace_bytes", 0);
-    device.state_bytes = d.IntOr("state_bytes", 0);
+    device.name = StringOr(d, "name", "");
+    device.node = StringOr(d, "node", "");
+    device.kind = StringOr(d, "kind", "");
+    device.planned_bytes = IntOr(d, "planned_bytes", 0);
+    device.register_bytes = IntOr(d, "register_bytes", 0);
+    device.workspace_bytes = IntOr(d, "workspace_bytes", 0);
+    device.state_bytes = IntOr(d, "state_bytes", 0);
     facts.devices.push_back(std::move(device));
   }
-  for (const JsonValue& a : actors->array()) {
+  for (const Json& a : *actors) {
     ActorFacts actor;
-    actor.name = a.StringOr("name", "");
-    actor.kind = a.StringOr("kind", "");
-    actor.op_type = a.StringOr("op", "");
-    actor.device = static_cast<int32_t>(a.IntOr("device", -1));
-    actor.queue = static_cast<int32_t>(a.IntOr("queue", 0));
-    actor.stage = static_cast<int32_t>(a.IntOr("stage", 0));
-    actor.period = a.IntOr("period", 0);
-    actor.firings = a.IntOr("firings", 0);
-    actor.inputs = IntList(a.Find("inputs"));
-    actor.outputs = IntList(a.Find("outputs"));
-    actor.workspace_bytes = a.IntOr("workspace_bytes", 0);
-    actor.state_bytes = a.IntOr("state_bytes", 0);
+    actor.name = StringOr(a, "name", "");
+    actor.kind = StringOr(a, "kind", "");
+    actor.op_type = StringOr(a, "op", "");
+    actor.device = static_cast<int32_t>(IntOr(a, "device", -1));
+    actor.queue = static_cast<int32_t>(IntOr(a, "queue", 0));
+    actor.stage = static_cast<int32_t>(IntOr(a, "stage", 0));
+    actor.period = IntOr(a, "period", 0);
+    actor.firings = IntOr(a, "firings", 0);
+    actor.inputs = IntList(Find(a, "inputs"));
+    actor.outputs = IntList(Find(a, "outputs"));
+    actor.workspace_bytes = IntOr(a, "workspace_bytes", 0);
+    actor.state_bytes = IntOr(a, "state_bytes", 0);
     facts.actors.push_back(std::move(actor));
   }
-  for (const JsonValue& r : registers->array()) {
+  for (const Json& r : *registers) {
     RegisterFacts reg;
-    reg.name = r.StringOr("name", "");
-    reg.producer = static_cast<int32_t>(r.IntOr("producer", -1));
-    reg.device = static_cast<int32_t>(r.IntOr("device", -1));
-    reg.slots = static_cast<int32_t>(r.IntOr("slots", 0));
-    reg.bytes_per_slot = r.IntOr("bytes_per_slot", 0);
-    reg.period = r.IntOr("period", 0);
-    reg.consumers = IntList(r.Find("consumers"));
-    reg.phase1_consumer = static_cast<int32_t>(r.IntOr("phase1_consumer", -1));
+    reg.name = StringOr(r, "name", "");
+    reg.producer = static_cast<int32_t>(IntOr(r, "producer", -1));
+    reg.device = static_cast<int32_t>(IntOr(r, "device", -1));
+    reg.slots = static_cast<int32_t>(IntOr(r, "slots", 0));
+    reg.bytes_per_slot = IntOr(r, "bytes_per_slot", 0);
+    reg.period = IntOr(r, "period", 0);
+    reg.consumers = IntList(Find(r, "consumers"));
+    reg.phase1_consumer = static_cast<int32_t>(IntOr(r, "phase1_consumer", -1));
     facts.registers.push_back(std::move(reg));
   }
   Status checked = CheckPlanFacts(facts);

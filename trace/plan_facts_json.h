@@ -3,6 +3,7 @@
 #ifndef SOFTWIRE_TRACE_PLAN_FACTS_JSON_H_
 #define SOFTWIRE_TRACE_PLAN_FACTS_JSON_H_
 
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 
 #include "base/status.h"
@@ -11,12 +12,10 @@
 namespace softwire {
 namespace trace {
 
-class JsonValue;
-
 std::string PlanFactsToJson(const PlanFacts& facts);
 
 // DataLoss naming what is missing or inconsistent (CheckPlanFacts).
-StatusOr<PlanFacts> PlanFactsFromJson(const JsonValue& value);
+StatusOr<PlanFacts> PlanFactsFromJson(const nlohmann::ordered_json& value);
 
 }  // namespace trace
 }  // namespace softwire

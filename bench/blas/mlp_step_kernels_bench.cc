@@ -9,7 +9,7 @@
 // --blas_threads defaults to --threads (OpenBLAS threads each product itself); with 1, matmul
 // kernels split products over the runner's threads instead (matmul_kernels.cc).
 //
-// PyTorch 1.13 does the same step in 256 / 12231 s = 20.9 ms (shared/ANCHORS.md).
+// PyTorch 1.13 does the same step in 256 / 12231 s = 20.9 ms (docs/MACHINE.md).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>

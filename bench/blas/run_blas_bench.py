@@ -7,7 +7,7 @@ and prints the median over rounds of each shape's GFLOP/s as a markdown table.
                                [--contend]
 
 --isa=avx2 restricts both libraries to AVX2 + FMA kernels (OPENBLAS_CORETYPE=Haswell,
-ONEDNN_MAX_CPU_ISA=AVX2), the instruction set of the CI machines in shared/ANCHORS.md, when the
+ONEDNN_MAX_CPU_ISA=AVX2), the instruction set of the CI machines in docs/MACHINE.md, when the
 build machine also has AVX-512.
 
 --contend runs one busy-looping process beside every measurement: one core's worth of other

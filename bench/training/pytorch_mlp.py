@@ -11,7 +11,7 @@ prints one JSON object on stdout.
 A setting T:B runs torch.set_num_threads(T) with OPENBLAS_NUM_THREADS=B. Debian's torch calls
 OpenBLAS, which keeps its own thread pool, so both matter; each setting runs in a fresh
 process because OpenBLAS reads its variable when it loads. "all" tries 1:2 (the fastest in
-shared/ANCHORS.md), 2:1, 2:2 and 1:1 and reports which was fastest; "fastest" runs 1:2 only.
+docs/MACHINE.md), 2:1, 2:2 and 1:1 and reports which was fastest; "fastest" runs 1:2 only.
 Each setting: `warmup` untimed steps, then `repeats` timed runs of `steps` steps; the figure is
 the median run. FLOPs per step are 6 * batch * parameters (forward 2, backward 4).
 """

@@ -15,8 +15,9 @@
 // copies, and every member concatenates its chunks: 2(n-1) ring steps per chunk, each its own
 // actor with its own registers.
 //
-// Names: "<tensor>.<method>[.<axis>]...@<device>", e.g. "w1.grad_accumulated.all_reduce.c0.s1.add@1";
-// a gradient bucket's are "gradient_bucket<k>.<step>@<device>", its reshapes
+// Names: "<tensor>.<method>[.<axis>]...@<device>", e.g.
+// "w1.grad_accumulated.all_reduce.c0.s1.add@1"; a gradient bucket's are
+// "gradient_bucket<k>.<step>@<device>", its reshapes
 // "<tensor>.flat@<device>" and "<tensor>.reduced@<device>".
 //
 // Borrows the task graph and the compilation; not thread-safe.
@@ -58,41 +59,74 @@ class BoxingBuilder {
 
  private:
   struct Group;
+  struct BucketLayout;
+
+  // What every task built for one boxing edge, or for one gradient bucket, shares. Passed to
+  // each helper rather than kept in members, so no helper reads another edge's values.
+  struct EdgeContext {
+    const BoxingEdge* edge = nullptr;  // Its meshes, tensor and plan; its stage for every task.
+    std::string name;                  // Prefix of every task's label.
+    int64_t period = 1;                // The value's period: its tasks fire once per period.
+    TensorId register_tensor = -1;     // The logical tensor new registers hold a form of.
+
+    EdgeContext WithRegisterTensor(TensorId tensor) const;
+  };
+
+  EdgeContext ContextOf(const BoxingEdge& edge, const std::string& name) const;
 
   // A task named "<label>@<device>" reading `inputs`, with outputs of these types (registers
   // named like it, or "<label>.<k>@<device>" for several); returns its output registers.
-  std::vector<RegisterId> AddTask(const std::string& label, proto::ActorKind kind, int device,
-                                  const std::string& op_type, AttributeMap attributes,
-                                  const std::vector<RegisterId>& inputs,
+  std::vector<RegisterId> AddTask(const EdgeContext& context, const std::string& label,
+                                  proto::ActorKind kind, int device, const std::string& op_type,
+                                  AttributeMap attributes, const std::vector<RegisterId>& inputs,
                                   const std::vector<TensorType>& outputs);
-  RegisterId Copy(const std::string& name, RegisterId input, int device);
-  RegisterId Slice(const std::string& name, RegisterId input, int device,
-                   const std::vector<int64_t>& begin, const std::vector<int64_t>& end);
-  RegisterId Add(const std::string& name, RegisterId a, RegisterId b);
-  RegisterId Assemble(const std::string& name, int device, const std::vector<RegisterId>& inputs,
-                      const std::vector<int64_t>& shape, const std::vector<int64_t>& offsets);
-  RegisterId Fill(const std::string& name, int device, const TensorType& type);
-  RegisterId Reshape(const std::string& name, RegisterId input, const std::vector<int64_t>& dims);
+  RegisterId Copy(const EdgeContext& context, const std::string& name, RegisterId input,
+                  int device);
+  RegisterId Slice(const EdgeContext& context, const std::string& name, RegisterId input,
+                   int device, const std::vector<int64_t>& begin, const std::vector<int64_t>& end);
+  RegisterId Add(const EdgeContext& context, const std::string& name, RegisterId a, RegisterId b);
+  RegisterId Assemble(const EdgeContext& context, const std::string& name, int device,
+                      const std::vector<RegisterId>& inputs, const std::vector<int64_t>& shape,
+                      const std::vector<int64_t>& offsets);
+  RegisterId Fill(const EdgeContext& context, const std::string& name, int device,
+                  const TensorType& type);
+  RegisterId Reshape(const EdgeContext& context, const std::string& name, RegisterId input,
+                     const std::vector<int64_t>& dims);
 
-  std::vector<RegisterId> Step(const placement::BoxingStep& step,
+  std::vector<RegisterId> Step(const EdgeContext& context, const placement::BoxingStep& step,
                                const std::vector<RegisterId>& from);
-  void AllGather(Group& group, int axis);
-  void AllReduce(Group& group);
-  void ReduceScatter(Group& group, int axis);
-  void AllToAll(Group& group, int from_axis, int to_axis);
-  void ZeroFill(Group& group);
-  void PadToPartial(Group& group, int axis);
-  std::vector<RegisterId> General(const std::vector<RegisterId>& from);
+  void AllGather(const EdgeContext& context, Group& group, int axis);
+  void AllReduce(const EdgeContext& context, Group& group);
+  void ReduceScatter(const EdgeContext& context, Group& group, int axis);
+  void AllToAll(const EdgeContext& context, Group& group, int from_axis, int to_axis);
+  void ZeroFill(const EdgeContext& context, Group& group);
+  void PadToPartial(const EdgeContext& context, Group& group, int axis);
+  std::vector<RegisterId> General(const EdgeContext& context, const std::vector<RegisterId>& from);
+
+  // The steps of a gradient bucket (BuildBucket): each edge's own steps before the all-reduce
+  // (returns the index of each edge's first step after it), the packed ring of one group of
+  // the bucket's mesh axis, and each edge's own steps after the all-reduce.
+  std::vector<size_t> StepsBeforeReduce(const GradientBucket& bucket,
+                                        std::vector<std::vector<RegisterId>>& values);
+  void ReduceBucketGroup(const EdgeContext& context, const GradientBucket& bucket,
+                         const std::vector<int>& linear,
+                         const std::vector<std::vector<RegisterId>>& before,
+                         std::vector<std::vector<RegisterId>>& result);
+  BucketLayout LayoutOf(const std::vector<std::vector<RegisterId>>& before, int member) const;
+  RegisterId Pack(const EdgeContext& context, const GradientBucket& bucket,
+                  const BucketLayout& layout, const std::vector<std::vector<RegisterId>>& before,
+                  int member, int device);
+  void Unpack(const EdgeContext& context, const GradientBucket& bucket, const BucketLayout& layout,
+              RegisterId reduced, int member, int device,
+              const std::vector<std::vector<RegisterId>>& before,
+              std::vector<std::vector<RegisterId>>& result);
+  void StepsAfterReduce(const GradientBucket& bucket, const std::vector<size_t>& after_reduce,
+                        std::vector<std::vector<RegisterId>>& result);
 
   std::string At(const std::string& name, int device) const;
 
   const Compilation& compilation_;
   TaskGraph& tasks_;
-  // The edge being built.
-  const BoxingEdge* edge_ = nullptr;
-  std::string name_;
-  int64_t period_ = 1;
-  TensorId register_tensor_ = -1;  // The logical tensor new registers hold a form of.
 };
 
 }  // namespace compiler

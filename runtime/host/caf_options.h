@@ -1,6 +1,6 @@
 // CafOptions: how the CAF actor system of a job is configured, explicitly.
 //
-// Defaults, measured on the 2-core build machine (shared/notes/caf-0.17.md, docs/RUNTIME.md):
+// Defaults, measured on the 2-core build machine (docs/MACHINE.md, docs/RUNTIME.md):
 //   - scheduler.max-threads: one worker per cpu device, capped at this machine's cores. A cpu
 //     device runs its kernels inline on the worker that holds its strand and spreads loops over
 //     its own kernel threads, so more workers would only add cross-thread wake-ups (~80 us each

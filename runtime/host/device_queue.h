@@ -6,7 +6,8 @@
 //   - inline: the queue was idle and ran the kernel right away on the calling thread (the cpu
 //     strand). The caller continues its protocol synchronously, then calls ReleaseInline();
 //   - deferred: the queue accepted the launch and later reports its completion, from any
-//     thread, to the LaunchListener (a busy cpu strand; later, sim timers and cuda events).
+//     thread, to the LaunchListener (a busy cpu strand, a sim device's timer thread; cuda
+//     events once that device exists).
 //
 //   Status kernel_status;
 //   if (queue->Launch(request, &kernel_status) == DeviceQueue::Outcome::kRanInline) {
@@ -47,9 +48,9 @@ struct LaunchRequest {
   double estimated_seconds = 0;  // ActorDef.estimated_seconds, for queues that simulate time.
   // Set when the job is traced (null otherwise): a queue writes into it when the kernel began
   // and ended on the device, read with TraceClock::Now() (a sim queue: when its timer started
-  // and fired), `end` last and with release order. The actor reads it after the completion, so the queue needs no synchronization
-  // beyond the completion itself. A queue that leaves it untouched gets the actor's own view
-  // (launch to completion) in the trace.
+  // and fired), `end` last and with release order. The actor reads it after the completion,
+  // so the queue needs no synchronization beyond the completion itself. A queue that leaves it
+  // untouched gets the actor's own view (launch to completion) in the trace.
   FiringTimes* times = nullptr;
 };
 

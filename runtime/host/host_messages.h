@@ -7,7 +7,7 @@
 // handlers in order and compares custom types by name (strcmp) on a mismatch, and one
 // single-element type cut ~280 instructions per firing (~5%) off bench/actor_overhead.
 // The host adds its own: a start signal, the completion of a deferred kernel launch, and the
-// wait-state query of the stall watchdog (later: live diagnosis).
+// wait-state query of the stall watchdog and of live diagnosis.
 //
 // Every type gets a type ID and an inspect() (the 0.17 form; CAF 1.0 changes only the body of
 // inspect), so the same messages can cross nodes once the data plane exists.

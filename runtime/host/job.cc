@@ -4,10 +4,8 @@
 
 #include <algorithm>
 #include <caf/all.hpp>
-#include <condition_variable>
 #include <cstdio>
 #include <map>
-#include <mutex>
 #include <thread>
 
 #include "plan/labels.h"
@@ -30,9 +28,9 @@ constexpr int kMaxReportedActors = 40;
 
 // Where the actor collecting one question's wait reports leaves them.
 struct WaitReportInbox {
-  std::mutex mutex;
-  std::condition_variable arrived;
-  std::map<int64_t, WaitReport> reports;  // Guarded by mutex.
+  Mutex mutex;
+  CondVar arrived;
+  std::map<int64_t, WaitReport> reports GUARDED_BY(mutex);
 };
 
 // The actor the answers to one question go to. (A class rather than a spawned lambda: CAF
@@ -45,9 +43,9 @@ class WaitReportCollector final : public caf::event_based_actor {
 
   caf::behavior make_behavior() override {
     return {[this](WaitReport& report) {
-      std::lock_guard<std::mutex> lock(inbox_->mutex);
+      MutexLock lock(&inbox_->mutex);
       inbox_->reports[report.actor] = std::move(report);
-      inbox_->arrived.notify_all();
+      inbox_->arrived.NotifyAll();
     }};
   }
 
@@ -205,7 +203,7 @@ Status Job::Run() {
     if (trace_) trace_->Started();
     started_at_ = Clock::now();
     {
-      std::lock_guard<std::mutex> lock(running_mutex_);
+      MutexLock lock(&running_mutex_);
       running_system_ = &system;
     }
     for (int64_t id = 0; id < directory_->size(); ++id) {
@@ -223,7 +221,7 @@ Status Job::Run() {
     // thread sends nothing more to actors whose handles die below.
     if (sim_clock_ != nullptr) sim_clock_->Stop();
     {
-      std::lock_guard<std::mutex> lock(running_mutex_);  // Waits for a DescribeWaits.
+      MutexLock lock(&running_mutex_);  // Waits for a DescribeWaits.
       running_system_ = nullptr;
       system_ended_ = true;
     }
@@ -235,7 +233,7 @@ Status Job::Run() {
 }
 
 StatusOr<JobWaitStates> Job::DescribeWaits(std::chrono::milliseconds timeout) {
-  std::lock_guard<std::mutex> lock(running_mutex_);
+  MutexLock lock(&running_mutex_);
   if (running_system_ == nullptr || monitor_->all_finished() || monitor_->failed()) {
     const bool ended = system_ended_ || monitor_->all_finished() || monitor_->failed();
     return FailedPreconditionError("job '" + plan_.job_name() + "' is not running" +
@@ -342,9 +340,11 @@ JobWaitStates Job::CollectWaitStates(caf::actor_system& system, Clock::duration 
   }
   std::map<int64_t, WaitReport> reports;
   {
-    std::unique_lock<std::mutex> lock(inbox->mutex);
-    inbox->arrived.wait_for(lock, timeout,
-                            [&] { return inbox->reports.size() >= unfinished.size(); });
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    MutexLock lock(&inbox->mutex);
+    while (inbox->reports.size() < unfinished.size()) {
+      if (!inbox->arrived.WaitUntil(&lock, deadline)) break;
+    }
     reports = inbox->reports;
   }
   caf::anon_send_exit(collector, caf::exit_reason::user_shutdown);

@@ -27,12 +27,12 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "actors/actor_description.h"
+#include "base/mutex.h"
 #include "base/status.h"
 #include "proto/plan.pb.h"
 #include "runtime/host/actor_binding.h"
@@ -136,9 +136,9 @@ class Job {
   Status run_status_;
   // The running system, for DescribeWaits; null before and after Run's actors live. Held by
   // DescribeWaits for its whole question, so Run's shutdown waits for it.
-  std::mutex running_mutex_;
-  caf::actor_system* running_system_ = nullptr;  // Guarded by running_mutex_.
-  bool system_ended_ = false;                     // Guarded by running_mutex_.
+  Mutex running_mutex_;
+  caf::actor_system* running_system_ GUARDED_BY(running_mutex_) = nullptr;
+  bool system_ended_ GUARDED_BY(running_mutex_) = false;
 };
 
 }  // namespace runtime

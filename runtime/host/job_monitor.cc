@@ -6,48 +6,51 @@ namespace runtime {
 JobMonitor::JobMonitor(int64_t actors) : actors_(actors) {}
 
 void JobMonitor::ActorFinished() {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   ++finished_;
   if (finished_ == actors_) {
     ++events_;
-    condition_.notify_all();
+    condition_.NotifyAll();
   }
 }
 
 void JobMonitor::Fail(Status status) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   if (!failure_.ok()) return;
   failure_ = status.ok() ? InternalError("a job failure was reported with an OK status")
                          : std::move(status);
   stopping_.store(true);
   ++events_;
-  condition_.notify_all();
+  condition_.NotifyAll();
 }
 
 void JobMonitor::Notify() {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   ++events_;
-  condition_.notify_all();
+  condition_.NotifyAll();
 }
 
 void JobMonitor::WaitFor(std::chrono::steady_clock::duration timeout) {
-  std::unique_lock<std::mutex> lock(mutex_);
-  condition_.wait_for(lock, timeout, [&] { return events_ != seen_events_; });
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  MutexLock lock(&mutex_);
+  while (events_ == seen_events_) {
+    if (!condition_.WaitUntil(&lock, deadline)) break;
+  }
   seen_events_ = events_;
 }
 
 bool JobMonitor::all_finished() const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   return finished_ == actors_;
 }
 
 bool JobMonitor::failed() const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   return !failure_.ok();
 }
 
 Status JobMonitor::failure() const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   return failure_;
 }
 

@@ -11,10 +11,9 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
-#include <mutex>
 
+#include "base/mutex.h"
 #include "base/status.h"
 
 namespace softwire {
@@ -44,12 +43,12 @@ class JobMonitor {
  private:
   const int64_t actors_;
   std::atomic<bool> stopping_{false};
-  mutable std::mutex mutex_;
-  std::condition_variable condition_;
-  int64_t finished_ = 0;      // Guarded by mutex_.
-  Status failure_;            // Guarded by mutex_.
-  uint64_t events_ = 0;       // Guarded by mutex_.
-  uint64_t seen_events_ = 0;  // Guarded by mutex_.
+  mutable Mutex mutex_;
+  CondVar condition_;
+  int64_t finished_ GUARDED_BY(mutex_) = 0;
+  Status failure_ GUARDED_BY(mutex_);
+  uint64_t events_ GUARDED_BY(mutex_) = 0;
+  uint64_t seen_events_ GUARDED_BY(mutex_) = 0;
 };
 
 }  // namespace runtime

@@ -72,19 +72,19 @@ SimClock::~SimClock() {
 }
 
 std::unique_ptr<DeviceQueue> SimClock::AddQueue() {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   queues_.emplace_back();
   return std::make_unique<Queue>(this, static_cast<int>(queues_.size()) - 1);
 }
 
 void SimClock::SetWakeHost(std::function<void()> wake_host) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   wake_host_ = std::move(wake_host);
 }
 
 void SimClock::Stop() {
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(&mutex_);
     stopped_ = true;
     heap_.clear();
     for (QueueState& queue : queues_) {
@@ -95,12 +95,12 @@ void SimClock::Stop() {
     PublishEarliestLocked();
   }
   stop_spinning_.store(true, std::memory_order_relaxed);
-  wake_timer_.notify_all();
+  wake_timer_.NotifyAll();
   if (timer_.joinable() && timer_.get_id() != std::this_thread::get_id()) timer_.join();
 }
 
 SimClockStats SimClock::stats() const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   SimClockStats stats;
   stats.completions = completions_;
   if (completions_ > 0) stats.mean_lateness_us = lateness_sum_ns_ / completions_ / 1e3;
@@ -110,7 +110,7 @@ SimClockStats SimClock::stats() const {
 
 DeviceQueue::Outcome SimClock::Launch(int queue, const LaunchRequest& request,
                                       Status* kernel_status) {
-  std::unique_lock<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   if (stopped_) {
     *kernel_status = CancelledError("the job's sim devices have stopped");
     return DeviceQueue::Outcome::kRanInline;
@@ -127,7 +127,7 @@ DeviceQueue::Outcome SimClock::Launch(int queue, const LaunchRequest& request,
   }
   // Takes no time: done now, on the caller's thread, which holds the queue until
   // ReleaseInline.
-  lock.unlock();
+  lock.Unlock();
   if (request.times != nullptr) {
     request.times->start.store(TraceClock::Now(), std::memory_order_relaxed);
   }
@@ -136,7 +136,7 @@ DeviceQueue::Outcome SimClock::Launch(int queue, const LaunchRequest& request,
 }
 
 void SimClock::ReleaseInline(int queue) {
-  std::unique_lock<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   QueueState& state = queues_[static_cast<size_t>(queue)];
   while (!stopped_) {
     CHECK(state.busy) << "ReleaseInline on a sim queue nobody holds";
@@ -151,11 +151,11 @@ void SimClock::ReleaseInline(int queue) {
       return;
     }
     // Launches that take no time run here, as a strand runs what queued behind its holder.
-    lock.unlock();
+    lock.Unlock();
     if (next.times != nullptr)
       next.times->start.store(TraceClock::Now(), std::memory_order_relaxed);
     listener_->OnLaunchCompleted(next.actor, next.firing, RunKernel(next));
-    lock.lock();
+    lock.Lock();
   }
 }
 
@@ -172,7 +172,7 @@ void SimClock::StartLocked(int queue, const LaunchRequest& request, int64_t star
                  [](const Pending& a, const Pending& b) { return Later(a.deadline, b.deadline); });
   if (heap_.front().deadline == pending.deadline) {
     PublishEarliestLocked();
-    if (timer_sleeping_) wake_timer_.notify_one();
+    if (timer_sleeping_) wake_timer_.NotifyOne();
   }
 }
 
@@ -190,7 +190,7 @@ Status SimClock::RunKernel(const LaunchRequest& request) const {
   return status;
 }
 
-void SimClock::CompleteDue(int64_t now, std::unique_lock<std::mutex>* lock) {
+void SimClock::CompleteDue(int64_t now) {
   const auto later = [](const Pending& a, const Pending& b) {
     return Later(a.deadline, b.deadline);
   };
@@ -211,7 +211,7 @@ void SimClock::CompleteDue(int64_t now, std::unique_lock<std::mutex>* lock) {
     StartLocked(done.queue, next, done.deadline);
   }
   PublishEarliestLocked();
-  lock->unlock();
+  mutex_.Unlock();
   double lateness_sum = 0;
   int64_t lateness_max = 0;
   for (const Pending& done : due_) {
@@ -221,7 +221,7 @@ void SimClock::CompleteDue(int64_t now, std::unique_lock<std::mutex>* lock) {
     listener_->OnLaunchCompleted(done.request.actor, done.request.firing, RunKernel(done.request));
   }
   host_told_at_ = NowNs();
-  lock->lock();
+  mutex_.Lock();
   completions_ += static_cast<int64_t>(due_.size());
   lateness_sum_ns_ += lateness_sum;
   lateness_max_ns_ = std::max(lateness_max_ns_, lateness_max);
@@ -244,12 +244,12 @@ void SimClock::Loop() {
   const int64_t spin = std::chrono::nanoseconds(options_.spin).count();
   const int64_t linger = std::chrono::nanoseconds(options_.linger).count();
   const int64_t host_awake = std::chrono::nanoseconds(options_.host_awake).count();
-  std::unique_lock<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   int64_t linger_until = 0;
   while (!stopped_) {
     const int64_t now = NowNs();
     if (!heap_.empty() && heap_.front().deadline <= now) {
-      CompleteDue(now, &lock);
+      CompleteDue(now);
       linger_until = NowNs() + linger;
       continue;
     }
@@ -257,9 +257,9 @@ void SimClock::Loop() {
     if (now >= linger_until && (next == kNever || now < next - spin)) {
       timer_sleeping_ = true;
       if (next == kNever) {
-        wake_timer_.wait(lock);
+        wake_timer_.Wait(&lock);
       } else {
-        wake_timer_.wait_until(lock, TimePointOf(next - spin));
+        wake_timer_.WaitUntil(&lock, TimePointOf(next - spin));
       }
       timer_sleeping_ = false;
       continue;
@@ -271,9 +271,9 @@ void SimClock::Loop() {
       wake_host_();
       continue;
     }
-    lock.unlock();
+    lock.Unlock();
     SpinUntil(std::min(next, std::max(linger_until, now + 20000)));
-    lock.lock();
+    lock.Lock();
   }
 }
 

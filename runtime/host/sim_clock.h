@@ -7,7 +7,7 @@
 //
 // One thread serves every sim queue of the job: a heap of deadlines (one per busy queue). It
 // sleeps until shortly before the earliest deadline, spins the rest of the way (a sleeping
-// thread wakes tens of microseconds late on this VM, shared/ANCHORS.md), then completes the
+// thread wakes tens of microseconds late on this VM, docs/MACHINE.md), then completes the
 // launch: it runs the sim kernel (nothing, or a sink's report), starts the queue's next waiting
 // launch at the very deadline (so lateness never accumulates on a device), and reports the
 // completion to the LaunchListener (a LaunchDone message to the actor). Before it spins toward a
@@ -27,15 +27,14 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <thread>
 #include <vector>
 
+#include "base/mutex.h"
 #include "runtime/host/device_queue.h"
 
 namespace softwire {
@@ -95,34 +94,35 @@ class SimClock {
 
   DeviceQueue::Outcome Launch(int queue, const LaunchRequest& request, Status* kernel_status);
   void ReleaseInline(int queue);
-  // Starts `request` on `queue` at `start` (ns): pushes its deadline. Caller holds mutex_.
-  void StartLocked(int queue, const LaunchRequest& request, int64_t start);
-  // Pops every launch due at `now`, starting each queue's next; reports them unlocked.
-  void CompleteDue(int64_t now, std::unique_lock<std::mutex>* lock);
+  // Starts `request` on `queue` at `start` (ns): pushes its deadline.
+  void StartLocked(int queue, const LaunchRequest& request, int64_t start) REQUIRES(mutex_);
+  // Pops every launch due at `now`, starting each queue's next; reports them with mutex_
+  // released in between.
+  void CompleteDue(int64_t now) REQUIRES(mutex_);
   Status RunKernel(const LaunchRequest& request) const;
   void Loop();
   // Spins without the lock until the earliest deadline, `until`, or a stop.
   void SpinUntil(int64_t until) const;
-  void PublishEarliestLocked();
+  void PublishEarliestLocked() REQUIRES(mutex_);
 
   LaunchListener* const listener_;
   const std::atomic<bool>* const stopping_;
   const SimClockOptions options_;
 
-  mutable std::mutex mutex_;
-  std::condition_variable wake_timer_;
-  std::vector<QueueState> queues_;   // Guarded by mutex_.
-  std::vector<Pending> heap_;        // Guarded by mutex_; min-heap on deadline.
-  std::vector<Pending> due_;         // Timer thread only: completions being reported.
-  bool timer_sleeping_ = false;      // Guarded by mutex_.
-  bool stopped_ = false;             // Guarded by mutex_.
-  std::function<void()> wake_host_;  // Guarded by mutex_.
-  int64_t host_told_at_ = 0;         // Timer thread only: last completion or wake, ns.
-  std::atomic<int64_t> earliest_;    // heap_'s first deadline, for the spinning thread.
+  mutable Mutex mutex_;
+  CondVar wake_timer_;
+  std::vector<QueueState> queues_ GUARDED_BY(mutex_);
+  std::vector<Pending> heap_ GUARDED_BY(mutex_);  // Min-heap on deadline.
+  std::vector<Pending> due_;                      // Timer thread only: completions being reported.
+  bool timer_sleeping_ GUARDED_BY(mutex_) = false;
+  bool stopped_ GUARDED_BY(mutex_) = false;
+  std::function<void()> wake_host_ GUARDED_BY(mutex_);
+  int64_t host_told_at_ = 0;       // Timer thread only: last completion or wake, ns.
+  std::atomic<int64_t> earliest_;  // heap_'s first deadline, for the spinning thread.
   std::atomic<bool> stop_spinning_{false};
-  int64_t completions_ = 0;      // Guarded by mutex_.
-  double lateness_sum_ns_ = 0;   // Guarded by mutex_.
-  int64_t lateness_max_ns_ = 0;  // Guarded by mutex_.
+  int64_t completions_ GUARDED_BY(mutex_) = 0;
+  double lateness_sum_ns_ GUARDED_BY(mutex_) = 0;
+  int64_t lateness_max_ns_ GUARDED_BY(mutex_) = 0;
   std::thread timer_;
 };
 

@@ -1,7 +1,7 @@
 // SpinningWorkSharing: CAF's `sharing` scheduler policy (one central job queue), except that
 // a worker that finds the queue empty spins for a while before it sleeps on the condition
 // variable. On this VM a sleeping worker takes ~5-80 us to wake after a cross-thread enqueue
-// (shared/ANCHORS.md); a spinning one ~0.1 us. Used for plans with `sim` devices, whose timer
+// (docs/MACHINE.md); a spinning one ~0.1 us. Used for plans with `sim` devices, whose timer
 // thread (sim_clock.h) wakes a worker shortly before each completion so that the completion is
 // handled at once; see docs/RUNTIME.md ("Sim devices") for the measurements behind it.
 //
@@ -24,16 +24,17 @@
 #include <caf/scheduler/abstract_coordinator.hpp>
 #include <caf/settings.hpp>
 #include <chrono>
-#include <condition_variable>
 #include <cstddef>
 #include <deque>
-#include <mutex>
+
+#include "base/mutex.h"
 
 namespace softwire {
 namespace runtime {
 
 // The config key holding the spin in microseconds.
-constexpr const char* kWorkerSpinKey = "softwire.worker-spin-us";
+// An array, not a pointer: CAF 0.17's string_view takes a `const char*` only under GCC.
+constexpr char kWorkerSpinKey[] = "softwire.worker-spin-us";
 
 class SpinningWorkSharing : public caf::policy::unprofiled {
  public:
@@ -43,11 +44,11 @@ class SpinningWorkSharing : public caf::policy::unprofiled {
                                                      kWorkerSpinKey, size_t{0}))) {}
 
     const std::chrono::steady_clock::duration spin;
-    std::mutex lock;
-    std::condition_variable wake;
-    std::deque<caf::resumable*> queue;  // Guarded by lock.
-    int sleepers = 0;                   // Guarded by lock.
-    std::atomic<size_t> queued{0};      // queue.size(), for spinning workers to poll.
+    Mutex lock;
+    CondVar wake;
+    std::deque<caf::resumable*> queue GUARDED_BY(lock);
+    int sleepers GUARDED_BY(lock) = 0;
+    std::atomic<size_t> queued{0};  // queue.size(), for spinning workers to poll.
   };
 
   struct worker_data {
@@ -59,13 +60,13 @@ class SpinningWorkSharing : public caf::policy::unprofiled {
     coordinator_data& data = d(self);
     bool wake = false;
     {
-      std::lock_guard<std::mutex> guard(data.lock);
+      MutexLock guard(&data.lock);
       data.queue.push_back(job);
       data.queued.store(data.queue.size(), std::memory_order_release);
       wake = data.sleepers > 0;
     }
     // A spinning worker sees the job without a futex call.
-    if (wake) data.wake.notify_one();
+    if (wake) data.wake.NotifyOne();
   }
 
   template <class Coordinator>
@@ -94,16 +95,16 @@ class SpinningWorkSharing : public caf::policy::unprofiled {
     const auto spin_until = std::chrono::steady_clock::now() + data.spin;
     for (int polls = 0;; ++polls) {
       if (data.queued.load(std::memory_order_acquire) > 0) {
-        std::lock_guard<std::mutex> guard(data.lock);
+        MutexLock guard(&data.lock);
         if (!data.queue.empty()) return PopLocked(&data);
       }
       // The clock is read every 64 polls: ~0.1 us apart, cheap beside the pause.
       if ((polls & 63) == 63 && std::chrono::steady_clock::now() >= spin_until) break;
       _mm_pause();
     }
-    std::unique_lock<std::mutex> guard(data.lock);
+    MutexLock guard(&data.lock);
     ++data.sleepers;
-    data.wake.wait(guard, [&] { return !data.queue.empty(); });
+    while (data.queue.empty()) data.wake.Wait(&guard);
     --data.sleepers;
     return PopLocked(&data);
   }
@@ -114,7 +115,7 @@ class SpinningWorkSharing : public caf::policy::unprofiled {
   template <class Coordinator, class UnaryFunction>
   void foreach_central_resumable(Coordinator* self, UnaryFunction f) {
     coordinator_data& data = d(self);
-    std::lock_guard<std::mutex> guard(data.lock);
+    MutexLock guard(&data.lock);
     while (!data.queue.empty()) {
       caf::resumable* job = data.queue.front();
       data.queue.pop_front();
@@ -124,7 +125,7 @@ class SpinningWorkSharing : public caf::policy::unprofiled {
   }
 
  private:
-  static caf::resumable* PopLocked(coordinator_data* data) {
+  static caf::resumable* PopLocked(coordinator_data* data) REQUIRES(data->lock) {
     caf::resumable* job = data->queue.front();
     data->queue.pop_front();
     data->queued.store(data->queue.size(), std::memory_order_release);

@@ -37,7 +37,7 @@ void StepCollector::Report(const std::string& name, int64_t piece, double value)
   }
   bool step_completed = false;
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(&mutex_);
     Output& output = outputs_[found->second];
     if (piece < 0 || piece >= total_pieces_ || output.reported[piece] == output.sinks) {
       monitor_->Fail(InternalError(
@@ -61,7 +61,7 @@ void StepCollector::Report(const std::string& name, int64_t piece, double value)
 
 std::vector<CollectedStep> StepCollector::TakeCompletedSteps() {
   std::vector<CollectedStep> steps;
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   if (outputs_.empty()) return steps;
   while (next_step_ < static_cast<int64_t>(complete_outputs_.size()) &&
          complete_outputs_[next_step_] == static_cast<int>(outputs_.size())) {

@@ -13,11 +13,11 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
-#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "base/mutex.h"
 #include "proto/plan.pb.h"
 #include "runtime/host/job_monitor.h"
 #include "runtime/kernels/kernel.h"
@@ -43,7 +43,10 @@ class StepCollector final : public OutputReporter {
   // Completed steps not taken before, in step order, stopping at the first incomplete one.
   std::vector<CollectedStep> TakeCompletedSteps();
 
-  bool has_outputs() const { return !outputs_.empty(); }
+  bool has_outputs() const EXCLUDES(mutex_) {
+    MutexLock lock(&mutex_);
+    return !outputs_.empty();
+  }
 
  private:
   struct Output {
@@ -60,11 +63,11 @@ class StepCollector final : public OutputReporter {
   const bool notify_steps_;
   std::unordered_map<std::string, int> output_index_;  // Read-only after construction.
 
-  std::mutex mutex_;
-  std::vector<Output> outputs_;                                      // Guarded by mutex_.
-  std::vector<int> complete_outputs_;                                // Per step; guarded.
-  std::vector<std::chrono::steady_clock::time_point> completed_at_;  // Per step; guarded.
-  int64_t next_step_ = 0;                                            // Guarded by mutex_.
+  mutable Mutex mutex_;
+  std::vector<Output> outputs_ GUARDED_BY(mutex_);
+  std::vector<int> complete_outputs_ GUARDED_BY(mutex_);                                // Per step.
+  std::vector<std::chrono::steady_clock::time_point> completed_at_ GUARDED_BY(mutex_);  // Per step.
+  int64_t next_step_ GUARDED_BY(mutex_) = 0;
 };
 
 }  // namespace runtime

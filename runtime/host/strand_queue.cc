@@ -16,7 +16,7 @@ StrandQueue::StrandQueue(LaunchListener* listener, const std::atomic<bool>* stop
 
 DeviceQueue::Outcome StrandQueue::Launch(const LaunchRequest& request, Status* kernel_status) {
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(&mutex_);
     if (held_) {
       deferred_.push_back(request);
       return Outcome::kDeferred;
@@ -31,7 +31,7 @@ void StrandQueue::ReleaseInline() {
   while (true) {
     LaunchRequest request;
     {
-      std::lock_guard<std::mutex> lock(mutex_);
+      MutexLock lock(&mutex_);
       CHECK(held_) << "ReleaseInline on a strand nobody holds";
       if (deferred_.empty()) {
         held_ = false;

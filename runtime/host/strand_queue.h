@@ -11,8 +11,8 @@
 
 #include <atomic>
 #include <deque>
-#include <mutex>
 
+#include "base/mutex.h"
 #include "runtime/host/device_queue.h"
 
 namespace softwire {
@@ -24,17 +24,17 @@ class StrandQueue final : public DeviceQueue {
   // Cancelled, so a failing job stops quickly.
   StrandQueue(LaunchListener* listener, const std::atomic<bool>* stopping);
 
-  Outcome Launch(const LaunchRequest& request, Status* kernel_status) override;
-  void ReleaseInline() override;
+  Outcome Launch(const LaunchRequest& request, Status* kernel_status) override EXCLUDES(mutex_);
+  void ReleaseInline() override EXCLUDES(mutex_);
 
  private:
   Status Run(const LaunchRequest& request) const;
 
   LaunchListener* const listener_;
   const std::atomic<bool>* const stopping_;
-  std::mutex mutex_;
-  bool held_ = false;                   // Guarded by mutex_.
-  std::deque<LaunchRequest> deferred_;  // Guarded by mutex_.
+  Mutex mutex_;
+  bool held_ GUARDED_BY(mutex_) = false;
+  std::deque<LaunchRequest> deferred_ GUARDED_BY(mutex_);
 };
 
 }  // namespace runtime

@@ -4,7 +4,7 @@
 // ParallelFor (the worker running the device's strand, see device_queue.h) takes a share of
 // the ranges itself, and `cores - 1` helpers take the rest. Helpers spin for a short while
 // after each loop, so the next kernel's loop reaches them in ~0.1 us instead of the ~80 us a
-// sleeping hand-off costs on a small VM (shared/ANCHORS.md), then park on a condition
+// sleeping hand-off costs on a small VM (docs/MACHINE.md), then park on a condition
 // variable so an idle job burns no CPU.
 //
 //   ThreadPoolRunner runner(/*threads=*/4);

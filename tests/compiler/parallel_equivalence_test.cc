@@ -1,5 +1,6 @@
-// The proof at the compiler's level: every parallel plan of the example jobs computes
-// the single-device plan's losses, metrics and final weights. Both plans run through the
+// Parallel plans compute what the single-device plan computes, checked at the compiler's level:
+// every parallel plan of the example jobs computes the single-device plan's losses, metrics and
+// final weights. Both plans run through the
 // reference interpreter in double precision (reference/interpreter: the actors' protocol, run
 // sequentially, with the reference kernels), so the only difference left is the order of
 // floating-point sums (partial sums added across devices, gradients reduced in a ring): 1e-9
