@@ -48,6 +48,12 @@ function(softwire_check_layering)
   set_tests_properties(layering_test PROPERTIES TIMEOUT 30)
 endfunction()
 
+# Every source is as scripts/format (clang-format, the repository's .clang-format) leaves it.
+function(softwire_check_format)
+  add_test(NAME format_test COMMAND "${PROJECT_SOURCE_DIR}/scripts/format" --check)
+  set_tests_properties(format_test PROPERTIES TIMEOUT 120)
+endfunction()
+
 # softwire_add_subdirectories(dir...): adds each listed subdirectory. A listed folder without a
 # CMakeLists.txt is a configure error naming it, never a silently smaller build.
 function(softwire_add_subdirectories)
