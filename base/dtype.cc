@@ -4,18 +4,24 @@ namespace softwire {
 
 int64_t SizeOf(DType dtype) {
   switch (dtype) {
-    case DType::kFloat32: return 4;
-    case DType::kInt32: return 4;
-    case DType::kInvalid: return 0;
+    case DType::kFloat32:
+      return 4;
+    case DType::kInt32:
+      return 4;
+    case DType::kInvalid:
+      return 0;
   }
   return 0;
 }
 
 const char* DTypeName(DType dtype) {
   switch (dtype) {
-    case DType::kFloat32: return "float32";
-    case DType::kInt32: return "int32";
-    case DType::kInvalid: return "invalid";
+    case DType::kFloat32:
+      return "float32";
+    case DType::kInt32:
+      return "int32";
+    case DType::kInvalid:
+      return "invalid";
   }
   return "invalid";
 }

@@ -41,8 +41,8 @@ StatusOr<Shape> ParseShapeTuple(const std::string& text) {
   size_t position = 0;
   while (position < text.size()) {
     size_t next = text.find(',', position);
-    std::string item = text.substr(position, next == std::string::npos ? std::string::npos
-                                                                       : next - position);
+    std::string item =
+        text.substr(position, next == std::string::npos ? std::string::npos : next - position);
     size_t first = item.find_first_not_of(' ');
     if (first != std::string::npos) {
       char* end = nullptr;
@@ -153,9 +153,14 @@ StatusOr<NpyArray> ReadNpy(const std::string& path) {
 Status WriteNpy(const std::string& path, DType dtype, const Shape& shape, const void* data) {
   const char* descr = nullptr;
   switch (dtype) {
-    case DType::kFloat32: descr = "<f4"; break;
-    case DType::kInt32: descr = "<i4"; break;
-    case DType::kInvalid: return InvalidArgumentError("cannot write an invalid dtype");
+    case DType::kFloat32:
+      descr = "<f4";
+      break;
+    case DType::kInt32:
+      descr = "<i4";
+      break;
+    case DType::kInvalid:
+      return InvalidArgumentError("cannot write an invalid dtype");
   }
   std::string shape_text = "(";
   for (int axis = 0; axis < shape.rank(); ++axis) {

@@ -19,7 +19,9 @@ struct NpyArray {
   std::vector<char> data;
 
   template <typename T>
-  const T* As() const { return reinterpret_cast<const T*>(data.data()); }
+  const T* As() const {
+    return reinterpret_cast<const T*>(data.data());
+  }
 };
 
 // Reads `path`. float32 and int32 load as they are; float64 converts to float32, and int64 to

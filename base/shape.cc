@@ -10,7 +10,9 @@ int64_t Shape::dim(int axis) const {
   return dims_[normalized];
 }
 
-int64_t Shape::NumElements() const { return NumElements(0, rank()); }
+int64_t Shape::NumElements() const {
+  return NumElements(0, rank());
+}
 
 int64_t Shape::NumElements(int begin, int end) const {
   int64_t count = 1;

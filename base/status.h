@@ -13,12 +13,12 @@
 #ifndef SOFTWIRE_BASE_STATUS_H_
 #define SOFTWIRE_BASE_STATUS_H_
 
+#include <glog/logging.h>
+
 #include <optional>
 #include <ostream>
 #include <string>
 #include <utility>
-
-#include <glog/logging.h>
 
 namespace softwire {
 
@@ -86,9 +86,9 @@ template <typename T>
 class [[nodiscard]] StatusOr {
  public:
   // Implicit on purpose, so `return value;` and `return SomeError(...)` both read naturally.
-  StatusOr(const T& value) : value_(value) {}                  // NOLINT
-  StatusOr(T&& value) : value_(std::move(value)) {}            // NOLINT
-  StatusOr(Status status) : status_(std::move(status)) {       // NOLINT
+  StatusOr(const T& value) : value_(value) {}             // NOLINT
+  StatusOr(T&& value) : value_(std::move(value)) {}       // NOLINT
+  StatusOr(Status status) : status_(std::move(status)) {  // NOLINT
     CHECK(!status_.ok()) << "StatusOr constructed from an OK status without a value";
   }
 
@@ -122,18 +122,18 @@ class [[nodiscard]] StatusOr {
 
 // The two propagation macros. Use them only to forward a failure unchanged; add context with
 // Status::WithContext where the caller knows more.
-#define SOFTWIRE_RETURN_IF_ERROR(expression)                  \
-  do {                                                        \
-    ::softwire::Status softwire_status_ = (expression);       \
-    if (!softwire_status_.ok()) return softwire_status_;      \
+#define SOFTWIRE_RETURN_IF_ERROR(expression)             \
+  do {                                                   \
+    ::softwire::Status softwire_status_ = (expression);  \
+    if (!softwire_status_.ok()) return softwire_status_; \
   } while (false)
 
 #define SOFTWIRE_STATUS_CONCAT_INNER(a, b) a##b
 #define SOFTWIRE_STATUS_CONCAT(a, b) SOFTWIRE_STATUS_CONCAT_INNER(a, b)
-#define SOFTWIRE_ASSIGN_OR_RETURN(lhs, expression)                                     \
-  auto SOFTWIRE_STATUS_CONCAT(softwire_status_or_, __LINE__) = (expression);           \
-  if (!SOFTWIRE_STATUS_CONCAT(softwire_status_or_, __LINE__).ok())                     \
-    return SOFTWIRE_STATUS_CONCAT(softwire_status_or_, __LINE__).status();             \
+#define SOFTWIRE_ASSIGN_OR_RETURN(lhs, expression)                           \
+  auto SOFTWIRE_STATUS_CONCAT(softwire_status_or_, __LINE__) = (expression); \
+  if (!SOFTWIRE_STATUS_CONCAT(softwire_status_or_, __LINE__).ok())           \
+    return SOFTWIRE_STATUS_CONCAT(softwire_status_or_, __LINE__).status();   \
   lhs = std::move(SOFTWIRE_STATUS_CONCAT(softwire_status_or_, __LINE__)).value()
 
 #endif  // SOFTWIRE_BASE_STATUS_H_

@@ -5,9 +5,9 @@
 #ifndef SOFTWIRE_BASE_TENSOR_VIEW_H_
 #define SOFTWIRE_BASE_TENSOR_VIEW_H_
 
-#include <cstdint>
-
 #include <glog/logging.h>
+
+#include <cstdint>
 
 #include "base/dtype.h"
 #include "base/shape.h"
@@ -35,9 +35,13 @@ struct TensorView {
 };
 
 template <>
-constexpr DType TensorView::DTypeOf<float>() { return DType::kFloat32; }
+constexpr DType TensorView::DTypeOf<float>() {
+  return DType::kFloat32;
+}
 template <>
-constexpr DType TensorView::DTypeOf<int32_t>() { return DType::kInt32; }
+constexpr DType TensorView::DTypeOf<int32_t>() {
+  return DType::kInt32;
+}
 
 }  // namespace softwire
 

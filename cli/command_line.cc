@@ -19,15 +19,14 @@ std::optional<int> ReadCommandLine(const CommandLineSpec& spec,
   if (status.ok() && positional.size() != 1) {
     const std::string example =
         *spec.example == '\0' ? "" : std::string(" (e.g. ") + spec.example + ")";
-    status = InvalidArgumentError((positional.empty() ? std::string("no ") + spec.noun + " given"
-                                                      : std::string("give exactly one ") +
-                                                            spec.noun) +
-                                  example);
+    status =
+        InvalidArgumentError((positional.empty() ? std::string("no ") + spec.noun + " given"
+                                                 : std::string("give exactly one ") + spec.noun) +
+                             example);
   }
   if (!status.ok()) {
     std::fprintf(stderr, "softwire %s: %s\nusage: softwire %s %s [flags]; see softwire help %s\n",
-                 spec.command, status.message().c_str(), spec.command, spec.operand,
-                 spec.command);
+                 spec.command, status.message().c_str(), spec.command, spec.operand, spec.command);
     return kExitBadInput;
   }
   *operand = positional[0];

@@ -22,7 +22,12 @@ struct Fixture {
   }
 
   std::optional<int> Read(const std::vector<std::string>& args, std::string* operand) {
-    CommandLineSpec spec{"try", "JOB.pbtxt", "job file", "", &parser, &help,
+    CommandLineSpec spec{"try",
+                         "JOB.pbtxt",
+                         "job file",
+                         "",
+                         &parser,
+                         &help,
                          [] { return std::string("the help\n"); },
                          [this]() -> Status {
                            ++checks;

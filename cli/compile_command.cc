@@ -78,8 +78,8 @@ int CompileCommand(const std::vector<std::string>& args) {
     return ApplyParallelFlags(flags.parallel, &options);
   };
   const FlagParser parser = MakeParser(&flags);
-  const CommandLineSpec spec{"compile",   "JOB.pbtxt", "job file",  "",
-                             &parser,     &flags.help, CompileHelp, check_flags};
+  const CommandLineSpec spec{"compile", "JOB.pbtxt", "job file",  "",
+                             &parser,   &flags.help, CompileHelp, check_flags};
   std::string job_path;
   if (std::optional<int> exit = ReadCommandLine(spec, args, &job_path)) return *exit;
   StatusOr<compiler::JobFile> job = compiler::ParseJobFile(job_path);

@@ -63,8 +63,8 @@ int DiagnoseCommand(const std::vector<std::string>& args) {
     return Status::Ok();
   };
   const FlagParser parser = MakeParser(&flags);
-  const CommandLineSpec spec{"diagnose",   "ADDR",      "address",    "127.0.0.1:7070",
-                             &parser,      &flags.help, DiagnoseHelp, check_flags};
+  const CommandLineSpec spec{"diagnose", "ADDR",      "address",    "127.0.0.1:7070",
+                             &parser,    &flags.help, DiagnoseHelp, check_flags};
   std::string address;
   if (std::optional<int> exit = ReadCommandLine(spec, args, &address)) return *exit;
   const auto deadline = std::chrono::milliseconds(static_cast<int64_t>(flags.timeout * 1000));

@@ -247,8 +247,8 @@ TEST(TraceCommandTest, DiagnoseAsksARunningJobOverLoopbackGrpc) {
   // The address is printed just before the job starts; until it runs, the answer is "job
   // 'tiny' is not running" (exit 1), so ask again then.
   Outcome diagnose = RunSoftwire("diagnose " + address + " --timeout 10 --clock 4");
-  for (int attempt = 0; attempt < 20 && diagnose.exit_code == 1 &&
-                        Contains(diagnose.output, "is not running");
+  for (int attempt = 0;
+       attempt < 20 && diagnose.exit_code == 1 && Contains(diagnose.output, "is not running");
        ++attempt) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     diagnose = RunSoftwire("diagnose " + address + " --timeout 10 --clock 4");

@@ -76,8 +76,7 @@ Status Compilation::VerifyPlacement(const LogicalOp& op) const {
       if (!placement::SplitsEvenly(type.shape.dims(), layouts[i], mesh.shape)) {
         return InternalError(where + ": tensor '" + graph.tensor(tensors[i]).name + "' " +
                              type.ToString() + " does not split evenly as " +
-                             placement::NdSbpToString(layouts[i]) + " on mesh " +
-                             mesh.ToString());
+                             placement::NdSbpToString(layouts[i]) + " on mesh " + mesh.ToString());
       }
     }
     return Status::Ok();

@@ -87,7 +87,7 @@ struct BoxingEdge {
 struct GradientBucket {
   static constexpr int kWholeMesh = placement::kMeshAxes;  // A mesh_axis: every device at once.
   int mesh = -1;
-  int mesh_axis = 0;  // The ring's mesh axis, or kWholeMesh for (P, P) -> (B, B).
+  int mesh_axis = 0;       // The ring's mesh axis, or kWholeMesh for (P, P) -> (B, B).
   std::vector<int> edges;  // Into Compilation::boxing, in the order their values complete.
   int64_t bytes = 0;       // Of one device's packed value.
 };
@@ -117,11 +117,11 @@ class Compilation {
   const CompileOptions& options() const { return options_; }
   const OpRegistry& registry() const { return registry_; }
 
-  CompilationSchedule schedule;                     // resolve_schedule
-  std::optional<placement::ClusterModel> cluster;   // resolve_cluster
-  std::vector<TargetDevice> devices;                // resolve_cluster; resolve_parallelism
-                                                    // keeps those the plan uses
-  ParallelSettings parallel;                        // resolve_parallelism
+  CompilationSchedule schedule;                    // resolve_schedule
+  std::optional<placement::ClusterModel> cluster;  // resolve_cluster
+  std::vector<TargetDevice> devices;               // resolve_cluster; resolve_parallelism
+                                                   // keeps those the plan uses
+  ParallelSettings parallel;                       // resolve_parallelism
   // Stage s's mesh is meshes[s] (resolve_parallelism); choose_sbp appends one-device meshes
   // (sinks).
   std::vector<placement::DeviceMesh> meshes;

@@ -72,7 +72,8 @@ std::string StageLines(const Compilation& compilation) {
 std::string OpLines(const Compilation& compilation, const std::vector<OpId>& order) {
   size_t name_width = 2;
   for (OpId id : order) name_width = std::max(name_width, compilation.graph.op(id).name.size());
-  std::string text = "  " + Pad("op", name_width) + "  stage  devices  layout (inputs -> outputs)\n";
+  std::string text =
+      "  " + Pad("op", name_width) + "  stage  devices  layout (inputs -> outputs)\n";
   for (OpId id : order) {
     const LogicalOp& op = compilation.graph.op(id);
     const placement::DeviceMesh& mesh = compilation.meshes[op.placement.mesh];

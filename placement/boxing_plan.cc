@@ -106,7 +106,8 @@ BoxingPlan GeneralPlan(const CostModel& cost, const BoxingRequest& request, cons
     const int device = target.devices[j];
     DestinationPart& part = plan.parts[j];
     part.region = PartBox(dims, to, target.shape, at);
-    const double region_bytes = static_cast<double>(part.region.NumElements() * request.element_bytes);
+    const double region_bytes =
+        static_cast<double>(part.region.NumElements() * request.element_bytes);
     for (int k = 0; k < kMeshAxes; ++k) part.zero |= to[k].is_partial() && at[k] != 0;
     if (part.zero) {
       plan.seconds = std::max(plan.seconds, cost.ComputeSeconds(device, 0, region_bytes));
@@ -132,9 +133,9 @@ BoxingPlan GeneralPlan(const CostModel& cost, const BoxingRequest& request, cons
         const int index = source.Linear({c0, c1});
         TensorBox box = Intersect(part.region, PartBox(dims, from, source.shape, {c0, c1}));
         if (box.empty()) continue;
-        incoming += cost.TransferSeconds(source.devices[index], device,
-                                         static_cast<double>(box.NumElements() *
-                                                             request.element_bytes));
+        incoming +=
+            cost.TransferSeconds(source.devices[index], device,
+                                 static_cast<double>(box.NumElements() * request.element_bytes));
         part.blocks.push_back({index, std::move(box)});
       }
     }
@@ -170,8 +171,8 @@ bool PlanSteps(const CostModel& cost, const BoxingRequest& request, const NdSbp&
         break;
       }
       BoxingStep step{MethodFor(current[axis], next[axis]), axis, current, next};
-      if (step.method == BoxingMethod::kAllReduce && !RingCanChunk(*request.dims, current,
-                                                                   mesh.shape, axis)) {
+      if (step.method == BoxingMethod::kAllReduce &&
+          !RingCanChunk(*request.dims, current, mesh.shape, axis)) {
         valid = false;  // Fewer elements than ring members: gather and sum instead.
         break;
       }
@@ -212,8 +213,10 @@ const char* BoxingMethodName(BoxingMethod method) {
 
 BoxingMethod MethodFor(const Sbp& from, const Sbp& to) {
   CHECK(from != to) << "no boxing from " << from.ToString() << " to itself";
-  if (from.is_broadcast()) return to.is_split() ? BoxingMethod::kLocalSlice : BoxingMethod::kZeroFill;
-  if (from.is_partial()) return to.is_split() ? BoxingMethod::kReduceScatter : BoxingMethod::kAllReduce;
+  if (from.is_broadcast())
+    return to.is_split() ? BoxingMethod::kLocalSlice : BoxingMethod::kZeroFill;
+  if (from.is_partial())
+    return to.is_split() ? BoxingMethod::kReduceScatter : BoxingMethod::kAllReduce;
   if (to.is_broadcast()) return BoxingMethod::kAllGather;
   if (to.is_partial()) return BoxingMethod::kPadToPartial;
   return BoxingMethod::kAllToAll;

@@ -63,8 +63,7 @@ TEST_F(BoxingPlanTest, PicksEachOneAxisCollectiveFromThePairOfSbps) {
             BoxingMethod::kReduceScatter);
   EXPECT_EQ(Plan(tp2, Nd(B, S(0)), tp2, Nd(B, S(1)), {4, 8}).steps[0].method,
             BoxingMethod::kAllToAll);
-  EXPECT_EQ(Plan(tp2, Nd(B, B), tp2, Nd(B, P), {4, 8}).steps[0].method,
-            BoxingMethod::kZeroFill);
+  EXPECT_EQ(Plan(tp2, Nd(B, B), tp2, Nd(B, P), {4, 8}).steps[0].method, BoxingMethod::kZeroFill);
   EXPECT_EQ(Plan(tp2, Nd(B, S(0)), tp2, Nd(B, P), {4, 8}).steps[0].method,
             BoxingMethod::kPadToPartial);
 }

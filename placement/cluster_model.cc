@@ -94,10 +94,10 @@ StatusOr<ClusterModel> ClusterModel::Build(const proto::Cluster& cluster) {
   }
   if (model.devices_.empty()) return ClusterError("it has no node");
 
-  const LinkFigures intra = Figures(cluster.default_intra_node_link(), kIntraNodeBandwidth,
-                                    kIntraNodeLatency);
-  const LinkFigures inter = Figures(cluster.default_inter_node_link(), kInterNodeBandwidth,
-                                    kInterNodeLatency);
+  const LinkFigures intra =
+      Figures(cluster.default_intra_node_link(), kIntraNodeBandwidth, kIntraNodeLatency);
+  const LinkFigures inter =
+      Figures(cluster.default_inter_node_link(), kInterNodeBandwidth, kInterNodeLatency);
   const size_t n = model.devices_.size();
   model.links_.resize(n * n);
   for (size_t a = 0; a < n; ++a) {

@@ -33,10 +33,14 @@ int64_t ReadCount(const std::string& text, size_t* at) {
 }
 
 bool KindFromName(const std::string& name, proto::DeviceKind* kind) {
-  if (name == "cpu") *kind = proto::DEVICE_KIND_CPU;
-  else if (name == "sim") *kind = proto::DEVICE_KIND_SIM;
-  else if (name == "cuda") *kind = proto::DEVICE_KIND_CUDA;
-  else return false;
+  if (name == "cpu")
+    *kind = proto::DEVICE_KIND_CPU;
+  else if (name == "sim")
+    *kind = proto::DEVICE_KIND_SIM;
+  else if (name == "cuda")
+    *kind = proto::DEVICE_KIND_CUDA;
+  else
+    return false;
   return true;
 }
 
@@ -95,8 +99,8 @@ StatusOr<proto::Cluster> ParseClusterShorthand(const std::string& text, int mach
   }
   if (nodes * per_node > 65536) return ShorthandError(text, "more than 65536 devices");
   size_t kind_end = text.find(':', at);
-  std::string kind_name = text.substr(at, kind_end == std::string::npos ? std::string::npos
-                                                                         : kind_end - at);
+  std::string kind_name =
+      text.substr(at, kind_end == std::string::npos ? std::string::npos : kind_end - at);
   proto::DeviceKind kind;
   if (!KindFromName(kind_name, &kind)) {
     return ShorthandError(text, "unknown device kind '" + kind_name + "' (cpu, sim or cuda)");

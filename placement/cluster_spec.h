@@ -29,8 +29,7 @@ namespace placement {
 StatusOr<proto::Cluster> ParseClusterShorthand(const std::string& text, int machine_cores);
 
 // Parses a text-format Cluster; `display_name` names it in errors ("cluster.pbtxt:3:5: ...").
-StatusOr<proto::Cluster> ParseClusterText(const std::string& text,
-                                          const std::string& display_name);
+StatusOr<proto::Cluster> ParseClusterText(const std::string& text, const std::string& display_name);
 
 // What `--cluster SPEC` means: the file SPEC when it exists (or ends in .pbtxt / .txt),
 // otherwise the shorthand, with this machine's hardware threads as machine_cores.

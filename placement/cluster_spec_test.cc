@@ -54,8 +54,7 @@ TEST(ParseClusterShorthand, NamesWhatIsWrongWithABadShorthand) {
               HasSubstr("unknown device kind 'gpu' (cpu, sim or cuda)"));
   EXPECT_THAT(ParseClusterShorthand("2x", 2).status().message(),
               HasSubstr("a device count >= 1 must follow 'x'"));
-  EXPECT_THAT(ParseClusterShorthand("4sim:16GB2", 2).status().message(),
-              HasSubstr("unknown unit"));
+  EXPECT_THAT(ParseClusterShorthand("4sim:16GB2", 2).status().message(), HasSubstr("unknown unit"));
   EXPECT_EQ(ParseClusterShorthand("0cpu", 2).status().code(), StatusCode::kInvalidArgument);
 }
 

@@ -29,8 +29,7 @@ LinkFigures CostModel::RingLink(const std::vector<int>& ring) const {
   return slowest;
 }
 
-double CostModel::RingSteps(const std::vector<int>& ring, int steps,
-                            double bytes_per_step) const {
+double CostModel::RingSteps(const std::vector<int>& ring, int steps, double bytes_per_step) const {
   if (steps <= 0) return 0;
   LinkFigures link = RingLink(ring);
   return steps * (link.latency + bytes_per_step / link.bandwidth);

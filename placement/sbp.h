@@ -102,9 +102,7 @@ struct TensorBox {
 
   int64_t NumElements() const;
   bool empty() const;
-  bool operator==(const TensorBox& other) const {
-    return begin == other.begin && end == other.end;
-  }
+  bool operator==(const TensorBox& other) const { return begin == other.begin && end == other.end; }
 };
 TensorBox WholeBox(const std::vector<int64_t>& dims);
 // The box `coordinate` holds under `sbp` (P axes do not change it).

@@ -36,9 +36,9 @@ struct StagePartitionInput {
 };
 
 struct StagePartition {
-  std::vector<int> stage_of;           // n.
-  std::vector<double> stage_seconds;   // stages: work + incoming cut of each stage.
-  double bottleneck_seconds = 0;       // The largest of stage_seconds.
+  std::vector<int> stage_of;          // n.
+  std::vector<double> stage_seconds;  // stages: work + incoming cut of each stage.
+  double bottleneck_seconds = 0;      // The largest of stage_seconds.
 };
 
 // InvalidArgument when a pin is outside [0, stages) or pins decrease along the sequence.

@@ -64,8 +64,8 @@ TraceRecorder::TraceRecorder(int64_t event_cap, int writers)
 }
 
 void TraceRecorder::Prefault(int64_t events) {
-  const size_t bytes = static_cast<size_t>(std::clamp<int64_t>(events, 0, event_cap_)) *
-                       sizeof(TraceEvent);
+  const size_t bytes =
+      static_cast<size_t>(std::clamp<int64_t>(events, 0, event_cap_)) * sizeof(TraceEvent);
   if (bytes == 0) return;
 #ifdef MADV_POPULATE_WRITE
   if (madvise(arena_, bytes, MADV_POPULATE_WRITE) == 0) return;

@@ -299,10 +299,9 @@ class Summarizer {
     summary_.path_seconds =
         (model_.firings[path.back()].end - model_.firings[path.front()].start) * kNanos;
     for (const auto& entry : by_actor) summary_.path_actors.push_back(entry.second);
-    std::stable_sort(summary_.path_actors.begin(), summary_.path_actors.end(),
-                     [](const PathActor& a, const PathActor& b) {
-                       return a.busy_seconds > b.busy_seconds;
-                     });
+    std::stable_sort(
+        summary_.path_actors.begin(), summary_.path_actors.end(),
+        [](const PathActor& a, const PathActor& b) { return a.busy_seconds > b.busy_seconds; });
     summary_.bottleneck = summary_.path_actors.front().actor;
     summary_.bottleneck_seconds = summary_.path_actors.front().busy_seconds;
   }

@@ -88,9 +88,9 @@ struct TraceSummary {
   std::vector<size_t> critical_path;  // Indexes into model.firings, earliest first.
   std::vector<PathSegment> path_segments;
   std::vector<PathActor> path_actors;  // Most kernel time first (ties: plan order).
-  double path_busy_seconds = 0;  // Kernel time on the path.
-  double path_seconds = 0;       // From its first firing's start to its last firing's end.
-  int32_t bottleneck = -1;       // path_actors' first; -1: no firing.
+  double path_busy_seconds = 0;        // Kernel time on the path.
+  double path_seconds = 0;             // From its first firing's start to its last firing's end.
+  int32_t bottleneck = -1;             // path_actors' first; -1: no firing.
   double bottleneck_seconds = 0;
 
   int stages = 1;

@@ -18,10 +18,10 @@ namespace testing {
 bool FiresOncePerStep(proto::ActorKind kind);
 
 struct KindNames {
-  std::string dataset;                   // A source's dataset.
-  std::vector<std::string> outputs;      // A source's outputs (register names), one each.
-  std::string variable;                  // A variable actor's variable.
-  std::string sink_output;               // A sink's output.
+  std::string dataset;               // A source's dataset.
+  std::vector<std::string> outputs;  // A source's outputs (register names), one each.
+  std::string variable;              // A variable actor's variable.
+  std::string sink_output;           // A sink's output.
 };
 
 // Sets `actor`'s kind-specific message from `actor->kind()`: a source reads one float32

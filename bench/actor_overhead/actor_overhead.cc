@@ -45,8 +45,8 @@ struct Flags {
   int64_t caf_threads = 1;
   std::string caf_policy = "sharing";
   int64_t caf_credits = 2;
-  std::string only;    // Measure only one side, for profiling (see --only).
-  bool trace = false;  // Also measure with tracing on.
+  std::string only;         // Measure only one side, for profiling (see --only).
+  bool trace = false;       // Also measure with tracing on.
   std::string trace_steps;  // With --trace: record only these steps (pieces), "A:B".
 };
 

@@ -44,8 +44,9 @@ TEST_F(SmallGraph, LinksProducersAndConsumersBothWays) {
 TEST_F(SmallGraph, RejectsATakenTensorOrOpName) {
   EXPECT_EQ(graph_.AddTensor("a").status().message(), "tensor 'a' is defined twice");
   TensorId e = *graph_.AddTensor("e");
-  EXPECT_EQ(graph_.AddOp({"op1", "relu", {a_}, {e}, {}, 0, "", std::nullopt, ""}).status().message(),
-            "op name 'op1' is used twice");
+  EXPECT_EQ(
+      graph_.AddOp({"op1", "relu", {a_}, {e}, {}, 0, "", std::nullopt, ""}).status().message(),
+      "op name 'op1' is used twice");
 }
 
 TEST_F(SmallGraph, HandsOutUniqueNamesWithASuffix) {

@@ -54,8 +54,8 @@ Status ReduceGradient(GradientBuilder& g, bool mean) {
 }
 
 std::vector<int> ReducedAxes(const OpSignature& op) {
-  StatusOr<std::vector<int>> axes = NormalizeAxes(op.attributes.GetInts("axes"),
-                                                  op.inputs[0].shape.rank(), "axes", true);
+  StatusOr<std::vector<int>> axes =
+      NormalizeAxes(op.attributes.GetInts("axes"), op.inputs[0].shape.rank(), "axes", true);
   CHECK(axes.ok()) << axes.status();
   return *axes;
 }

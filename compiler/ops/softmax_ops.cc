@@ -50,8 +50,7 @@ std::vector<SbpSignature> SoftmaxSignatures(const OpSignature& op) {
 
 // Rows are independent (masked entries have y = 0), and dx is linear in dy.
 std::vector<SbpSignature> SoftmaxGradSignatures(const OpSignature& op) {
-  std::vector<SbpSignature> signatures =
-      BroadcastingSplitsBelow(op, op.inputs[0].shape.rank() - 1);
+  std::vector<SbpSignature> signatures = BroadcastingSplitsBelow(op, op.inputs[0].shape.rank() - 1);
   signatures.push_back(PartialThrough(2, 0, 1));
   return signatures;
 }

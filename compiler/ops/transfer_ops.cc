@@ -27,8 +27,10 @@ Status InferSlice(InferenceContext& context) {
   const std::vector<int64_t>& begin = context.attributes().GetInts("begin");
   const std::vector<int64_t>& end = context.attributes().GetInts("end");
   if (static_cast<int>(begin.size()) != x.rank() || static_cast<int>(end.size()) != x.rank()) {
-    return InvalidArgumentError("attributes 'begin' and 'end' need one entry per axis of input "
-                                "'x' " + context.input(0).ToString());
+    return InvalidArgumentError(
+        "attributes 'begin' and 'end' need one entry per axis of input "
+        "'x' " +
+        context.input(0).ToString());
   }
   std::vector<int64_t> dims;
   for (int axis = 0; axis < x.rank(); ++axis) {
@@ -50,10 +52,9 @@ Status InferAssemble(InferenceContext& context) {
   const std::vector<int64_t>& offsets = context.attributes().GetInts("offsets");
   const size_t rank = static_cast<size_t>(shape.rank());
   if (offsets.size() != rank * context.input_count()) {
-    return InvalidArgumentError("attribute 'offsets' needs " + std::to_string(rank) +
-                                " entries per input (" +
-                                std::to_string(rank * context.input_count()) + "), got " +
-                                std::to_string(offsets.size()));
+    return InvalidArgumentError(
+        "attribute 'offsets' needs " + std::to_string(rank) + " entries per input (" +
+        std::to_string(rank * context.input_count()) + "), got " + std::to_string(offsets.size()));
   }
   for (int k = 0; k < context.input_count(); ++k) {
     if (k > 0) SOFTWIRE_RETURN_IF_ERROR(context.RequireDType(k, context.input(0).dtype));
@@ -64,8 +65,7 @@ Status InferAssemble(InferenceContext& context) {
                             shape.dim(static_cast<int>(axis))) {
         return InvalidArgumentError(context.InputLabel(k) + " " + context.input(k).ToString() +
                                     " at offset " + std::to_string(offset) + " of axis " +
-                                    std::to_string(axis) + " does not fit in " +
-                                    shape.ToString());
+                                    std::to_string(axis) + " does not fit in " + shape.ToString());
       }
     }
   }
@@ -105,9 +105,10 @@ Status InferFlatConcat(InferenceContext& context) {
     total += context.input_shape(k).dim(0);
   }
   if (total != shape.NumElements()) {
-    return InvalidArgumentError("inputs hold " + std::to_string(total) + " elements but attribute "
-                                "'shape' " + shape.ToString() + " needs " +
-                                std::to_string(shape.NumElements()));
+    return InvalidArgumentError("inputs hold " + std::to_string(total) +
+                                " elements but attribute "
+                                "'shape' " +
+                                shape.ToString() + " needs " + std::to_string(shape.NumElements()));
   }
   context.SetOutput(0, TensorType{context.input(0).dtype, std::move(shape)});
   return Status::Ok();

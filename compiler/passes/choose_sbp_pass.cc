@@ -12,9 +12,9 @@
 // come out partial there and the update's need for B inserts their all-reduce); on the tp axis
 // it is free but never partial and splits at most one tensor axis, and a replicated one is
 // charged the per-step all-reduce of its gradient over the tp group, so large weights tend to
-// be split across it (tensor parallelism). Update ops take their variable's layout for both inputs. An `sbp` hint on a
-// job op fixes its first output's nd-sbp: "S(0), B" names one sbp per mesh axis (dp, tp); a
-// single entry names the one mesh axis of extent > 1.
+// be split across it (tensor parallelism). Update ops take their variable's layout for both inputs.
+// An `sbp` hint on a job op fixes its first output's nd-sbp: "S(0), B" names one sbp per mesh axis
+// (dp, tp); a single entry names the one mesh axis of extent > 1.
 #include <algorithm>
 #include <limits>
 #include <map>
@@ -114,8 +114,8 @@ class SbpChooser {
     }
     if (compilation_.registry().Find(op.type)->actor_kind == proto::ACTOR_KIND_UPDATE) {
       const LogicalOp& variable = graph_.op(graph_.tensor(op.inputs[1]).producer);
-      CHECK_GE(variable.placement.mesh, 0) << "variable '" << variable.name
-                                           << "' is updated before anything reads it";
+      CHECK_GE(variable.placement.mesh, 0)
+          << "variable '" << variable.name << "' is updated before anything reads it";
       op.placement.mesh = variable.placement.mesh;
       op.placement.inputs = {variable.placement.outputs[0], variable.placement.outputs[0]};
       return Status::Ok();
@@ -151,12 +151,14 @@ class SbpChooser {
     if (entries.size() == 2) {
       for (int k = 0; k < 2; ++k) {
         StatusOr<Sbp> sbp = placement::ParseSbp(entries[k]);
-        if (!sbp.ok()) return compilation_.OpError(op.id, "attribute 'sbp': " + sbp.status().message());
+        if (!sbp.ok())
+          return compilation_.OpError(op.id, "attribute 'sbp': " + sbp.status().message());
         hint[k] = *sbp;
       }
     } else if (entries.size() == 1 && active.size() <= 1) {
       StatusOr<Sbp> sbp = placement::ParseSbp(entries[0]);
-      if (!sbp.ok()) return compilation_.OpError(op.id, "attribute 'sbp': " + sbp.status().message());
+      if (!sbp.ok())
+        return compilation_.OpError(op.id, "attribute 'sbp': " + sbp.status().message());
       if (!active.empty()) hint[active[0]] = *sbp;
     } else {
       return compilation_.OpError(op.id, "attribute 'sbp' \"" + op.sbp_hint +
@@ -181,7 +183,8 @@ class SbpChooser {
                                      wanted,
                                      &tensor.type.shape.dims(),
                                      static_cast<int64_t>(SizeOf(tensor.type.dtype))};
-    double seconds = placement::PlanBoxing(cost_, request).seconds / static_cast<double>(tensor.period);
+    double seconds =
+        placement::PlanBoxing(cost_, request).seconds / static_cast<double>(tensor.period);
     memo.emplace_back(key, seconds);
     return seconds;
   }
@@ -250,7 +253,8 @@ class SbpChooser {
     local_inputs_.resize(op.inputs.size());
     local_outputs_.resize(op.outputs.size());
     for (size_t i = 0; i < op.inputs.size(); ++i) {
-      local_inputs_[i] = LocalType(graph_.tensor(op.inputs[i]).type, candidate.inputs[i], mesh.shape);
+      local_inputs_[i] =
+          LocalType(graph_.tensor(op.inputs[i]).type, candidate.inputs[i], mesh.shape);
     }
     for (size_t i = 0; i < op.outputs.size(); ++i) {
       local_outputs_[i] =
@@ -267,7 +271,8 @@ class SbpChooser {
     std::vector<TensorType> outputs;
     for (TensorId input : op.inputs) inputs.push_back(graph_.tensor(input).type);
     for (TensorId output : op.outputs) outputs.push_back(graph_.tensor(output).type);
-    const std::vector<SbpSignature> all = SbpSignaturesOf(definition, {inputs, outputs, op.attributes});
+    const std::vector<SbpSignature> all =
+        SbpSignaturesOf(definition, {inputs, outputs, op.attributes});
     const std::vector<SbpSignature> broadcast_only(all.begin(), all.begin() + 1);
     const std::vector<SbpSignature>& first = mesh.shape[0] > 1 ? all : broadcast_only;
     const std::vector<SbpSignature>& second = mesh.shape[1] > 1 ? all : broadcast_only;
@@ -334,7 +339,8 @@ class SbpChooser {
     }
     if (best_total == infinity) {
       std::string choices;
-      for (const std::string& text : allowed_outputs) choices += (choices.empty() ? "" : ", ") + text;
+      for (const std::string& text : allowed_outputs)
+        choices += (choices.empty() ? "" : ", ") + text;
       return compilation_.OpError(op.id, "attribute 'sbp' \"" + op.sbp_hint +
                                              "\" is not a layout this op can produce on mesh " +
                                              mesh.ToString() + " (it can produce " + choices + ")");
@@ -364,7 +370,7 @@ class SbpChooser {
   placement::CostModel cost_;
   std::map<int, int> single_device_mesh_;
   std::vector<std::vector<std::pair<int, double>>> boxing_memo_;  // Per input of the current op.
-  std::vector<TensorType> local_inputs_;  // Reused by ComputeSeconds.
+  std::vector<TensorType> local_inputs_;                          // Reused by ComputeSeconds.
   std::vector<TensorType> local_outputs_;
 };
 

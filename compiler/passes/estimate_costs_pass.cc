@@ -19,9 +19,9 @@ Status EstimateCostsPass(Compilation& compilation) {
                                                     static_cast<double>(output.type.NumBytes()));
       continue;
     }
-    task.estimated_seconds = OpSeconds(*compilation.registry().Find(task.op_type),
-                                       tasks.InputTypes(task.id), tasks.OutputTypes(task.id),
-                                       task.attributes, cost, task.device);
+    task.estimated_seconds =
+        OpSeconds(*compilation.registry().Find(task.op_type), tasks.InputTypes(task.id),
+                  tasks.OutputTypes(task.id), task.attributes, cost, task.device);
   }
   return Status::Ok();
 }

@@ -67,7 +67,8 @@ class PhysicalExpander {
     for (int edge : bucket.edges) sources.push_back(&parts_[compilation_.boxing[edge].tensor]);
     std::vector<std::vector<RegisterId>> results =
         boxing_.BuildBucket(bucket, sources, "gradient_bucket" + std::to_string(index));
-    for (size_t i = 0; i < bucket.edges.size(); ++i) built_[bucket.edges[i]] = std::move(results[i]);
+    for (size_t i = 0; i < bucket.edges.size(); ++i)
+      built_[bucket.edges[i]] = std::move(results[i]);
   }
 
   // The registers op `op` reads at input `index`, one per position of its mesh.

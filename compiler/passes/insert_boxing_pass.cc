@@ -74,9 +74,8 @@ bool Fusible(const Compilation& compilation, const BoxingEdge& edge,
       adjacent = false;
     }
   }
-  if (edge.plan.general || all_reduces == 0 || !adjacent ||
-      tensor.type.dtype != DType::kFloat32 || !compilation.schedule.training ||
-      tensor.period != compilation.schedule.pieces_per_step) {
+  if (edge.plan.general || all_reduces == 0 || !adjacent || tensor.type.dtype != DType::kFloat32 ||
+      !compilation.schedule.training || tensor.period != compilation.schedule.pieces_per_step) {
     return false;
   }
   for (OpId consumer : consumers) {
@@ -154,7 +153,7 @@ Status InsertBoxingPass(Compilation& compilation) {
   compilation.input_boxing.assign(graph.op_count(), {});
   std::vector<int> position(graph.op_count(), 0);
   for (size_t i = 0; i < order.size(); ++i) position[order[i]] = static_cast<int>(i);
-  std::vector<std::vector<OpId>> consumers;  // Per edge.
+  std::vector<std::vector<OpId>> consumers;              // Per edge.
   std::map<std::tuple<TensorId, int, int>, int> shared;  // (tensor, mesh, sbp) -> edge.
   for (OpId id : order) {
     const LogicalOp& op = graph.op(id);

@@ -80,8 +80,7 @@ class StagePartitioner {
     for (auto id = order_.rbegin(); id != order_.rend(); ++id) {
       if (graph_.op(*id).placement.role != OpRole::kUnknown) continue;
       OpId reader = FirstReader(graph_, position_, graph_.op(*id));
-      op(*id).placement.role =
-          reader >= 0 ? graph_.op(reader).placement.role : OpRole::kForward;
+      op(*id).placement.role = reader >= 0 ? graph_.op(reader).placement.role : OpRole::kForward;
     }
   }
 
@@ -112,8 +111,8 @@ class StagePartitioner {
       if (pin < earliest[id]) {
         const LogicalOp& other = graph_.op(cause[id]);
         return compilation_.OpError(
-            id, "pinned to stage " + std::to_string(pin) + " but it depends on op '" +
-                    other.name + "' pinned to stage " + std::to_string(*other.stage) +
+            id, "pinned to stage " + std::to_string(pin) + " but it depends on op '" + other.name +
+                    "' pinned to stage " + std::to_string(*other.stage) +
                     "; stages must follow the data flow, or the pipeline would run in a cycle "
                     "between stages");
       }
@@ -186,8 +185,8 @@ class StagePartitioner {
       int from = slot[tensor.producer];
       if (from < 0) from = first;  // Sources and variables sit with their first reader.
       if (last <= from) continue;
-      double size = static_cast<double>(tensor.type.NumBytes()) / static_cast<double>(tensor.period) /
-                    devices;
+      double size = static_cast<double>(tensor.type.NumBytes()) /
+                    static_cast<double>(tensor.period) / devices;
       if (compilation_.schedule.training && tensor.type.dtype == DType::kFloat32) size *= 2;
       bytes[from + 1] += size;
       bytes[last + 1] -= size;
@@ -217,8 +216,8 @@ class StagePartitioner {
     report.forward_ops.assign(stages, 0);
     placement::StagePartitionInput input;
     input.op_seconds = PositionSeconds(forward);
-    input.cut_seconds = stages > 1 ? CutSeconds(forward)
-                                   : std::vector<double>(forward.size() + 1, 0);
+    input.cut_seconds =
+        stages > 1 ? CutSeconds(forward) : std::vector<double>(forward.size() + 1, 0);
     input.pinned = pins;
     input.stages = stages;
     SOFTWIRE_ASSIGN_OR_RETURN(placement::StagePartition partition,
@@ -232,7 +231,9 @@ class StagePartitioner {
     return Status::Ok();
   }
 
-  int StageOfProducer(TensorId tensor) { return graph_.op(graph_.tensor(tensor).producer).placement.stage; }
+  int StageOfProducer(TensorId tensor) {
+    return graph_.op(graph_.tensor(tensor).producer).placement.stage;
+  }
 
   // The stage an op that is not forward takes, or -1 while what it follows is unstaged.
   int FollowedStage(const LogicalOp& current) {

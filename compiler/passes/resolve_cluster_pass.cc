@@ -24,10 +24,9 @@ proto::Cluster DefaultCluster() {
 
 Status ResolveClusterPass(Compilation& compilation) {
   const proto::Cluster& given = compilation.options().cluster;
-  SOFTWIRE_ASSIGN_OR_RETURN(placement::ClusterModel model,
-                            placement::ClusterModel::Build(given.node_size() == 0
-                                                               ? DefaultCluster()
-                                                               : given));
+  SOFTWIRE_ASSIGN_OR_RETURN(
+      placement::ClusterModel model,
+      placement::ClusterModel::Build(given.node_size() == 0 ? DefaultCluster() : given));
   compilation.devices.clear();
   for (const placement::ModelDevice& device : model.devices()) {
     TargetDevice target;

@@ -27,8 +27,8 @@ Status ResolveDegree(const Compilation& compilation, const Degree& degree) {
     return InvalidArgumentError(std::string("options: parallel.") + degree.field +
                                 " must be >= 0, got " + std::to_string(degree.from_options));
   }
-  *degree.value = degree.from_options > 0 ? degree.from_options
-                                          : (degree.from_job > 0 ? degree.from_job : 1);
+  *degree.value =
+      degree.from_options > 0 ? degree.from_options : (degree.from_job > 0 ? degree.from_job : 1);
   return Status::Ok();
 }
 
@@ -54,12 +54,11 @@ Status ResolveParallelismPass(Compilation& compilation) {
   const int needed = parallel.devices();
   if (needed > static_cast<int>(compilation.devices.size())) {
     return compilation.ErrorAt(
-        0,
-        "parallel: data_parallel " + std::to_string(parallel.data) + " x tensor_parallel " +
-        std::to_string(parallel.tensor) + " x pipeline_stages " +
-        std::to_string(parallel.pipeline) + " needs " + std::to_string(needed) +
-        " devices but the cluster has " + std::to_string(compilation.devices.size()) + " (" +
-        DeviceRange(compilation.devices) + ")");
+        0, "parallel: data_parallel " + std::to_string(parallel.data) + " x tensor_parallel " +
+               std::to_string(parallel.tensor) + " x pipeline_stages " +
+               std::to_string(parallel.pipeline) + " needs " + std::to_string(needed) +
+               " devices but the cluster has " + std::to_string(compilation.devices.size()) + " (" +
+               DeviceRange(compilation.devices) + ")");
   }
   const int64_t batch = compilation.schedule.micro_batch_size;
   if (batch % parallel.data != 0) {

@@ -143,7 +143,8 @@ class BoxingHarness {
       placement::MeshCoordinate coordinate = source.Coordinate(at);
       placement::TensorBox box = placement::PartBox(dims, from, source.shape, coordinate);
       std::vector<int64_t> local(dims.size());
-      for (size_t axis = 0; axis < dims.size(); ++axis) local[axis] = box.end[axis] - box.begin[axis];
+      for (size_t axis = 0; axis < dims.size(); ++axis)
+        local[axis] = box.end[axis] - box.begin[axis];
       terms[at] = Block(value, dims, box.begin, local);
       TaskDef producer;
       producer.name = name + ".source@" + std::to_string(source.devices[at]);
@@ -189,7 +190,8 @@ class BoxingHarness {
     edge.to = to;
     const placement::CostModel cost(*compilation_.cluster);
     edge.plan = placement::PlanBoxing(
-        cost, {&source, from, &target, to, &compilation_.graph.tensor(tensor).type.shape.dims(), 4});
+        cost,
+        {&source, from, &target, to, &compilation_.graph.tensor(tensor).type.shape.dims(), 4});
     if (!edge.plan.needed) return "none";
     BoxingBuilder builder(compilation_, tasks);
     const TaskId first = static_cast<TaskId>(tasks.tasks().size());
@@ -251,7 +253,8 @@ class BoxingHarness {
       if (!representative) continue;
       placement::TensorBox box = placement::PartBox(dims, to, target.shape, coordinate);
       std::vector<int64_t> local(dims.size());
-      for (size_t axis = 0; axis < dims.size(); ++axis) local[axis] = box.end[axis] - box.begin[axis];
+      for (size_t axis = 0; axis < dims.size(); ++axis)
+        local[axis] = box.end[axis] - box.begin[axis];
       Values expected = Block(value, dims, box.begin, local);
       ASSERT_EQ(summed[at].size(), expected.size()) << layout << " position " << at;
       for (size_t e = 0; e < expected.size(); ++e) {
@@ -327,12 +330,12 @@ TEST(BoxingBuilder, MovesScalarsAndInt32TensorsToOneDevice) {
   BoxingHarness harness;
   const int dp4 = harness.AddMesh({0, 1, 2, 3}, {4, 1});
   const int sink = harness.AddMesh({0}, {1, 1});
-  EXPECT_EQ(harness.Check({}, dp4, {Sbp::Partial(), Sbp::Broadcast()}, sink,
-                          placement::AllBroadcast()),
-            "general");
-  EXPECT_EQ(harness.Check({}, dp4, {Sbp::Partial(), Sbp::Broadcast()}, dp4,
-                          placement::AllBroadcast()),
-            "general");  // Fewer elements than ring members: gathered, not ring-reduced.
+  EXPECT_EQ(
+      harness.Check({}, dp4, {Sbp::Partial(), Sbp::Broadcast()}, sink, placement::AllBroadcast()),
+      "general");
+  EXPECT_EQ(
+      harness.Check({}, dp4, {Sbp::Partial(), Sbp::Broadcast()}, dp4, placement::AllBroadcast()),
+      "general");  // Fewer elements than ring members: gathered, not ring-reduced.
 }
 
 // docs/PARALLELISM.md: P -> B on n devices is a ring all-reduce with 2(n-1) ring steps per

@@ -203,9 +203,9 @@ TEST(ReferenceGradients, BroadcastAxesIsTheAdjointOfReduceSumAndReduceMean) {
       std::vector<proto::Attribute> attributes = {IntsAttribute("axes", axes),
                                                   BoolAttribute("keepdims", keepdims)};
       std::vector<double> w = Normals(y_shape.NumElements(), 22);
-      ReferenceTensor dx =
-          Apply("broadcast_axes", {IntsAttribute("shape", x_shape.dims()), IntsAttribute("axes", axes)},
-                {FloatTensor(y_shape, w)}, {x_shape})[0];
+      ReferenceTensor dx = Apply(
+          "broadcast_axes", {IntsAttribute("shape", x_shape.dims()), IntsAttribute("axes", axes)},
+          {FloatTensor(y_shape, w)}, {x_shape})[0];
       if (mean) dx = Apply("scale", {FloatAttribute("factor", 1.0 / 20)}, {dx}, {x_shape})[0];
       SCOPED_TRACE(std::string(mean ? "reduce_mean" : "reduce_sum") +
                    (keepdims ? " keepdims" : ""));
@@ -234,21 +234,24 @@ TEST(ReferenceGradients, MatmulGradientsAreMatmulsWithTransposes) {
       ReferenceTensor b = RandomTensor(b_shape, 24);
       std::vector<double> w = Normals(c_shape.NumElements(), 25);
       ReferenceTensor dc = FloatTensor(c_shape, w);
-      ReferenceTensor da =
-          transpose_a
-              ? Apply("matmul",
-                      {BoolAttribute("transpose_a", transpose_b), BoolAttribute("transpose_b", true)},
-                      {b, dc}, {a_shape})[0]
-              : Apply("matmul", {BoolAttribute("transpose_b", !transpose_b)}, {dc, b}, {a_shape})[0];
-      ReferenceTensor db =
-          transpose_b
-              ? Apply("matmul",
-                      {BoolAttribute("transpose_a", true), BoolAttribute("transpose_b", transpose_a)},
-                      {dc, a}, {b_shape})[0]
-              : Apply("matmul", {BoolAttribute("transpose_a", !transpose_a)}, {a, dc}, {b_shape})[0];
-      Forward forward{"matmul",
-                      {BoolAttribute("transpose_a", transpose_a), BoolAttribute("transpose_b", transpose_b)},
-                      {c_shape}};
+      ReferenceTensor da = transpose_a
+                               ? Apply("matmul",
+                                       {BoolAttribute("transpose_a", transpose_b),
+                                        BoolAttribute("transpose_b", true)},
+                                       {b, dc}, {a_shape})[0]
+                               : Apply("matmul", {BoolAttribute("transpose_b", !transpose_b)},
+                                       {dc, b}, {a_shape})[0];
+      ReferenceTensor db = transpose_b
+                               ? Apply("matmul",
+                                       {BoolAttribute("transpose_a", true),
+                                        BoolAttribute("transpose_b", transpose_a)},
+                                       {dc, a}, {b_shape})[0]
+                               : Apply("matmul", {BoolAttribute("transpose_a", !transpose_a)},
+                                       {a, dc}, {b_shape})[0];
+      Forward forward{
+          "matmul",
+          {BoolAttribute("transpose_a", transpose_a), BoolAttribute("transpose_b", transpose_b)},
+          {c_shape}};
       SCOPED_TRACE(std::to_string(transpose_a) + std::to_string(transpose_b));
       ExpectGradient(forward, {a, b}, 0, w, da);
       ExpectGradient(forward, {a, b}, 1, w, db);
@@ -265,8 +268,10 @@ TEST(ReferenceGradients, MatmulWithLeadingAxesFlattensThemForTheWeightGradient) 
   std::vector<double> w = Normals(c_shape.NumElements(), 28);
   ReferenceTensor dc = FloatTensor(c_shape, w);
   ReferenceTensor da = Apply("matmul", {BoolAttribute("transpose_b", true)}, {dc, b}, {a_shape})[0];
-  ReferenceTensor a_rows = Apply("reshape", {IntsAttribute("shape", {-1, 4})}, {a}, {Shape({6, 4})})[0];
-  ReferenceTensor dc_rows = Apply("reshape", {IntsAttribute("shape", {6, 5})}, {dc}, {Shape({6, 5})})[0];
+  ReferenceTensor a_rows =
+      Apply("reshape", {IntsAttribute("shape", {-1, 4})}, {a}, {Shape({6, 4})})[0];
+  ReferenceTensor dc_rows =
+      Apply("reshape", {IntsAttribute("shape", {6, 5})}, {dc}, {Shape({6, 5})})[0];
   ReferenceTensor db =
       Apply("matmul", {BoolAttribute("transpose_a", true)}, {a_rows, dc_rows}, {b_shape})[0];
   ExpectGradient({"matmul", {}, {c_shape}}, {a, b}, 0, w, da);
@@ -283,21 +288,24 @@ TEST(ReferenceGradients, BatchMatmulGradientsAreBatchMatmulsWithTransposes) {
       ReferenceTensor b = RandomTensor(b_shape, 30);
       std::vector<double> w = Normals(c_shape.NumElements(), 31);
       ReferenceTensor dc = FloatTensor(c_shape, w);
-      ReferenceTensor da =
-          transpose_a ? Apply("batch_matmul",
-                              {BoolAttribute("transpose_a", transpose_b), BoolAttribute("transpose_b", true)},
-                              {b, dc}, {a_shape})[0]
-                      : Apply("batch_matmul", {BoolAttribute("transpose_b", !transpose_b)}, {dc, b},
-                              {a_shape})[0];
-      ReferenceTensor db =
-          transpose_b ? Apply("batch_matmul",
-                              {BoolAttribute("transpose_a", true), BoolAttribute("transpose_b", transpose_a)},
-                              {dc, a}, {b_shape})[0]
-                      : Apply("batch_matmul", {BoolAttribute("transpose_a", !transpose_a)}, {a, dc},
-                              {b_shape})[0];
-      Forward forward{"batch_matmul",
-                      {BoolAttribute("transpose_a", transpose_a), BoolAttribute("transpose_b", transpose_b)},
-                      {c_shape}};
+      ReferenceTensor da = transpose_a
+                               ? Apply("batch_matmul",
+                                       {BoolAttribute("transpose_a", transpose_b),
+                                        BoolAttribute("transpose_b", true)},
+                                       {b, dc}, {a_shape})[0]
+                               : Apply("batch_matmul", {BoolAttribute("transpose_b", !transpose_b)},
+                                       {dc, b}, {a_shape})[0];
+      ReferenceTensor db = transpose_b
+                               ? Apply("batch_matmul",
+                                       {BoolAttribute("transpose_a", true),
+                                        BoolAttribute("transpose_b", transpose_a)},
+                                       {dc, a}, {b_shape})[0]
+                               : Apply("batch_matmul", {BoolAttribute("transpose_a", !transpose_a)},
+                                       {a, dc}, {b_shape})[0];
+      Forward forward{
+          "batch_matmul",
+          {BoolAttribute("transpose_a", transpose_a), BoolAttribute("transpose_b", transpose_b)},
+          {c_shape}};
       SCOPED_TRACE(std::to_string(transpose_a) + std::to_string(transpose_b));
       ExpectGradient(forward, {a, b}, 0, w, da);
       ExpectGradient(forward, {a, b}, 1, w, db);
@@ -311,8 +319,8 @@ TEST(ReferenceGradients, TransposeReshapeAndScaleGradientsFollowOps) {
   const Shape y_shape({4, 2, 3});
   std::vector<double> w = Normals(y_shape.NumElements(), 33);
   // perm [2, 0, 1] has inverse [1, 2, 0].
-  ReferenceTensor dx =
-      Apply("transpose", {IntsAttribute("perm", {1, 2, 0})}, {FloatTensor(y_shape, w)}, {x_shape})[0];
+  ReferenceTensor dx = Apply("transpose", {IntsAttribute("perm", {1, 2, 0})},
+                             {FloatTensor(y_shape, w)}, {x_shape})[0];
   ExpectGradient({"transpose", {IntsAttribute("perm", {2, 0, 1})}, {y_shape}}, {x}, 0, w, dx);
   ReferenceTensor reshaped_dx = Apply("reshape", {IntsAttribute("shape", x_shape.dims())},
                                       {FloatTensor(Shape({6, 4}), Normals(24, 34))}, {x_shape})[0];

@@ -46,10 +46,11 @@ TEST_F(ReferenceKernelsTest, MatmulMultipliesWithAndWithoutTransposes) {
               ElementsAre(58, 64, 139, 154));
   ReferenceTensor a_t = FloatTensor(Shape({3, 2}), {1, 4, 2, 5, 3, 6});
   ReferenceTensor b_t = FloatTensor(Shape({2, 3}), {7, 9, 11, 8, 10, 12});
-  EXPECT_THAT(Apply("matmul", {BoolAttribute("transpose_a", true), BoolAttribute("transpose_b", true)},
-                    {a_t, b_t}, {Shape({2, 2})})[0]
-                  .values,
-              ElementsAre(58, 64, 139, 154));
+  EXPECT_THAT(
+      Apply("matmul", {BoolAttribute("transpose_a", true), BoolAttribute("transpose_b", true)},
+            {a_t, b_t}, {Shape({2, 2})})[0]
+          .values,
+      ElementsAre(58, 64, 139, 154));
 }
 
 TEST_F(ReferenceKernelsTest, BatchMatmulMultipliesEachBatchEntry) {
@@ -81,9 +82,10 @@ TEST_F(ReferenceKernelsTest, SimpleElementwiseOpsComputeTheirFormulas) {
       ElementsAre(0, 0, 0, 4));
   EXPECT_THAT(Apply("reshape", {IntsAttribute("shape", {2, -1})}, {x}, {Shape({2, 2})})[0].values,
               ElementsAre(-2, -0.5, 0, 3));
-  EXPECT_THAT(
-      Apply("fill", {IntsAttribute("shape", {2}), FloatAttribute("value", 1.5)}, {}, {Shape({2})})[0].values,
-      ElementsAre(1.5, 1.5));
+  EXPECT_THAT(Apply("fill", {IntsAttribute("shape", {2}), FloatAttribute("value", 1.5)}, {},
+                    {Shape({2})})[0]
+                  .values,
+              ElementsAre(1.5, 1.5));
   EXPECT_THAT(Apply("add_n", {}, {x, x, x}, {Shape({4})})[0].values, ElementsAre(-6, -1.5, 0, 9));
 }
 
@@ -148,7 +150,8 @@ TEST_F(ReferenceKernelsTest, LayerNormStandardisesRowsThenScalesAndShifts) {
   ReferenceTensor gamma = FloatTensor(Shape({3}), {1, 1, 2});
   ReferenceTensor beta = FloatTensor(Shape({3}), {0, 5, 0});
   std::vector<double> y =
-      Apply("layer_norm", {FloatAttribute("epsilon", 0)}, {x, gamma, beta}, {Shape({1, 3})})[0].values;
+      Apply("layer_norm", {FloatAttribute("epsilon", 0)}, {x, gamma, beta}, {Shape({1, 3})})[0]
+          .values;
   const double unit = std::sqrt(1.5);  // (x - 2) / sqrt(2/3)
   EXPECT_NEAR(y[0], -unit, kTranscendental);
   EXPECT_NEAR(y[1], 5, kTranscendental);
@@ -160,12 +163,13 @@ TEST_F(ReferenceKernelsTest, ReductionsSumOverTheirAxes) {
   EXPECT_THAT(Apply("reduce_sum", {IntsAttribute("axes", {0})}, {x}, {Shape({3})})[0].values,
               ElementsAre(5, 7, 9));
   EXPECT_THAT(Apply("reduce_sum", {}, {x}, {Shape()})[0].values, ElementsAre(21));
-  EXPECT_THAT(Apply("reduce_mean", {IntsAttribute("axes", {-1}), BoolAttribute("keepdims", true)}, {x},
-                    {Shape({2, 1})})[0]
+  EXPECT_THAT(Apply("reduce_mean", {IntsAttribute("axes", {-1}), BoolAttribute("keepdims", true)},
+                    {x}, {Shape({2, 1})})[0]
                   .values,
               ElementsAre(2, 5));
-  EXPECT_THAT(Apply("sum_to_shape", {IntsAttribute("shape", {1, 3})}, {x}, {Shape({1, 3})})[0].values,
-              ElementsAre(5, 7, 9));
+  EXPECT_THAT(
+      Apply("sum_to_shape", {IntsAttribute("shape", {1, 3})}, {x}, {Shape({1, 3})})[0].values,
+      ElementsAre(5, 7, 9));
   EXPECT_THAT(Apply("broadcast_axes", {IntsAttribute("shape", {2, 3}), IntsAttribute("axes", {1})},
                     {FloatTensor(Shape({2}), {7, 8})}, {Shape({2, 3})})[0]
                   .values,
@@ -185,7 +189,8 @@ TEST_F(ReferenceKernelsTest, EmbeddingGathersRowsAndItsGradientAddsThemBack) {
               ElementsAre(20, 21, 0, 1, 20, 21));
   ReferenceTensor dy = FloatTensor(Shape({3, 2}), {1, 2, 3, 4, 5, 6});
   EXPECT_THAT(
-      Apply("embedding_grad", {IntAttribute("num_embeddings", 3)}, {dy, ids}, {Shape({3, 2})})[0].values,
+      Apply("embedding_grad", {IntAttribute("num_embeddings", 3)}, {dy, ids}, {Shape({3, 2})})[0]
+          .values,
       ElementsAre(3, 4, 0, 0, 6, 8));
 }
 

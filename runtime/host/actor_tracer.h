@@ -53,8 +53,7 @@ class ActorTracer {
     event_->type = trace::EventType::kFiring;
     if (message == nullptr) {
       // The start (no firing completed yet) or the previous firing's completion.
-      event_->cause =
-          previous_ < 0 ? trace::CauseKind::kStart : trace::CauseKind::kPreviousFiring;
+      event_->cause = previous_ < 0 ? trace::CauseKind::kStart : trace::CauseKind::kPreviousFiring;
       event_->peer = previous_ < 0 ? -1 : id_;
       event_->register_id = -1;
       event_->sequence = previous_;

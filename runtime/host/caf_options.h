@@ -69,8 +69,9 @@ int WorkerSpinUs(const CafOptions& options, bool has_sim_devices);
 
 // Writes the options into `config` (scheduler.policy, max-threads, max-throughput, the worker
 // spin, installing SpinningWorkSharing when it is > 0), names CAF's threads (and pins its
-// workers to worker_cores) through CafThreadNames, and registers the runtime's message types. InvalidArgument for an unknown policy, or a spin with a policy other than sharing.
-// `config` is otherwise untouched; it reads no file and no command line.
+// workers to worker_cores) through CafThreadNames, and registers the runtime's message types.
+// InvalidArgument for an unknown policy, or a spin with a policy other than sharing. `config` is
+// otherwise untouched; it reads no file and no command line.
 Status ConfigureCaf(const CafOptions& options, int cpu_devices, bool has_sim_devices,
                     HostCafConfig* config);
 

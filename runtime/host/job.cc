@@ -1,13 +1,12 @@
 #include "runtime/host/job.h"
 
-#include "base/thread_affinity.h"
-
 #include <algorithm>
 #include <caf/all.hpp>
 #include <cstdio>
 #include <map>
 #include <thread>
 
+#include "base/thread_affinity.h"
 #include "plan/labels.h"
 #include "runtime/host/host_actor.h"
 #include "runtime/host/host_messages.h"

@@ -32,8 +32,8 @@ void PrintTo(const Setting& setting, std::ostream* out) {
 }
 
 const Setting kSettings[] = {
-    {"dp2", 2, 1, 1, "4cpu"},   {"dp4", 4, 1, 1, "4cpu"},       {"tp2", 1, 2, 1, "4cpu"},
-    {"pp2", 1, 1, 2, "4cpu"},   {"pp4", 1, 1, 4, "4cpu"},       {"dp2_pp2", 2, 1, 2, "4cpu"},
+    {"dp2", 2, 1, 1, "4cpu"},     {"dp4", 4, 1, 1, "4cpu"},         {"tp2", 1, 2, 1, "4cpu"},
+    {"pp2", 1, 1, 2, "4cpu"},     {"pp4", 1, 1, 4, "4cpu"},         {"dp2_pp2", 2, 1, 2, "4cpu"},
     {"dp2_tp2", 2, 2, 1, "4cpu"}, {"dp2_tp2_pp2", 2, 2, 2, "8cpu"},
 };
 
@@ -260,7 +260,8 @@ TEST(ParallelPlans, LowerSlotsToFitAndNameTheDeviceWhenEvenOneSlotDoesNot) {
   StatusOr<proto::Plan> small = CompileJob(*job, options);
   ASSERT_FALSE(small.ok());
   EXPECT_EQ(small.status().code(), StatusCode::kResourceExhausted);
-  EXPECT_THAT(small.status().message(), HasSubstr("device 'node0/cpu:0': the plan needs at least "));
+  EXPECT_THAT(small.status().message(),
+              HasSubstr("device 'node0/cpu:0': the plan needs at least "));
   EXPECT_THAT(small.status().message(), HasSubstr("but its memory budget is 65536 bytes"));
 }
 

@@ -5,6 +5,8 @@
 // result (concatenated for S, equal for B, summed for P). Physical attributes the reference
 // kernels do not read yet (docs/OPS.md "Physical attributes") are applied around them here.
 // Plus the signature lists docs/PARALLELISM.md spells out.
+#include "compiler/ops/sbp_signatures.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -14,7 +16,6 @@
 
 #include "compiler/ops/attribute_schema.h"
 #include "compiler/ops/op_registry.h"
-#include "compiler/ops/sbp_signatures.h"
 #include "compiler/testing/compiler_test_util.h"
 #include "reference/kernels/testing/reference_kernel_runner.h"
 
@@ -44,7 +45,10 @@ std::vector<OpCase> Cases() {
   using V = std::vector<int64_t>;
   return {
       {"matmul", {F32({4, 6}), F32({6, 8})}, {}, {}},
-      {"matmul", {F32({6, 4}), F32({8, 6})}, Attrs({{"transpose_a", true}, {"transpose_b", true}}), {}},
+      {"matmul",
+       {F32({6, 4}), F32({8, 6})},
+       Attrs({{"transpose_a", true}, {"transpose_b", true}}),
+       {}},
       {"matmul", {F32({2, 4, 6}), F32({6, 8})}, {}, {}},
       {"batch_matmul", {F32({2, 4, 4, 6}), F32({2, 4, 6, 2})}, {}, {}},
       {"batch_matmul", {F32({2, 4, 6}), F32({2, 8, 6})}, Attrs({{"transpose_b", true}}), {}},
@@ -74,7 +78,9 @@ std::vector<OpCase> Cases() {
       {"reshape", {F32({4, 2, 6})}, Attrs({{"shape", V{4, 12}}}), {}},
       {"transpose", {F32({2, 4, 6})}, Attrs({{"perm", V{2, 0, 1}}}), {}},
       {"embedding", {F32({8, 6}), I32({4, 2})}, {}, {0, 8}},
-      {"embedding_grad", {F32({4, 2, 6}), I32({4, 2})}, Attrs({{"num_embeddings", int64_t{8}}}),
+      {"embedding_grad",
+       {F32({4, 2, 6}), I32({4, 2})},
+       Attrs({{"num_embeddings", int64_t{8}}}),
        {0, 8}},
       {"softmax_cross_entropy", {F32({4, 2, 6}), I32({4, 2})}, {}, {0, 6}},
       {"softmax_cross_entropy_grad", {F32({4}), F32({4, 6}), I32({4})}, {}, {0, 0, 6}},
@@ -202,7 +208,8 @@ class SbpHarness {
     for (size_t r = 0; r < inputs[1].values.size(); ++r) {
       const int64_t row = static_cast<int64_t>(inputs[1].values[r]) - begin;
       if (row < 0 || row >= rows) continue;
-      for (int64_t c = 0; c < width; ++c) y.values[r * width + c] = inputs[0].values[row * width + c];
+      for (int64_t c = 0; c < width; ++c)
+        y.values[r * width + c] = inputs[0].values[row * width + c];
     }
     return y;
   }
@@ -217,14 +224,16 @@ class SbpHarness {
     for (size_t r = 0; r < inputs[1].values.size(); ++r) {
       const int64_t row = static_cast<int64_t>(inputs[1].values[r]) - begin;
       if (row < 0 || row >= rows) continue;
-      for (int64_t c = 0; c < width; ++c) table.values[row * width + c] += inputs[0].values[r * width + c];
+      for (int64_t c = 0; c < width; ++c)
+        table.values[row * width + c] += inputs[0].values[r * width + c];
     }
     return table;
   }
 
   // Checks one signature; returns false (and records why) when its splits are uneven.
-  bool Check(const OpCase& op, const SbpSignature& signature, const std::vector<TensorType>& outputs,
-             const AttributeMap& attributes, const std::vector<ReferenceTensor>& inputs,
+  bool Check(const OpCase& op, const SbpSignature& signature,
+             const std::vector<TensorType>& outputs, const AttributeMap& attributes,
+             const std::vector<ReferenceTensor>& inputs,
              const std::vector<ReferenceTensor>& expected) {
     const OpDefinition& definition = *registry_.Find(op.type);
     auto even = [](const TensorType& type, const Sbp& sbp) {
@@ -273,7 +282,7 @@ class SbpHarness {
       }
       AttributeMap local_attributes = attributes;
       if (definition.localize) {
-        PhysicalContext context{op.inputs,   outputs,     local_inputs,    local_outputs,
+        PhysicalContext context{op.inputs,   outputs,      local_inputs,    local_outputs,
                                 input_boxes, output_boxes, local_attributes};
         definition.localize(context);
       }
@@ -281,7 +290,8 @@ class SbpHarness {
     }
     for (size_t i = 0; i < outputs.size(); ++i) {
       const Sbp& sbp = signature.outputs[i];
-      const std::string where = op.type + " " + ToString(signature) + " output " + std::to_string(i);
+      const std::string where =
+          op.type + " " + ToString(signature) + " output " + std::to_string(i);
       std::vector<ReferenceTensor> candidates;
       if (sbp.is_split()) {
         candidates.push_back(Concat(results[0][i], results[1][i], sbp.axis));
@@ -328,8 +338,8 @@ TEST(SbpSignatures, EverySignatureOfEveryOpReassemblesIntoTheLogicalResult) {
     const OpDefinition& definition = *harness.registry().Find(op.type);
     StatusOr<AttributeMap> attributes = CompleteAttributes(definition, op.attributes);
     ASSERT_TRUE(attributes.ok()) << op.type << ": " << attributes.status();
-    StatusOr<std::vector<TensorType>> outputs = InferOp(harness.registry(), op.type, op.inputs,
-                                                        *attributes);
+    StatusOr<std::vector<TensorType>> outputs =
+        InferOp(harness.registry(), op.type, op.inputs, *attributes);
     ASSERT_TRUE(outputs.ok()) << op.type << ": " << outputs.status();
     std::mt19937 random(5);
     std::vector<ReferenceTensor> inputs;
@@ -342,8 +352,7 @@ TEST(SbpSignatures, EverySignatureOfEveryOpReassemblesIntoTheLogicalResult) {
       }
       inputs.push_back(std::move(tensor));
     }
-    std::vector<ReferenceTensor> expected =
-        harness.RunWhole(op, *outputs, *attributes, inputs);
+    std::vector<ReferenceTensor> expected = harness.RunWhole(op, *outputs, *attributes, inputs);
     const std::vector<SbpSignature> signatures =
         SbpSignaturesOf(definition, {op.inputs, *outputs, *attributes});
     EXPECT_GT(signatures.size(), 1u) << op.type << " offers only all-broadcast";

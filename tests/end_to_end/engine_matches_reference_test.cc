@@ -68,8 +68,7 @@ TEST(EngineMatchesReferenceTest, MlpLossesEqualTheDoublePrecisionReferenceOverTw
   ExpectEngineMatchesReference("tests/compiler/jobs/mlp.pbtxt");
 }
 
-TEST(EngineMatchesReferenceTest,
-     TransformerLossesEqualTheDoublePrecisionReferenceOverTwentySteps) {
+TEST(EngineMatchesReferenceTest, TransformerLossesEqualTheDoublePrecisionReferenceOverTwentySteps) {
   ExpectEngineMatchesReference("tests/compiler/jobs/transformer.pbtxt");
 }
 

@@ -15,7 +15,6 @@ namespace softwire {
 namespace kernel_tests {
 namespace {
 
-
 Shape Matrix(int64_t rows, int64_t columns, bool transpose) {
   return transpose ? Shape({columns, rows}) : Shape({rows, columns});
 }

@@ -11,7 +11,6 @@ namespace softwire {
 namespace kernel_tests {
 namespace {
 
-
 struct ReduceCase {
   Shape x;
   std::vector<int64_t> axes;  // Empty: every axis.
