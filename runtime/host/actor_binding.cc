@@ -4,7 +4,6 @@
 
 #include "plan/labels.h"
 #include "proto/tensor_desc.h"
-#include "runtime/host/sim_kernels.h"
 
 namespace softwire {
 namespace runtime {
@@ -30,12 +29,12 @@ std::string RegisterName(const proto::Plan& plan, int64_t id) {
 
 }  // namespace
 
-StatusOr<RegisterSlots> LocateRegisterSlots(const proto::Plan& plan,
-                                            const std::vector<std::unique_ptr<Device>>& devices) {
+StatusOr<RegisterSlots> LocateRegisterSlots(
+    const proto::Plan& plan, const std::vector<std::unique_ptr<DeviceArena>>& arenas) {
   RegisterSlots slots(plan.register__size());
   for (const proto::RegisterDef& def : plan.register_()) {
     std::string what = RegisterName(plan, def.id());
-    if (def.device() < 0 || def.device() >= static_cast<int>(devices.size())) {
+    if (def.device() < 0 || def.device() >= static_cast<int>(arenas.size())) {
       return InvalidArgumentError(what + ": device " + std::to_string(def.device()) +
                                   " does not exist");
     }
@@ -46,7 +45,7 @@ StatusOr<RegisterSlots> LocateRegisterSlots(const proto::Plan& plan,
                                   "-byte tensor");
     }
     if (def.slots() < 1) return InvalidArgumentError(what + ": has no slots");
-    const DeviceArena& arena = devices[def.device()]->arena();
+    const DeviceArena& arena = *arenas[def.device()];
     SOFTWIRE_ASSIGN_OR_RETURN(char* first,
                               arena.Region(def.offset(), def.bytes_per_slot() * def.slots(), what));
     for (int slot = 0; slot < def.slots(); ++slot) {
@@ -81,14 +80,15 @@ StatusOr<TensorView> KernelView(const proto::Plan& plan, const proto::ActorDef& 
   return view;
 }
 
-// An actor that computes (not on a sim device) must not touch a register of a sim device,
-// whose arena holds no memory.
+// An actor that computes (its device holds memory) must not touch a register of a device whose
+// arena holds no memory (a sim device).
 Status CheckRegistersHoldMemory(const proto::Plan& plan, const proto::ActorDef& def,
-                                const std::vector<std::unique_ptr<Device>>& devices) {
-  if (devices[def.device()]->kind() == proto::DEVICE_KIND_SIM) return Status::Ok();
+                                const std::vector<Device*>& devices,
+                                const std::vector<std::unique_ptr<DeviceArena>>& arenas) {
+  if (!arenas[def.device()]->holds_memory()) return Status::Ok();
   auto check = [&](int64_t register_id) {
     const proto::RegisterDef& r = plan.register_(static_cast<int>(register_id));
-    if (devices[r.device()]->arena().holds_memory()) return Status::Ok();
+    if (arenas[r.device()]->holds_memory()) return Status::Ok();
     return InvalidArgumentError(
         plan::ActorLabel(def.name()) + " on device '" + devices[def.device()]->name() + "' uses " +
         RegisterName(plan, register_id) + " of device '" + devices[r.device()]->name() +
@@ -102,16 +102,16 @@ Status CheckRegistersHoldMemory(const proto::Plan& plan, const proto::ActorDef& 
 StatusOr<std::unique_ptr<ActorBinding>> BindActor(
     const proto::Plan& plan, const proto::ActorDef& def,
     const actors::ActorDescription& description, const RegisterSlots& slots,
-    const std::vector<std::unique_ptr<Device>>& devices, const KernelRegistries& registries,
-    OutputReporter* reporter) {
+    const std::vector<Device*>& devices, const std::vector<std::unique_ptr<DeviceArena>>& arenas,
+    const LaunchWiring& wiring, OutputReporter* reporter) {
   std::string what = plan::ActorLabel(def.name());
   if (def.device() < 0 || def.device() >= static_cast<int>(devices.size())) {
     return InvalidArgumentError(what + ": device " + std::to_string(def.device()) +
                                 " does not exist");
   }
   const Device& device = *devices[def.device()];
-  KernelContext context;
-  context.parallel = device.runner();
+  const DeviceArena& arena = *arenas[def.device()];
+  KernelContext context = device.NewKernelContext();
   std::vector<std::vector<char*>> input_slots;
   std::vector<std::vector<char*>> output_slots;
   for (int i = 0; i < def.input_register_size(); ++i) {
@@ -128,34 +128,24 @@ StatusOr<std::unique_ptr<ActorBinding>> BindActor(
   if (def.workspace_bytes() > 0) {
     SOFTWIRE_ASSIGN_OR_RETURN(
         context.workspace,
-        device.arena().Region(def.workspace_offset(), def.workspace_bytes(), what + " workspace"));
+        arena.Region(def.workspace_offset(), def.workspace_bytes(), what + " workspace"));
   }
   if (def.state_bytes() > 0) {
-    SOFTWIRE_ASSIGN_OR_RETURN(
-        context.state,
-        device.arena().Region(def.state_offset(), def.state_bytes(), what + " state"));
+    SOFTWIRE_ASSIGN_OR_RETURN(context.state,
+                              arena.Region(def.state_offset(), def.state_bytes(), what + " state"));
   }
-  SOFTWIRE_RETURN_IF_ERROR(CheckRegistersHoldMemory(plan, def, devices));
+  SOFTWIRE_RETURN_IF_ERROR(CheckRegistersHoldMemory(plan, def, devices, arenas));
   KernelSetup setup;
   setup.plan = &plan;
   setup.actor = &def;
   setup.reporter = reporter;
-  std::unique_ptr<Kernel> kernel;
-  if (device.kind() == proto::DEVICE_KIND_SIM) {
-    StatusOr<std::unique_ptr<Kernel>> created = CreateSimKernel(setup);
-    if (!created.ok()) return created.status().WithContext(what);
-    kernel = std::move(created).value();
-  } else {
-    const KernelRegistry* registry =
-        device.kind() == proto::DEVICE_KIND_CPU ? registries.cpu : nullptr;
-    if (registry == nullptr) {
-      return UnimplementedError(what + ": no kernels for device '" + device.name() + "'");
-    }
-    SOFTWIRE_ASSIGN_OR_RETURN(kernel, registry->Create(setup));
-  }
-  return std::make_unique<ActorBinding>(&def, &description, std::move(kernel),
-                                        device.queue(def.queue()), std::move(context),
-                                        std::move(input_slots), std::move(output_slots));
+  StatusOr<std::unique_ptr<Kernel>> kernel = device.CreateKernel(setup);  // Names the actor.
+  if (!kernel.ok()) return kernel.status();
+  StatusOr<DeviceQueue*> queue = device.queue(def.queue());
+  if (!queue.ok()) return queue.status().WithContext(what);
+  return std::make_unique<ActorBinding>(&def, &description, std::move(kernel).value(), *queue,
+                                        std::move(context), std::move(input_slots),
+                                        std::move(output_slots), wiring);
 }
 
 }  // namespace
@@ -163,7 +153,7 @@ StatusOr<std::unique_ptr<ActorBinding>> BindActor(
 ActorBinding::ActorBinding(const proto::ActorDef* def, const actors::ActorDescription* description,
                            std::unique_ptr<Kernel> kernel, DeviceQueue* queue,
                            KernelContext context, std::vector<std::vector<char*>> input_slots,
-                           std::vector<std::vector<char*>> output_slots)
+                           std::vector<std::vector<char*>> output_slots, const LaunchWiring& wiring)
     : def_(def),
       description_(description),
       kernel_(std::move(kernel)),
@@ -176,6 +166,8 @@ ActorBinding::ActorBinding(const proto::ActorDef* def, const actors::ActorDescri
   request_.kernel = kernel_.get();
   request_.context = &context_;
   request_.estimated_seconds = def->estimated_seconds();
+  request_.listener = wiring.listener;
+  request_.stopping = wiring.stopping;
 }
 
 const LaunchRequest& ActorBinding::Bind(const actors::Firing& firing, FiringTimes* times) {
@@ -209,14 +201,14 @@ const LaunchRequest& ActorBinding::Bind(const actors::Firing& firing, FiringTime
 
 StatusOr<std::vector<std::unique_ptr<ActorBinding>>> BindActors(
     const proto::Plan& plan, const std::vector<actors::ActorDescription>& descriptions,
-    const std::vector<std::unique_ptr<Device>>& devices, const RegisterSlots& slots,
-    const KernelRegistries& registries, OutputReporter* reporter) {
+    const std::vector<Device*>& devices, const std::vector<std::unique_ptr<DeviceArena>>& arenas,
+    const RegisterSlots& slots, const LaunchWiring& wiring, OutputReporter* reporter) {
   std::vector<std::unique_ptr<ActorBinding>> bindings;
   bindings.reserve(plan.actor_size());
   for (const proto::ActorDef& def : plan.actor()) {
     SOFTWIRE_ASSIGN_OR_RETURN(
         std::unique_ptr<ActorBinding> binding,
-        BindActor(plan, def, descriptions[def.id()], slots, devices, registries, reporter));
+        BindActor(plan, def, descriptions[def.id()], slots, devices, arenas, wiring, reporter));
     bindings.push_back(std::move(binding));
   }
   return bindings;

@@ -23,19 +23,27 @@
 #include "actors/actor_protocol.h"
 #include "base/status.h"
 #include "proto/plan.pb.h"
-#include "runtime/host/device.h"
-#include "runtime/host/device_queue.h"
+#include "runtime/device/device.h"
+#include "runtime/device/device_arena.h"
+#include "runtime/device/device_queue.h"
 #include "runtime/kernels/kernel.h"
 
 namespace softwire {
 namespace runtime {
+
+// Where the launches of bound actors report their completions, and the flag that cancels the
+// launches not yet begun (device_queue.h). Borrowed; outlive the bindings.
+struct LaunchWiring {
+  LaunchListener* listener = nullptr;
+  const std::atomic<bool>* stopping = nullptr;
+};
 
 class ActorBinding {
  public:
   ActorBinding(const proto::ActorDef* def, const actors::ActorDescription* description,
                std::unique_ptr<Kernel> kernel, DeviceQueue* queue, KernelContext context,
                std::vector<std::vector<char*>> input_slots,
-               std::vector<std::vector<char*>> output_slots);
+               std::vector<std::vector<char*>> output_slots, const LaunchWiring& wiring);
 
   // Points the context at the slots `firing` reads and writes and returns its launch, which
   // asks its queue to stamp the kernel's times into `times` (borrowed; null: untraced).
@@ -65,27 +73,23 @@ class ActorBinding {
   std::string display_name_;
 };
 
-// Where to find the kernels of each device kind.
-struct KernelRegistries {
-  const KernelRegistry* cpu = nullptr;
-};
-
 // Slot addresses of every register: [register id][slot]. Checks each register's dtype, that
 // its tensor fits a slot and that its slots lie inside its device's arena; errors name it.
-// Registers of sim devices (no memory) get null addresses.
+// Registers of sim devices (no memory) get null addresses. `arenas` by plan device index.
 using RegisterSlots = std::vector<std::vector<char*>>;
-StatusOr<RegisterSlots> LocateRegisterSlots(const proto::Plan& plan,
-                                            const std::vector<std::unique_ptr<Device>>& devices);
+StatusOr<RegisterSlots> LocateRegisterSlots(
+    const proto::Plan& plan, const std::vector<std::unique_ptr<DeviceArena>>& arenas);
 
 // Binds every actor of `plan`: checks its views, workspace and state range against the
-// arenas, creates its kernel (sim_kernels.h for sim devices), and prepares its context. An
-// actor of a device with memory that uses a register of a sim device is InvalidArgument.
-// Errors name the actor or register.
-// Result index == actor id. Borrowed arguments must outlive the bindings.
+// arenas, creates its kernel (Device::CreateKernel), and prepares its context
+// (Device::NewKernelContext). An actor of a device with memory that uses a register of a
+// device without memory (sim) is InvalidArgument. Errors name the actor or register.
+// `devices` and `arenas` by plan device index. Result index == actor id. Borrowed arguments
+// must outlive the bindings.
 StatusOr<std::vector<std::unique_ptr<ActorBinding>>> BindActors(
     const proto::Plan& plan, const std::vector<actors::ActorDescription>& descriptions,
-    const std::vector<std::unique_ptr<Device>>& devices, const RegisterSlots& slots,
-    const KernelRegistries& registries, OutputReporter* reporter);
+    const std::vector<Device*>& devices, const std::vector<std::unique_ptr<DeviceArena>>& arenas,
+    const RegisterSlots& slots, const LaunchWiring& wiring, OutputReporter* reporter);
 
 }  // namespace runtime
 }  // namespace softwire

@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "runtime/host/device_queue.h"
+#include "runtime/device/device_queue.h"
 
 namespace softwire {
 namespace runtime {

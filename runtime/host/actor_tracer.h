@@ -22,7 +22,7 @@
 #include <limits>
 
 #include "actors/actor_protocol.h"
-#include "runtime/host/device_queue.h"
+#include "runtime/device/device_queue.h"
 #include "runtime/host/host_messages.h"
 #include "trace/trace_event.h"
 #include "trace/trace_recorder.h"

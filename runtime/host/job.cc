@@ -1,7 +1,5 @@
 #include "runtime/host/job.h"
 
-#include "base/thread_affinity.h"
-
 #include <algorithm>
 #include <caf/all.hpp>
 #include <condition_variable>
@@ -10,6 +8,7 @@
 #include <mutex>
 #include <thread>
 
+#include "base/thread_affinity.h"
 #include "plan/labels.h"
 #include "runtime/host/host_actor.h"
 #include "runtime/host/host_messages.h"
@@ -93,28 +92,38 @@ StatusOr<std::unique_ptr<Job>> Job::Create(const proto::Plan& plan, JobOptions o
   }
   const std::vector<int> allowed_cores = AllowedCores();
   size_t next_core = 0;  // With pinned threads: the first core of the next cpu device.
+  DeviceEnvironment environment;
+  environment.kernels = job->options_.kernels;
   for (const proto::PlanDevice& plan_device : plan.device()) {
     if (plan_device.kind() == proto::DEVICE_KIND_SIM && job->sim_clock_ == nullptr) {
-      job->sim_clock_ = std::make_unique<SimClock>(job->directory_.get(),
-                                                   &job->monitor_->stopping(), job->options_.sim);
+      job->sim_clock_ = std::make_unique<SimClock>(job->options_.sim);
+      environment.sim_clock = job->sim_clock_.get();
     }
-    DeviceOptions device_options = job->options_.device;
+    DeviceSpec spec;
+    spec.device = plan_device;
+    spec.queues = queues[job->devices_.size()];
+    spec.options = job->options_.device;
     if (job->options_.pin_threads && plan_device.kind() == proto::DEVICE_KIND_CPU &&
         !allowed_cores.empty()) {
-      device_options.cores =
-          DeviceCores(allowed_cores, next_core, KernelThreads(plan_device, device_options));
-      next_core += device_options.cores.size();
+      spec.options.cores =
+          DeviceCores(allowed_cores, next_core, KernelThreads(plan_device, spec.options));
+      next_core += spec.options.cores.size();
     }
-    SOFTWIRE_ASSIGN_OR_RETURN(
-        std::unique_ptr<Device> device,
-        Device::Create(plan_device, queues[job->devices_.size()], device_options,
-                       job->directory_.get(), &job->monitor_->stopping(), job->sim_clock_.get()));
+    SOFTWIRE_ASSIGN_OR_RETURN(std::unique_ptr<Device> device, CreateDevice(spec, environment));
+    SOFTWIRE_ASSIGN_OR_RETURN(std::unique_ptr<DeviceArena> arena,
+                              device->AllocateArena(plan_device.planned_bytes()));
     job->devices_.push_back(std::move(device));
+    job->arenas_.push_back(std::move(arena));
   }
-  SOFTWIRE_ASSIGN_OR_RETURN(job->slots_, LocateRegisterSlots(plan, job->devices_));
+  std::vector<Device*> devices;
+  for (const auto& device : job->devices_) devices.push_back(device.get());
+  SOFTWIRE_ASSIGN_OR_RETURN(job->slots_, LocateRegisterSlots(plan, job->arenas_));
+  LaunchWiring wiring;
+  wiring.listener = job->directory_.get();
+  wiring.stopping = &job->monitor_->stopping();
   SOFTWIRE_ASSIGN_OR_RETURN(job->bindings_,
-                            BindActors(plan, job->descriptions_, job->devices_, job->slots_,
-                                       job->options_.kernels, job->collector_.get()));
+                            BindActors(plan, job->descriptions_, devices, job->arenas_, job->slots_,
+                                       wiring, job->collector_.get()));
   if (job->options_.trace.enabled) {
     SOFTWIRE_ASSIGN_OR_RETURN(job->trace_,
                               JobTrace::Create(plan, job->descriptions_, job->options_.trace));

@@ -35,13 +35,14 @@
 #include "actors/actor_description.h"
 #include "base/status.h"
 #include "proto/plan.pb.h"
+#include "runtime/device/device.h"
+#include "runtime/device/device_factory.h"
+#include "runtime/device/sim/sim_clock.h"
 #include "runtime/host/actor_binding.h"
 #include "runtime/host/actor_directory.h"
 #include "runtime/host/caf_options.h"
-#include "runtime/host/device.h"
 #include "runtime/host/job_monitor.h"
 #include "runtime/host/job_trace.h"
-#include "runtime/host/sim_clock.h"
 #include "runtime/host/stall_report.h"
 #include "runtime/host/step_collector.h"
 
@@ -80,6 +81,8 @@ class Job {
 
   const proto::Plan& plan() const { return plan_; }
   const std::vector<std::unique_ptr<Device>>& devices() const { return devices_; }
+  // The job's memory on each device, by plan device index.
+  const std::vector<std::unique_ptr<DeviceArena>>& arenas() const { return arenas_; }
   const RegisterSlots& register_slots() const { return slots_; }
   // When Run started the actors.
   std::chrono::steady_clock::time_point started_at() const { return started_at_; }
@@ -127,6 +130,7 @@ class Job {
   // after directory_ and monitor_, which it borrows. Null without sim devices.
   std::unique_ptr<SimClock> sim_clock_;
   std::vector<std::unique_ptr<Device>> devices_;
+  std::vector<std::unique_ptr<DeviceArena>> arenas_;
   RegisterSlots slots_;
   std::vector<std::unique_ptr<ActorBinding>> bindings_;
   std::unique_ptr<JobTrace> trace_;  // Null when the job is not traced.
@@ -138,7 +142,7 @@ class Job {
   // DescribeWaits for its whole question, so Run's shutdown waits for it.
   std::mutex running_mutex_;
   caf::actor_system* running_system_ = nullptr;  // Guarded by running_mutex_.
-  bool system_ended_ = false;                     // Guarded by running_mutex_.
+  bool system_ended_ = false;                    // Guarded by running_mutex_.
 };
 
 }  // namespace runtime

@@ -27,6 +27,8 @@
 namespace softwire {
 namespace runtime {
 
+class Device;
+
 // Receives the values sink actors observe. Implementations must be thread-safe.
 class OutputReporter {
  public:
@@ -38,20 +40,21 @@ class OutputReporter {
 // Everything a kernel may look at when it is created. Borrowed pointers outlive the kernel.
 struct KernelSetup {
   const proto::Plan* plan = nullptr;
-  const proto::ActorDef* actor = nullptr;    // actor->kernel is the KernelDef.
-  OutputReporter* reporter = nullptr;        // For sink kernels; may be null elsewhere.
+  const proto::ActorDef* actor = nullptr;  // actor->kernel is the KernelDef.
+  OutputReporter* reporter = nullptr;      // For sink kernels; may be null elsewhere.
 };
 
 // One firing's arguments.
 struct KernelContext {
-  int64_t firing = 0;                       // Firing index.
-  int64_t first_piece = 0;                  // First piece the firing covers.
-  std::vector<TensorView> inputs;           // In ActorDef.input_register order.
-  std::vector<TensorView> outputs;          // In ActorDef.output_register order.
-  std::vector<bool> output_fill_begins;     // Per output: first firing of this fill.
-  void* workspace = nullptr;                // ActorDef.workspace_bytes of scratch.
-  void* state = nullptr;                    // ActorDef.state_bytes, kept across firings.
-  ParallelRunner* parallel = nullptr;       // The device's cores. Never null.
+  int64_t firing = 0;                    // Firing index.
+  int64_t first_piece = 0;               // First piece the firing covers.
+  std::vector<TensorView> inputs;        // In ActorDef.input_register order.
+  std::vector<TensorView> outputs;       // In ActorDef.output_register order.
+  std::vector<bool> output_fill_begins;  // Per output: first firing of this fill.
+  void* workspace = nullptr;             // ActorDef.workspace_bytes of scratch.
+  void* state = nullptr;                 // ActorDef.state_bytes, kept across firings.
+  ParallelRunner* parallel = nullptr;    // The device's cores. Never null.
+  const Device* device = nullptr;        // What the kernel runs on (Device::NewKernelContext).
 };
 
 class Kernel {

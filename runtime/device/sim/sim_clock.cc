@@ -1,4 +1,4 @@
-#include "runtime/host/sim_clock.h"
+#include "runtime/device/sim/sim_clock.h"
 
 #include <glog/logging.h>
 #include <immintrin.h>
@@ -12,7 +12,7 @@
 
 #include "base/guarded_call.h"
 #include "base/thread_name.h"
-#include "runtime/host/trace_clock.h"
+#include "runtime/device/trace_clock.h"
 
 namespace softwire {
 namespace runtime {
@@ -59,9 +59,7 @@ class SimClock::Queue final : public DeviceQueue {
   const int index_;
 };
 
-SimClock::SimClock(LaunchListener* listener, const std::atomic<bool>* stopping,
-                   SimClockOptions options)
-    : listener_(listener), stopping_(stopping), options_(options), earliest_(kNever) {
+SimClock::SimClock(SimClockOptions options) : options_(options), earliest_(kNever) {
   heap_.reserve(64);
   due_.reserve(64);
   timer_ = std::thread([this] { Loop(); });
@@ -154,7 +152,7 @@ void SimClock::ReleaseInline(int queue) {
     lock.unlock();
     if (next.times != nullptr)
       next.times->start.store(TraceClock::Now(), std::memory_order_relaxed);
-    listener_->OnLaunchCompleted(next.actor, next.firing, RunKernel(next));
+    next.listener->OnLaunchCompleted(next.actor, next.firing, RunKernel(next));
     lock.lock();
   }
 }
@@ -181,7 +179,8 @@ void SimClock::PublishEarliestLocked() {
 }
 
 Status SimClock::RunKernel(const LaunchRequest& request) const {
-  if (stopping_->load(std::memory_order_relaxed)) return CancelledError("the job is stopping");
+  if (request.stopping->load(std::memory_order_relaxed))
+    return CancelledError("the job is stopping");
   Status status =
       GuardedCall("kernel", [&request] { return request.kernel->Run(*request.context); });
   if (request.times != nullptr) {
@@ -218,7 +217,8 @@ void SimClock::CompleteDue(int64_t now, std::unique_lock<std::mutex>* lock) {
     const int64_t lateness = NowNs() - done.deadline;
     lateness_sum += static_cast<double>(lateness);
     lateness_max = std::max(lateness_max, lateness);
-    listener_->OnLaunchCompleted(done.request.actor, done.request.firing, RunKernel(done.request));
+    done.request.listener->OnLaunchCompleted(done.request.actor, done.request.firing,
+                                             RunKernel(done.request));
   }
   host_told_at_ = NowNs();
   lock->lock();
