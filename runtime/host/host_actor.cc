@@ -45,18 +45,18 @@ const char* HostActor::name() const {
 caf::behavior HostActor::make_behavior() {
   // The protocol's messages first: CAF tries handlers in order.
   return {
-      [this](const PeerMessage& message) {
+      [this](const actors::ProtocolMessage& message) {
         EnsureStarted();
         if (stopped_) return;
         switch (message.type) {
-          case PeerMessage::kReady:
-            Drive(protocol_.OnReady(message.from, message.ready, &outbox_), &message);
+          case actors::MessageType::kReady:
+            Drive(protocol_.OnReady(message.from, message.ready(), &outbox_), &message);
             break;
-          case PeerMessage::kRelease:
-            Drive(protocol_.OnRelease(message.from, message.release, &outbox_), &message);
+          case actors::MessageType::kRelease:
+            Drive(protocol_.OnRelease(message.from, message.release(), &outbox_), &message);
             break;
           default:
-            Drive(protocol_.OnEndOfStream(message.from, message.end_of_stream, &outbox_));
+            Drive(protocol_.OnEndOfStream(message.from, message.end_of_stream(), &outbox_));
             break;
         }
       },
@@ -88,7 +88,7 @@ void HostActor::EnsureStarted() {
   Drive(Status::Ok());
 }
 
-void HostActor::Drive(Status status, const PeerMessage* message) {
+void HostActor::Drive(Status status, const actors::ProtocolMessage* message) {
   for (;; message = nullptr) {  // After the first launch, launches follow completions.
     if (!status.ok()) {
       Fail(std::move(status));
@@ -141,28 +141,13 @@ Status HostActor::Complete(int64_t firing, const Status& kernel_status) {
 }
 
 void HostActor::SendOutbox() {
-  for (const actors::OutgoingMessage& message : outbox_.messages) {
-    PeerMessage peer_message;
-    peer_message.from = id_;
-    switch (message.type) {
-      case actors::OutgoingMessage::Type::kReady:
-        peer_message.type = PeerMessage::kReady;
-        peer_message.ready = message.ready;
-        break;
-      case actors::OutgoingMessage::Type::kRelease:
-        peer_message.type = PeerMessage::kRelease;
-        peer_message.release = message.release;
-        break;
-      case actors::OutgoingMessage::Type::kEndOfStream:
-        peer_message.type = PeerMessage::kEndOfStream;
-        peer_message.end_of_stream = message.end_of_stream;
-        break;
-    }
+  for (actors::ProtocolMessage& message : outbox_.messages) {
+    message.from = id_;
     // What send() does, minus the sender: nobody answers protocol messages, so the mailbox
     // element need not hold (and count a reference to) this actor. The worker running us is
     // passed on, so the receiver is scheduled on it where the policy allows.
     directory_->Get(message.to)
-        ->enqueue(caf::make_mailbox_element(nullptr, caf::make_message_id(), {}, peer_message),
+        ->enqueue(caf::make_mailbox_element(nullptr, caf::make_message_id(), {}, message),
                   context());
   }
   outbox_.messages.clear();

@@ -8,8 +8,8 @@
 // protocol violation, a kernel failure, an unexpected message, an exception) fail the job
 // through the JobMonitor with a Status naming the actor; the actor then stops.
 //
-// Messages handled: PeerMessage (Ready, Release or EndOfStream from a peer); LaunchDone;
-// start_atom; (describe_wait_atom, caf::actor reply_to) -> WaitReport to reply_to.
+// Messages handled: actors::ProtocolMessage (Ready, Release or EndOfStream from a peer);
+// LaunchDone; start_atom; (describe_wait_atom, caf::actor reply_to) -> WaitReport to reply_to.
 // Tracing: with a tracer (a traced job), the actor records each firing and what let it launch
 // (actor_tracer.h); without one, each hook is one branch on a null pointer.
 // Threading: CAF runs one handler of an actor at a time, on any worker thread.
@@ -47,7 +47,7 @@ class HostActor final : public caf::event_based_actor {
   // keeps going while launches complete inline. `message` is the message the call handled
   // (null for a start or a completion): if the call launches a firing, that message is what
   // let it launch (traces record it as the firing's cause).
-  void Drive(Status status, const PeerMessage* message = nullptr);
+  void Drive(Status status, const actors::ProtocolMessage* message = nullptr);
   // The protocol's answer to a completed firing, or the kernel's error with context.
   Status Complete(int64_t firing, const Status& kernel_status);
   void SendOutbox();
