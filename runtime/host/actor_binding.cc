@@ -2,6 +2,8 @@
 
 #include <glog/logging.h>
 
+#include <algorithm>
+
 #include "plan/labels.h"
 #include "proto/tensor_desc.h"
 
@@ -38,6 +40,7 @@ StatusOr<RegisterSlots> LocateRegisterSlots(
       return InvalidArgumentError(what + ": device " + std::to_string(def.device()) +
                                   " does not exist");
     }
+    if (arenas[def.device()] == nullptr) continue;  // Another node's.
     SOFTWIRE_ASSIGN_OR_RETURN(TensorView view, ViewOf(def.tensor(), what));
     if (view.NumBytes() > def.bytes_per_slot()) {
       return InvalidArgumentError(what + ": a slot of " + std::to_string(def.bytes_per_slot()) +
@@ -81,18 +84,26 @@ StatusOr<TensorView> KernelView(const proto::Plan& plan, const proto::ActorDef& 
 }
 
 // An actor that computes (its device holds memory) must not touch a register of a device whose
-// arena holds no memory (a sim device).
+// arena holds no memory (a sim device: its slots have no address).
 Status CheckRegistersHoldMemory(const proto::Plan& plan, const proto::ActorDef& def,
                                 const std::vector<Device*>& devices,
-                                const std::vector<std::unique_ptr<DeviceArena>>& arenas) {
+                                const std::vector<std::unique_ptr<DeviceArena>>& arenas,
+                                const RegisterSlots& slots) {
   if (!arenas[def.device()]->holds_memory()) return Status::Ok();
   auto check = [&](int64_t register_id) {
     const proto::RegisterDef& r = plan.register_(static_cast<int>(register_id));
-    if (arenas[r.device()]->holds_memory()) return Status::Ok();
-    return InvalidArgumentError(
-        plan::ActorLabel(def.name()) + " on device '" + devices[def.device()]->name() + "' uses " +
-        RegisterName(plan, register_id) + " of device '" + devices[r.device()]->name() +
-        "', which holds no memory (sim devices compute nothing)");
+    const std::vector<char*>& addresses = slots[static_cast<size_t>(register_id)];
+    if (addresses.empty()) {
+      return InvalidArgumentError(plan::ActorLabel(def.name()) + " uses " +
+                                  RegisterName(plan, register_id) +
+                                  ", which lies on a node that is not hosted here");
+    }
+    if (addresses[0] != nullptr) return Status::Ok();
+    return InvalidArgumentError(plan::ActorLabel(def.name()) + " on device '" +
+                                devices[def.device()]->name() + "' uses " +
+                                RegisterName(plan, register_id) + " of device '" +
+                                plan::DeviceName(plan.device(r.device())) +
+                                "', which holds no memory (sim devices compute nothing)");
   };
   for (int64_t r : def.input_register()) SOFTWIRE_RETURN_IF_ERROR(check(r));
   for (int64_t r : def.output_register()) SOFTWIRE_RETURN_IF_ERROR(check(r));
@@ -105,15 +116,17 @@ StatusOr<std::unique_ptr<ActorBinding>> BindActor(
     const std::vector<Device*>& devices, const std::vector<std::unique_ptr<DeviceArena>>& arenas,
     const LaunchWiring& wiring, OutputReporter* reporter) {
   std::string what = plan::ActorLabel(def.name());
-  if (def.device() < 0 || def.device() >= static_cast<int>(devices.size())) {
+  if (def.device() < 0 || def.device() >= static_cast<int>(devices.size()) ||
+      devices[def.device()] == nullptr) {
     return InvalidArgumentError(what + ": device " + std::to_string(def.device()) +
-                                " does not exist");
+                                " does not exist here");
   }
   const Device& device = *devices[def.device()];
   const DeviceArena& arena = *arenas[def.device()];
   KernelContext context = device.NewKernelContext();
   std::vector<std::vector<char*>> input_slots;
   std::vector<std::vector<char*>> output_slots;
+  SOFTWIRE_RETURN_IF_ERROR(CheckRegistersHoldMemory(plan, def, devices, arenas, slots));
   for (int i = 0; i < def.input_register_size(); ++i) {
     SOFTWIRE_ASSIGN_OR_RETURN(TensorView view, KernelView(plan, def, /*input=*/true, i));
     context.inputs.push_back(std::move(view));
@@ -134,7 +147,6 @@ StatusOr<std::unique_ptr<ActorBinding>> BindActor(
     SOFTWIRE_ASSIGN_OR_RETURN(context.state,
                               arena.Region(def.state_offset(), def.state_bytes(), what + " state"));
   }
-  SOFTWIRE_RETURN_IF_ERROR(CheckRegistersHoldMemory(plan, def, devices, arenas));
   KernelSetup setup;
   setup.plan = &plan;
   setup.actor = &def;
@@ -170,6 +182,14 @@ ActorBinding::ActorBinding(const proto::ActorDef* def, const actors::ActorDescri
   request_.stopping = wiring.stopping;
 }
 
+void ActorBinding::StartRun(int64_t pieces_before) {
+  firing_base_ = pieces_before / std::max<int64_t>(1, def_->period());
+  piece_base_ = pieces_before;
+  completed_firings.store(0);
+  firing_in_flight.store(false);
+  finished.store(false);
+}
+
 const LaunchRequest& ActorBinding::Bind(const actors::Firing& firing, FiringTimes* times) {
   // Per firing: only data pointers and numbers change. The checks guard the arena against a
   // protocol bug (a slot out of range); each is one comparison.
@@ -192,8 +212,8 @@ const LaunchRequest& ActorBinding::Bind(const actors::Firing& firing, FiringTime
       context_.output_fill_begins[i] = firing.output_fill_begins[i];
     }
   }
-  context_.firing = firing.index;
-  context_.first_piece = firing.first_piece;
+  context_.firing = firing_base_ + firing.index;
+  context_.first_piece = piece_base_ + firing.first_piece;
   request_.firing = firing.index;
   request_.times = times;
   return request_;
@@ -202,14 +222,14 @@ const LaunchRequest& ActorBinding::Bind(const actors::Firing& firing, FiringTime
 StatusOr<std::vector<std::unique_ptr<ActorBinding>>> BindActors(
     const proto::Plan& plan, const std::vector<actors::ActorDescription>& descriptions,
     const std::vector<Device*>& devices, const std::vector<std::unique_ptr<DeviceArena>>& arenas,
-    const RegisterSlots& slots, const LaunchWiring& wiring, OutputReporter* reporter) {
-  std::vector<std::unique_ptr<ActorBinding>> bindings;
-  bindings.reserve(plan.actor_size());
-  for (const proto::ActorDef& def : plan.actor()) {
+    const RegisterSlots& slots, const std::vector<int64_t>& actors, const LaunchWiring& wiring,
+    OutputReporter* reporter) {
+  std::vector<std::unique_ptr<ActorBinding>> bindings(static_cast<size_t>(plan.actor_size()));
+  for (int64_t id : actors) {
+    const proto::ActorDef& def = plan.actor(static_cast<int>(id));
     SOFTWIRE_ASSIGN_OR_RETURN(
-        std::unique_ptr<ActorBinding> binding,
+        bindings[static_cast<size_t>(id)],
         BindActor(plan, def, descriptions[def.id()], slots, devices, arenas, wiring, reporter));
-    bindings.push_back(std::move(binding));
   }
   return bindings;
 }

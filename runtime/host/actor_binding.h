@@ -45,6 +45,11 @@ class ActorBinding {
                std::vector<std::vector<char*>> input_slots,
                std::vector<std::vector<char*>> output_slots, const LaunchWiring& wiring);
 
+  // Before a run (no firing in flight): its firings continue the numbering of the runs before
+  // it, which streamed `pieces_before` pieces (KernelContext::firing and first_piece count on
+  // from there), and its progress counters restart at zero.
+  void StartRun(int64_t pieces_before);
+
   // Points the context at the slots `firing` reads and writes and returns its launch, which
   // asks its queue to stamp the kernel's times into `times` (borrowed; null: untraced).
   const LaunchRequest& Bind(const actors::Firing& firing, FiringTimes* times);
@@ -71,11 +76,14 @@ class ActorBinding {
   std::vector<std::vector<char*>> output_slots_;  // [output][slot] -> address.
   LaunchRequest request_;
   std::string display_name_;
+  int64_t firing_base_ = 0;
+  int64_t piece_base_ = 0;
 };
 
 // Slot addresses of every register: [register id][slot]. Checks each register's dtype, that
 // its tensor fits a slot and that its slots lie inside its device's arena; errors name it.
-// Registers of sim devices (no memory) get null addresses. `arenas` by plan device index.
+// Registers of sim devices (no memory) get null addresses. `arenas` by plan device index; the
+// registers of a device whose arena is null (another node's) get no slots.
 using RegisterSlots = std::vector<std::vector<char*>>;
 StatusOr<RegisterSlots> LocateRegisterSlots(
     const proto::Plan& plan, const std::vector<std::unique_ptr<DeviceArena>>& arenas);
@@ -83,13 +91,15 @@ StatusOr<RegisterSlots> LocateRegisterSlots(
 // Binds every actor of `plan`: checks its views, workspace and state range against the
 // arenas, creates its kernel (Device::CreateKernel), and prepares its context
 // (Device::NewKernelContext). An actor of a device with memory that uses a register of a
-// device without memory (sim) is InvalidArgument. Errors name the actor or register.
-// `devices` and `arenas` by plan device index. Result index == actor id. Borrowed arguments
-// must outlive the bindings.
+// device without memory (sim), or of a node not hosted here, is InvalidArgument. Errors name the
+// actor or register. Binds the actors `actors` (plan ids); `devices` and `arenas` by plan device
+// index (null for devices not hosted here). Result index == actor id, null for the actors not
+// bound. Borrowed arguments must outlive the bindings.
 StatusOr<std::vector<std::unique_ptr<ActorBinding>>> BindActors(
     const proto::Plan& plan, const std::vector<actors::ActorDescription>& descriptions,
     const std::vector<Device*>& devices, const std::vector<std::unique_ptr<DeviceArena>>& arenas,
-    const RegisterSlots& slots, const LaunchWiring& wiring, OutputReporter* reporter);
+    const RegisterSlots& slots, const std::vector<int64_t>& actors, const LaunchWiring& wiring,
+    OutputReporter* reporter);
 
 }  // namespace runtime
 }  // namespace softwire

@@ -8,11 +8,11 @@
 namespace softwire {
 namespace runtime {
 
-HostActor::HostActor(caf::actor_config& config, ActorBinding* binding,
-                     const ActorDirectory* directory, JobMonitor* monitor, ActorTracer* tracer)
+HostActor::HostActor(caf::actor_config& config, ActorBinding* binding, const PeerRouter* router,
+                     JobMonitor* monitor, ActorTracer* tracer)
     : caf::event_based_actor(config),
       binding_(binding),
-      directory_(directory),
+      router_(router),
       monitor_(monitor),
       tracer_(tracer),
       id_(binding->def().id()),
@@ -141,14 +141,11 @@ Status HostActor::Complete(int64_t firing, const Status& kernel_status) {
 }
 
 void HostActor::SendOutbox() {
+  const actors::JobId job = router_->job();
   for (actors::ProtocolMessage& message : outbox_.messages) {
+    message.job = job;
     message.from = id_;
-    // What send() does, minus the sender: nobody answers protocol messages, so the mailbox
-    // element need not hold (and count a reference to) this actor. The worker running us is
-    // passed on, so the receiver is scheduled on it where the policy allows.
-    directory_->Get(message.to)
-        ->enqueue(caf::make_mailbox_element(nullptr, caf::make_message_id(), {}, message),
-                  context());
+    router_->Route(message, context());
   }
   outbox_.messages.clear();
 }

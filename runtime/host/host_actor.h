@@ -13,8 +13,9 @@
 // Tracing: with a tracer (a traced job), the actor records each firing and what let it launch
 // (actor_tracer.h); without one, each hook is one branch on a null pointer.
 // Threading: CAF runs one handler of an actor at a time, on any worker thread.
-// Ownership: the binding, directory, monitor and tracer are borrowed from the job and outlive
-// it.
+// Messages to peers go through the run's PeerRouter (peer_router.h), stamped with the job id.
+// Ownership: the binding (from the hosted plan), router, monitor and tracer (from the
+// Execution) are borrowed and outlive the actor.
 #ifndef SOFTWIRE_RUNTIME_HOST_HOST_ACTOR_H_
 #define SOFTWIRE_RUNTIME_HOST_ACTOR_H_
 
@@ -22,10 +23,10 @@
 
 #include "actors/actor_protocol.h"
 #include "runtime/host/actor_binding.h"
-#include "runtime/host/actor_directory.h"
 #include "runtime/host/actor_tracer.h"
 #include "runtime/host/host_messages.h"
 #include "runtime/host/job_monitor.h"
+#include "runtime/host/peer_router.h"
 
 namespace softwire {
 namespace runtime {
@@ -33,7 +34,7 @@ namespace runtime {
 class HostActor final : public caf::event_based_actor {
  public:
   // `tracer` is null when the job is not traced.
-  HostActor(caf::actor_config& config, ActorBinding* binding, const ActorDirectory* directory,
+  HostActor(caf::actor_config& config, ActorBinding* binding, const PeerRouter* router,
             JobMonitor* monitor, ActorTracer* tracer);
   ~HostActor() override;
 
@@ -54,7 +55,7 @@ class HostActor final : public caf::event_based_actor {
   void Fail(Status status);
 
   ActorBinding* const binding_;
-  const ActorDirectory* const directory_;
+  const PeerRouter* const router_;
   JobMonitor* const monitor_;
   ActorTracer* const tracer_;
   const actors::ActorId id_;
