@@ -23,6 +23,7 @@
 #ifndef SOFTWIRE_RUNTIME_DEVICE_DEVICE_H_
 #define SOFTWIRE_RUNTIME_DEVICE_DEVICE_H_
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -72,6 +73,11 @@ class Device {
   // Queues. The queue that runs the plan's queue `index`; InvalidArgument when the device has
   // no such queue (a cpu device maps every index >= 0 onto its one strand).
   virtual StatusOr<DeviceQueue*> queue(int index) const = 0;
+
+  // Completes now, with Cancelled and reported to their listeners, the launches of a stopped
+  // run (stop flag `stopping`) that this device's queues hold but have not begun; a queue that
+  // runs them soon anyway (a cpu strand cancels them as its holder releases it) need not.
+  virtual void CancelLaunches(const std::atomic<bool>* stopping) {}
 
   // Kernels. The kernel of setup.actor, from this device's kernel registry; errors name the
   // actor.

@@ -186,6 +186,7 @@ void ActorBinding::StartRun(int64_t pieces_before) {
   firing_base_ = pieces_before / std::max<int64_t>(1, def_->period());
   piece_base_ = pieces_before;
   completed_firings.store(0);
+  deferred_launches.store(0);
   firing_in_flight.store(false);
   finished.store(false);
 }

@@ -65,6 +65,8 @@ class ActorBinding {
   std::atomic<int64_t> completed_firings{0};
   std::atomic<bool> firing_in_flight{false};  // Launched (running or queued), not completed.
   std::atomic<bool> finished{false};
+  // Launches of this run that their queue deferred (reported later to the LaunchListener).
+  std::atomic<int64_t> deferred_launches{0};
 
  private:
   const proto::ActorDef* def_;

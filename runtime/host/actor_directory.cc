@@ -22,6 +22,8 @@ void ActorDirectory::OnLaunchCompleted(int64_t actor, int64_t firing, Status sta
   {
     std::lock_guard<std::mutex> lock(mutex_);
     handle = handles_[static_cast<size_t>(actor)];
+    ++completions_[static_cast<size_t>(actor)];
+    completed_.notify_all();
   }
   if (!handle) return;  // The run ended (failed): nobody waits for this completion.
   LaunchDone done;
@@ -29,6 +31,16 @@ void ActorDirectory::OnLaunchCompleted(int64_t actor, int64_t firing, Status sta
   done.code = static_cast<int32_t>(status.code());
   done.message = status.message();
   caf::anon_send(handle, std::move(done));
+}
+
+void ActorDirectory::ResetCompletions() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (int64_t& count : completions_) count = 0;
+}
+
+void ActorDirectory::AwaitCompletions(int64_t actor, int64_t launches) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  completed_.wait(lock, [&] { return completions_[static_cast<size_t>(actor)] >= launches; });
 }
 
 }  // namespace runtime

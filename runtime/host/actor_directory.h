@@ -11,6 +11,7 @@
 #define SOFTWIRE_RUNTIME_HOST_ACTOR_DIRECTORY_H_
 
 #include <caf/actor.hpp>
+#include <condition_variable>
 #include <cstdint>
 #include <mutex>
 #include <vector>
@@ -22,7 +23,8 @@ namespace runtime {
 
 class ActorDirectory final : public LaunchListener {
  public:
-  explicit ActorDirectory(int64_t actors) : handles_(static_cast<size_t>(actors)) {}
+  explicit ActorDirectory(int64_t actors)
+      : handles_(static_cast<size_t>(actors)), completions_(static_cast<size_t>(actors), 0) {}
 
   void Set(int64_t actor, caf::actor handle);
   // The handle of `actor`; null when it is not hosted here or not running. Only while the
@@ -34,10 +36,19 @@ class ActorDirectory final : public LaunchListener {
 
   void OnLaunchCompleted(int64_t actor, int64_t firing, Status status) override;
 
+  // Before a run: forgets the completions counted so far.
+  void ResetCompletions();
+  // Blocks until `actor`'s deferred launches have all been reported: `launches` in this run.
+  // After a failed run the queues may still hold launches of its exited actors, which read
+  // their bindings until reported; this is how the run waits for them.
+  void AwaitCompletions(int64_t actor, int64_t launches);
+
  private:
   // Held by Set, Clear and OnLaunchCompleted, which may race only with Clear.
   std::mutex mutex_;
+  std::condition_variable completed_;
   std::vector<caf::actor> handles_;
+  std::vector<int64_t> completions_;  // Guarded by mutex_: deferred launches reported, by actor.
 };
 
 }  // namespace runtime

@@ -75,6 +75,7 @@ StatusOr<std::unique_ptr<Execution>> Execution::Create(NodeRuntime* runtime, Hos
                               JobTrace::Create(plan, descriptions, run->options_.trace));
   }
   hosted->stopping()->store(false);
+  hosted->directory()->ResetCompletions();
   hosted->SetOutputTarget(run->collector_.get());
   for (int64_t id : hosted->actors()) {
     ActorBinding* binding = hosted->bindings()[static_cast<size_t>(id)].get();
@@ -112,6 +113,8 @@ Execution::~Execution() {
     router_->Close();
     StopActors();
     AwaitActorsExited();
+    CancelLaunches();
+    AwaitDeferredLaunches();
     hosted_->directory()->Clear();
   }
   caf::logger::set_current_actor_system(nullptr);  // See DescribeWaits.
@@ -141,6 +144,24 @@ void Execution::AwaitActorsExited() {
   exits_->changed.wait(lock, [&] { return exits_->exited >= actors; });
 }
 
+void Execution::CancelLaunches() {
+  hosted_->stopping()->store(true);
+  for (Device* device : hosted_->devices()) {
+    if (device != nullptr) device->CancelLaunches(hosted_->stopping());
+  }
+}
+
+void Execution::AwaitDeferredLaunches() {
+  // Each actor counted its deferred launches before it exited (the exit hook orders that count
+  // before AwaitActorsExited returned). A failed run's queues cancel them quickly (the stop flag
+  // is up); a sim queue reports each at its deadline.
+  for (int64_t id : hosted_->actors()) {
+    const ActorBinding& binding = *hosted_->bindings()[static_cast<size_t>(id)];
+    hosted_->directory()->AwaitCompletions(
+        id, binding.deferred_launches.load(std::memory_order_acquire));
+  }
+}
+
 Status Execution::Run() {
   CHECK(!ran_) << "Execution::Run called twice";
   ran_ = true;
@@ -156,6 +177,8 @@ Status Execution::Run() {
   Status status = WaitForEnd();
   if (!status.ok()) StopActors();
   AwaitActorsExited();
+  if (!status.ok()) CancelLaunches();
+  AwaitDeferredLaunches();
   {
     std::lock_guard<std::mutex> lock(running_mutex_);  // Waits for a DescribeWaits.
     running_ = false;

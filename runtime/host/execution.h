@@ -14,9 +14,10 @@
 //   - no actor completed a firing for `stall_timeout` and none has one in flight: the watchdog
 //     asks every unfinished actor what it waits for, tells JobEvents::OnStall, stops them all,
 //     and fails with that report.
-// In every case every actor of this run has exited when Run returns; other runs of the same
-// runtime go on. While Run runs, another thread may ask what every actor waits for
-// (DescribeWaits) or stop the run (Cancel). A traced run hands over its trace after Run.
+// In every case every actor of this run has exited, and every launch it queued has been
+// reported, when Run returns; other runs of the same runtime go on. While Run runs, another thread
+// may ask what every actor waits for (DescribeWaits) or stop the run (Cancel). A traced run hands
+// over its trace after Run.
 //
 // Threading: Create, Run and TakeTrace on one thread (JobEvents are called on it);
 // DescribeWaits and Cancel from any thread. Ownership: borrows the runtime, the hosted plan and
@@ -93,6 +94,11 @@ class Execution {
   bool AnyFiringInFlight() const;
   // Blocks until every spawned actor has exited.
   void AwaitActorsExited();
+  // Raises the stop flag and has the devices complete this run's queued launches now.
+  void CancelLaunches();
+  // Blocks until every launch the queues deferred has been reported: nothing of this run reads
+  // the hosted plan's bindings any more (it may be destroyed, or run again).
+  void AwaitDeferredLaunches();
 
   NodeRuntime* const runtime_;
   HostedPlan* const hosted_;

@@ -118,6 +118,10 @@ void HostActor::Drive(Status status, const actors::ProtocolMessage* message) {
     Status kernel_status;
     binding_->firing_in_flight.store(true, std::memory_order_relaxed);
     if (binding_->queue()->Launch(request, &kernel_status) == DeviceQueue::Outcome::kDeferred) {
+      // Only this actor writes its counter: a plain increment, published for the run's end.
+      binding_->deferred_launches.store(
+          binding_->deferred_launches.load(std::memory_order_relaxed) + 1,
+          std::memory_order_release);
       if (times != nullptr) tracer_->LaunchDeferred();
       return;  // LaunchDone follows.
     }

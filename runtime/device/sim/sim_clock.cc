@@ -97,6 +97,42 @@ void SimClock::Stop() {
   if (timer_.joinable() && timer_.get_id() != std::this_thread::get_id()) timer_.join();
 }
 
+void SimClock::CancelLaunches(const std::atomic<bool>* stopping) {
+  std::vector<LaunchRequest> cancelled;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::vector<Pending> kept;
+    for (const Pending& pending : heap_) {
+      if (pending.request.stopping != stopping) {
+        kept.push_back(pending);
+        continue;
+      }
+      cancelled.push_back(pending.request);
+      queues_[static_cast<size_t>(pending.queue)].busy = false;
+    }
+    heap_ = std::move(kept);
+    std::make_heap(heap_.begin(), heap_.end(), [](const Pending& a, const Pending& b) {
+      return Later(a.deadline, b.deadline);
+    });
+    for (QueueState& queue : queues_) {
+      std::deque<LaunchRequest> kept_waiting;
+      for (const LaunchRequest& request : queue.waiting) {
+        if (request.stopping == stopping) {
+          cancelled.push_back(request);
+        } else {
+          kept_waiting.push_back(request);
+        }
+      }
+      queue.waiting = std::move(kept_waiting);
+    }
+    PublishEarliestLocked();
+  }
+  for (const LaunchRequest& request : cancelled) {
+    request.listener->OnLaunchCompleted(request.actor, request.firing,
+                                        CancelledError("the job is stopping"));
+  }
+}
+
 SimClockStats SimClock::stats() const {
   std::lock_guard<std::mutex> lock(mutex_);
   SimClockStats stats;

@@ -79,6 +79,11 @@ class SimClock {
   // complete inline with Cancelled. Idempotent.
   void Stop();
 
+  // Completes now, with Cancelled and reported to their listeners, every launch whose stop flag
+  // is `stopping` (pending or waiting): a stopped run does not wait out its launches' durations.
+  // The queues they held are free again.
+  void CancelLaunches(const std::atomic<bool>* stopping);
+
   SimClockStats stats() const;
 
  private:

@@ -10,6 +10,7 @@ namespace runtime {
 
 SimDevice::SimDevice(const proto::PlanDevice& plan_device, int queues, SimClock* clock)
     : Device(plan::DeviceName(plan_device), proto::DEVICE_KIND_SIM),
+      clock_(clock),
       runner_(std::make_unique<SerialRunner>()) {
   for (int index = 0; index < std::max(1, queues); ++index) queues_.push_back(clock->AddQueue());
 }
@@ -34,6 +35,10 @@ StatusOr<DeviceQueue*> SimDevice::queue(int index) const {
                                 " (it has " + std::to_string(queues_.size()) + ")");
   }
   return queues_[static_cast<size_t>(index)].get();
+}
+
+void SimDevice::CancelLaunches(const std::atomic<bool>* stopping) {
+  clock_->CancelLaunches(stopping);  // Also those of the clock's other devices: same run.
 }
 
 StatusOr<std::unique_ptr<Kernel>> SimDevice::CreateKernel(const KernelSetup& setup) const {

@@ -30,12 +30,14 @@ class SimDevice final : public Device {
   Status CopyFromHost(const void* host_source, char* device_destination,
                       int64_t bytes) const override;
   StatusOr<DeviceQueue*> queue(int index) const override;
+  void CancelLaunches(const std::atomic<bool>* stopping) override;
   StatusOr<std::unique_ptr<Kernel>> CreateKernel(const KernelSetup& setup) const override;
   KernelContext NewKernelContext() const override;
   int kernel_threads() const override { return 1; }
   const std::vector<int>& cores() const override { return no_cores_; }
 
  private:
+  SimClock* const clock_;
   std::unique_ptr<ParallelRunner> runner_;
   std::vector<std::unique_ptr<DeviceQueue>> queues_;
   const std::vector<int> no_cores_;
