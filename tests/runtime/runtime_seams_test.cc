@@ -5,7 +5,9 @@
 //   - one NodeRuntime runs two jobs at once on disjoint devices, each to its own losses, refuses
 //     a third on a device in use, and drops messages of an ended job;
 //   - a hosted plan run twice starts its second run from the first run's trained variables: the
-//     two runs of N steps give the losses of one run of 2N steps.
+//     two runs of N steps give the losses of one run of 2N steps;
+//   - a run that fails leaves its hosted plan unusable, and the runtime's devices free for the
+//     next job once it is gone.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -21,6 +23,7 @@
 #include "runtime/host/hosted_plan.h"
 #include "runtime/host/job_events.h"
 #include "runtime/host/node_runtime.h"
+#include "runtime/host/test_plans.h"
 #include "runtime/kernels/cpu/cpu_kernels.h"
 
 namespace softwire {
@@ -260,6 +263,50 @@ TEST_F(RuntimeSeamsTest, ASecondRunStartsFromTheFirstRunsTrainedVariables) {
   ExpectSameLosses(second, std::vector<double>(all_steps.begin() + kSteps, all_steps.end()), 1e-6);
   ASSERT_EQ(second.size(), first.size());
   EXPECT_NE(second, first);
+}
+
+TEST_F(RuntimeSeamsTest, AFailedRunBreaksItsHostedPlanAndFreesTheDevicesForTheNextJob) {
+  testing::KernelLog log;
+  KernelRegistry test_kernels;
+  testing::RegisterTestKernels(&test_kernels, &log);
+  auto build = [](int64_t fail_at) {
+    testing::TestPlan builder(/*steps=*/20, /*pieces_per_step=*/1);
+    builder.Register("x", 2).Register("y", 2);
+    builder.Actor(
+        testing::TestActorSpec("source", proto::ACTOR_KIND_SOURCE, "piece_source", {}, {"x"}));
+    builder.Actor(testing::TestActorSpec("work", proto::ACTOR_KIND_COMPUTE,
+                                         fail_at >= 0 ? "fail_at" : "double", {"x"}, {"y"})
+                      .Attr("firing", fail_at));
+    builder.Actor(testing::TestActorSpec("sink", proto::ACTOR_KIND_SINK, "report", {"y"}, {}));
+    builder.Output("sink", true);
+    return builder.Build();
+  };
+  const proto::Plan failing = build(/*fail_at=*/3);
+  const proto::Plan working = build(/*fail_at=*/-1);
+  std::unique_ptr<NodeRuntime> runtime = RuntimeFor(failing, "", &test_kernels);
+  ASSERT_NE(runtime, nullptr);
+  {
+    StatusOr<std::unique_ptr<HostedPlan>> hosted = runtime->Host(failing);
+    ASSERT_TRUE(hosted.ok()) << hosted.status();
+    StatusOr<std::unique_ptr<Execution>> run =
+        Execution::Create(runtime.get(), hosted->get(), Bounded(nullptr));
+    ASSERT_TRUE(run.ok()) << run.status();
+    Status status = (*run)->Run();
+    EXPECT_NE(status.message().find("actor 'work'"), std::string::npos) << status;
+    EXPECT_TRUE((*hosted)->broken());
+    StatusOr<std::unique_ptr<Execution>> again =
+        Execution::Create(runtime.get(), hosted->get(), Bounded(nullptr));
+    ASSERT_FALSE(again.ok());
+    EXPECT_EQ(again.status().code(), StatusCode::kFailedPrecondition) << again.status();
+  }
+  StatusOr<std::unique_ptr<HostedPlan>> next = runtime->Host(working);
+  ASSERT_TRUE(next.ok()) << next.status();
+  LossRecorder losses(working);
+  StatusOr<std::unique_ptr<Execution>> run =
+      Execution::Create(runtime.get(), next->get(), Bounded(&losses));
+  ASSERT_TRUE(run.ok()) << run.status();
+  ASSERT_TRUE((*run)->Run().ok());
+  EXPECT_EQ(losses.losses.size(), 20u);
 }
 
 }  // namespace
