@@ -54,15 +54,9 @@ struct Firing {
   std::vector<bool> output_fill_begins;
 };
 
-// A message to send.
-struct OutgoingMessage {
-  enum class Type { kReady, kRelease, kEndOfStream };
-  Type type = Type::kReady;
-  ActorId to = -1;
-  Ready ready;                // When type == kReady.
-  Release release;            // When type == kRelease.
-  EndOfStream end_of_stream;  // When type == kEndOfStream.
-};
+// A message to send: the protocol sets `to`, the type and its fields; the host stamps `job`
+// and `from` (they are the same for every message of one actor).
+using OutgoingMessage = ProtocolMessage;
 
 // What the protocol asks the host to do after one call. Hosts clear() and reuse it; then no
 // call allocates after warm-up: `messages` keeps its capacity, and clear() keeps the vectors of

@@ -51,13 +51,13 @@ class RingHost {
       Status status;
       switch (envelope.message.type) {
         case OutgoingMessage::Type::kReady:
-          status = receiver.OnReady(envelope.from, envelope.message.ready, &outbox);
+          status = receiver.OnReady(envelope.from, envelope.message.ready(), &outbox);
           break;
         case OutgoingMessage::Type::kRelease:
-          status = receiver.OnRelease(envelope.from, envelope.message.release, &outbox);
+          status = receiver.OnRelease(envelope.from, envelope.message.release(), &outbox);
           break;
         case OutgoingMessage::Type::kEndOfStream:
-          status = receiver.OnEndOfStream(envelope.from, envelope.message.end_of_stream, &outbox);
+          status = receiver.OnEndOfStream(envelope.from, envelope.message.end_of_stream(), &outbox);
           break;
       }
       CHECK(status.ok()) << status;

@@ -177,10 +177,10 @@ class SlotSafetyModel {
 
   void OnSend(ActorId from, const OutgoingMessage& message) {
     if (message.type != OutgoingMessage::Type::kRelease) return;
-    SlotModel& slot = slots_[message.release.register_id][message.release.slot];
-    EXPECT_EQ(slot.fill, message.release.sequence);
+    SlotModel& slot = slots_[message.release().register_id][message.release().slot];
+    EXPECT_EQ(slot.fill, message.release().sequence);
     ++slot.releases;
-    for (const ConsumerDescription& c : registers_[message.release.register_id]->consumers) {
+    for (const ConsumerDescription& c : registers_[message.release().register_id]->consumers) {
       if (c.actor == from && c.phase == 0) ++slot.reader_releases;
     }
   }

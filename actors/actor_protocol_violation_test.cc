@@ -46,22 +46,19 @@ std::unique_ptr<ProtocolTestHost> StartedChain(int64_t pieces, int slots,
 
 OutgoingMessage ReadyMessage(RegisterId r, int32_t slot, int64_t sequence) {
   OutgoingMessage message;
-  message.type = OutgoingMessage::Type::kReady;
-  message.ready = Ready{r, slot, sequence};
+  message.Set(Ready{r, slot, sequence});
   return message;
 }
 
 OutgoingMessage ReleaseMessage(RegisterId r, int32_t slot, int64_t sequence) {
   OutgoingMessage message;
-  message.type = OutgoingMessage::Type::kRelease;
-  message.release = Release{r, slot, sequence};
+  message.Set(Release{r, slot, sequence});
   return message;
 }
 
 OutgoingMessage EndOfStreamMessage(RegisterId r) {
   OutgoingMessage message;
-  message.type = OutgoingMessage::Type::kEndOfStream;
-  message.end_of_stream = EndOfStream{r};
+  message.Set(EndOfStream{r});
   return message;
 }
 

@@ -142,10 +142,9 @@ void InputSide::ReleaseFinishedFills(int64_t index, Outbox* outbox) {
     // Fill s is needed by firings up to the one covering the fill's last piece.
     if (!plan::FiringEndsFill(index, state.ratio)) continue;
     OutgoingMessage message;
-    message.type = OutgoingMessage::Type::kRelease;
     message.to = state.producer;
-    message.release =
-        Release{state.register_id, static_cast<int32_t>(state.released_slot), state.released};
+    message.Set(
+        Release{state.register_id, static_cast<int32_t>(state.released_slot), state.released});
     outbox->messages.push_back(message);
     ++state.released;
     Advance(state.slots, &state.released_slot);

@@ -85,9 +85,8 @@ void OutputSide::BeginFiring(int64_t index, std::vector<SlotBinding>* bindings,
 void OutputSide::SendReady(int output, int consumer, int64_t fill, int slot, Outbox* outbox) {
   Consumer& target = consumers_[outputs_[output].first_consumer + consumer];
   OutgoingMessage message;
-  message.type = OutgoingMessage::Type::kReady;
   message.to = target.actor;
-  message.ready = Ready{registers_[output], static_cast<int32_t>(slot), fill};
+  message.Set(Ready{registers_[output], static_cast<int32_t>(slot), fill});
   outbox->messages.push_back(message);
   ++target.readies_sent;
 }
@@ -95,9 +94,8 @@ void OutputSide::SendReady(int output, int consumer, int64_t fill, int slot, Out
 void OutputSide::SendEndOfStream(int output, int consumer, Outbox* outbox) {
   Consumer& target = consumers_[outputs_[output].first_consumer + consumer];
   OutgoingMessage message;
-  message.type = OutgoingMessage::Type::kEndOfStream;
   message.to = target.actor;
-  message.end_of_stream = EndOfStream{registers_[output]};
+  message.Set(EndOfStream{registers_[output]});
   outbox->messages.push_back(message);
   target.end_sent = true;
 }

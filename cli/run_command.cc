@@ -24,7 +24,7 @@
 #include "cli/trace_files.h"
 #include "compiler/compiler.h"
 #include "plan/labels.h"
-#include "runtime/host/device.h"
+#include "runtime/device/device.h"
 #include "runtime/host/job_runner.h"
 #include "runtime/rpc/diagnostics_server.h"
 

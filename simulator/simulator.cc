@@ -214,23 +214,9 @@ void Simulator::Dispatch(int32_t actor, const Cause& cause) {
     for (const OutgoingMessage& message : outbox_.messages) {
       event.to = static_cast<int32_t>(message.to);
       event.type = message.type;
-      switch (message.type) {
-        case OutgoingMessage::Type::kReady:
-          event.register_id = message.ready.register_id;
-          event.slot = message.ready.slot;
-          event.sequence = message.ready.sequence;
-          break;
-        case OutgoingMessage::Type::kRelease:
-          event.register_id = message.release.register_id;
-          event.slot = message.release.slot;
-          event.sequence = message.release.sequence;
-          break;
-        case OutgoingMessage::Type::kEndOfStream:
-          event.register_id = message.end_of_stream.register_id;
-          event.slot = 0;
-          event.sequence = 0;
-          break;
-      }
+      event.register_id = message.register_id;  // The flat form: no switch on the type.
+      event.slot = message.slot;
+      event.sequence = message.sequence;
       const int lane =
           one_lane ? 0 : layout_.lane(from_node, node_of_actor_[static_cast<size_t>(event.to)]);
       events_->PushMessage(lane, now_, event);

@@ -66,15 +66,15 @@ std::string ProtocolTestHost::Describe(ActorId from, const OutgoingMessage& mess
                      ": ";
   switch (message.type) {
     case OutgoingMessage::Type::kReady:
-      return line + "Ready(" + name(message.ready.register_id) + ", slot " +
-             std::to_string(message.ready.slot) + ", seq " +
-             std::to_string(message.ready.sequence) + ")";
+      return line + "Ready(" + name(message.ready().register_id) + ", slot " +
+             std::to_string(message.ready().slot) + ", seq " +
+             std::to_string(message.ready().sequence) + ")";
     case OutgoingMessage::Type::kRelease:
-      return line + "Release(" + name(message.release.register_id) + ", slot " +
-             std::to_string(message.release.slot) + ", seq " +
-             std::to_string(message.release.sequence) + ")";
+      return line + "Release(" + name(message.release().register_id) + ", slot " +
+             std::to_string(message.release().slot) + ", seq " +
+             std::to_string(message.release().sequence) + ")";
     case OutgoingMessage::Type::kEndOfStream:
-      return line + "EndOfStream(" + name(message.end_of_stream.register_id) + ")";
+      return line + "EndOfStream(" + name(message.end_of_stream().register_id) + ")";
   }
   return line;
 }
@@ -115,11 +115,11 @@ Status ProtocolTestHost::Deliver(const Envelope& envelope, Outbox* outbox) {
   ActorProtocol& receiver = *protocols_[message.to];
   switch (message.type) {
     case OutgoingMessage::Type::kReady:
-      return receiver.OnReady(envelope.from, message.ready, outbox);
+      return receiver.OnReady(envelope.from, message.ready(), outbox);
     case OutgoingMessage::Type::kRelease:
-      return receiver.OnRelease(envelope.from, message.release, outbox);
+      return receiver.OnRelease(envelope.from, message.release(), outbox);
     case OutgoingMessage::Type::kEndOfStream:
-      return receiver.OnEndOfStream(envelope.from, message.end_of_stream, outbox);
+      return receiver.OnEndOfStream(envelope.from, message.end_of_stream(), outbox);
   }
   return InternalError("unknown message type");
 }

@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "base/random.h"
-#include "runtime/host/thread_pool_runner.h"
+#include "runtime/device/cpu/thread_pool_runner.h"
 #include "runtime/kernels/cpu/cpu_kernels.h"
 #include "runtime/kernels/testing/kernel_harness.h"
 

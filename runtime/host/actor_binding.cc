@@ -2,9 +2,10 @@
 
 #include <glog/logging.h>
 
+#include <algorithm>
+
 #include "plan/labels.h"
 #include "proto/tensor_desc.h"
-#include "runtime/host/sim_kernels.h"
 
 namespace softwire {
 namespace runtime {
@@ -30,15 +31,16 @@ std::string RegisterName(const proto::Plan& plan, int64_t id) {
 
 }  // namespace
 
-StatusOr<RegisterSlots> LocateRegisterSlots(const proto::Plan& plan,
-                                            const std::vector<std::unique_ptr<Device>>& devices) {
+StatusOr<RegisterSlots> LocateRegisterSlots(
+    const proto::Plan& plan, const std::vector<std::unique_ptr<DeviceArena>>& arenas) {
   RegisterSlots slots(plan.register__size());
   for (const proto::RegisterDef& def : plan.register_()) {
     std::string what = RegisterName(plan, def.id());
-    if (def.device() < 0 || def.device() >= static_cast<int>(devices.size())) {
+    if (def.device() < 0 || def.device() >= static_cast<int>(arenas.size())) {
       return InvalidArgumentError(what + ": device " + std::to_string(def.device()) +
                                   " does not exist");
     }
+    if (arenas[def.device()] == nullptr) continue;  // Another node's.
     SOFTWIRE_ASSIGN_OR_RETURN(TensorView view, ViewOf(def.tensor(), what));
     if (view.NumBytes() > def.bytes_per_slot()) {
       return InvalidArgumentError(what + ": a slot of " + std::to_string(def.bytes_per_slot()) +
@@ -46,7 +48,7 @@ StatusOr<RegisterSlots> LocateRegisterSlots(const proto::Plan& plan,
                                   "-byte tensor");
     }
     if (def.slots() < 1) return InvalidArgumentError(what + ": has no slots");
-    const DeviceArena& arena = devices[def.device()]->arena();
+    const DeviceArena& arena = *arenas[def.device()];
     SOFTWIRE_ASSIGN_OR_RETURN(char* first,
                               arena.Region(def.offset(), def.bytes_per_slot() * def.slots(), what));
     for (int slot = 0; slot < def.slots(); ++slot) {
@@ -81,18 +83,27 @@ StatusOr<TensorView> KernelView(const proto::Plan& plan, const proto::ActorDef& 
   return view;
 }
 
-// An actor that computes (not on a sim device) must not touch a register of a sim device,
-// whose arena holds no memory.
+// An actor that computes (its device holds memory) must not touch a register of a device whose
+// arena holds no memory (a sim device: its slots have no address).
 Status CheckRegistersHoldMemory(const proto::Plan& plan, const proto::ActorDef& def,
-                                const std::vector<std::unique_ptr<Device>>& devices) {
-  if (devices[def.device()]->kind() == proto::DEVICE_KIND_SIM) return Status::Ok();
+                                const std::vector<Device*>& devices,
+                                const std::vector<std::unique_ptr<DeviceArena>>& arenas,
+                                const RegisterSlots& slots) {
+  if (!arenas[def.device()]->holds_memory()) return Status::Ok();
   auto check = [&](int64_t register_id) {
     const proto::RegisterDef& r = plan.register_(static_cast<int>(register_id));
-    if (devices[r.device()]->arena().holds_memory()) return Status::Ok();
-    return InvalidArgumentError(
-        plan::ActorLabel(def.name()) + " on device '" + devices[def.device()]->name() + "' uses " +
-        RegisterName(plan, register_id) + " of device '" + devices[r.device()]->name() +
-        "', which holds no memory (sim devices compute nothing)");
+    const std::vector<char*>& addresses = slots[static_cast<size_t>(register_id)];
+    if (addresses.empty()) {
+      return InvalidArgumentError(plan::ActorLabel(def.name()) + " uses " +
+                                  RegisterName(plan, register_id) +
+                                  ", which lies on a node that is not hosted here");
+    }
+    if (addresses[0] != nullptr) return Status::Ok();
+    return InvalidArgumentError(plan::ActorLabel(def.name()) + " on device '" +
+                                devices[def.device()]->name() + "' uses " +
+                                RegisterName(plan, register_id) + " of device '" +
+                                plan::DeviceName(plan.device(r.device())) +
+                                "', which holds no memory (sim devices compute nothing)");
   };
   for (int64_t r : def.input_register()) SOFTWIRE_RETURN_IF_ERROR(check(r));
   for (int64_t r : def.output_register()) SOFTWIRE_RETURN_IF_ERROR(check(r));
@@ -102,18 +113,20 @@ Status CheckRegistersHoldMemory(const proto::Plan& plan, const proto::ActorDef& 
 StatusOr<std::unique_ptr<ActorBinding>> BindActor(
     const proto::Plan& plan, const proto::ActorDef& def,
     const actors::ActorDescription& description, const RegisterSlots& slots,
-    const std::vector<std::unique_ptr<Device>>& devices, const KernelRegistries& registries,
-    OutputReporter* reporter) {
+    const std::vector<Device*>& devices, const std::vector<std::unique_ptr<DeviceArena>>& arenas,
+    const LaunchWiring& wiring, OutputReporter* reporter) {
   std::string what = plan::ActorLabel(def.name());
-  if (def.device() < 0 || def.device() >= static_cast<int>(devices.size())) {
+  if (def.device() < 0 || def.device() >= static_cast<int>(devices.size()) ||
+      devices[def.device()] == nullptr) {
     return InvalidArgumentError(what + ": device " + std::to_string(def.device()) +
-                                " does not exist");
+                                " does not exist here");
   }
   const Device& device = *devices[def.device()];
-  KernelContext context;
-  context.parallel = device.runner();
+  const DeviceArena& arena = *arenas[def.device()];
+  KernelContext context = device.NewKernelContext();
   std::vector<std::vector<char*>> input_slots;
   std::vector<std::vector<char*>> output_slots;
+  SOFTWIRE_RETURN_IF_ERROR(CheckRegistersHoldMemory(plan, def, devices, arenas, slots));
   for (int i = 0; i < def.input_register_size(); ++i) {
     SOFTWIRE_ASSIGN_OR_RETURN(TensorView view, KernelView(plan, def, /*input=*/true, i));
     context.inputs.push_back(std::move(view));
@@ -128,34 +141,23 @@ StatusOr<std::unique_ptr<ActorBinding>> BindActor(
   if (def.workspace_bytes() > 0) {
     SOFTWIRE_ASSIGN_OR_RETURN(
         context.workspace,
-        device.arena().Region(def.workspace_offset(), def.workspace_bytes(), what + " workspace"));
+        arena.Region(def.workspace_offset(), def.workspace_bytes(), what + " workspace"));
   }
   if (def.state_bytes() > 0) {
-    SOFTWIRE_ASSIGN_OR_RETURN(
-        context.state,
-        device.arena().Region(def.state_offset(), def.state_bytes(), what + " state"));
+    SOFTWIRE_ASSIGN_OR_RETURN(context.state,
+                              arena.Region(def.state_offset(), def.state_bytes(), what + " state"));
   }
-  SOFTWIRE_RETURN_IF_ERROR(CheckRegistersHoldMemory(plan, def, devices));
   KernelSetup setup;
   setup.plan = &plan;
   setup.actor = &def;
   setup.reporter = reporter;
-  std::unique_ptr<Kernel> kernel;
-  if (device.kind() == proto::DEVICE_KIND_SIM) {
-    StatusOr<std::unique_ptr<Kernel>> created = CreateSimKernel(setup);
-    if (!created.ok()) return created.status().WithContext(what);
-    kernel = std::move(created).value();
-  } else {
-    const KernelRegistry* registry =
-        device.kind() == proto::DEVICE_KIND_CPU ? registries.cpu : nullptr;
-    if (registry == nullptr) {
-      return UnimplementedError(what + ": no kernels for device '" + device.name() + "'");
-    }
-    SOFTWIRE_ASSIGN_OR_RETURN(kernel, registry->Create(setup));
-  }
-  return std::make_unique<ActorBinding>(&def, &description, std::move(kernel),
-                                        device.queue(def.queue()), std::move(context),
-                                        std::move(input_slots), std::move(output_slots));
+  StatusOr<std::unique_ptr<Kernel>> kernel = device.CreateKernel(setup);  // Names the actor.
+  if (!kernel.ok()) return kernel.status();
+  StatusOr<DeviceQueue*> queue = device.queue(def.queue());
+  if (!queue.ok()) return queue.status().WithContext(what);
+  return std::make_unique<ActorBinding>(&def, &description, std::move(kernel).value(), *queue,
+                                        std::move(context), std::move(input_slots),
+                                        std::move(output_slots), wiring);
 }
 
 }  // namespace
@@ -163,7 +165,7 @@ StatusOr<std::unique_ptr<ActorBinding>> BindActor(
 ActorBinding::ActorBinding(const proto::ActorDef* def, const actors::ActorDescription* description,
                            std::unique_ptr<Kernel> kernel, DeviceQueue* queue,
                            KernelContext context, std::vector<std::vector<char*>> input_slots,
-                           std::vector<std::vector<char*>> output_slots)
+                           std::vector<std::vector<char*>> output_slots, const LaunchWiring& wiring)
     : def_(def),
       description_(description),
       kernel_(std::move(kernel)),
@@ -176,6 +178,17 @@ ActorBinding::ActorBinding(const proto::ActorDef* def, const actors::ActorDescri
   request_.kernel = kernel_.get();
   request_.context = &context_;
   request_.estimated_seconds = def->estimated_seconds();
+  request_.listener = wiring.listener;
+  request_.stopping = wiring.stopping;
+}
+
+void ActorBinding::StartRun(int64_t pieces_before) {
+  firing_base_ = pieces_before / std::max<int64_t>(1, def_->period());
+  piece_base_ = pieces_before;
+  completed_firings.store(0);
+  deferred_launches.store(0);
+  firing_in_flight.store(false);
+  finished.store(false);
 }
 
 const LaunchRequest& ActorBinding::Bind(const actors::Firing& firing, FiringTimes* times) {
@@ -200,8 +213,8 @@ const LaunchRequest& ActorBinding::Bind(const actors::Firing& firing, FiringTime
       context_.output_fill_begins[i] = firing.output_fill_begins[i];
     }
   }
-  context_.firing = firing.index;
-  context_.first_piece = firing.first_piece;
+  context_.firing = firing_base_ + firing.index;
+  context_.first_piece = piece_base_ + firing.first_piece;
   request_.firing = firing.index;
   request_.times = times;
   return request_;
@@ -209,15 +222,15 @@ const LaunchRequest& ActorBinding::Bind(const actors::Firing& firing, FiringTime
 
 StatusOr<std::vector<std::unique_ptr<ActorBinding>>> BindActors(
     const proto::Plan& plan, const std::vector<actors::ActorDescription>& descriptions,
-    const std::vector<std::unique_ptr<Device>>& devices, const RegisterSlots& slots,
-    const KernelRegistries& registries, OutputReporter* reporter) {
-  std::vector<std::unique_ptr<ActorBinding>> bindings;
-  bindings.reserve(plan.actor_size());
-  for (const proto::ActorDef& def : plan.actor()) {
+    const std::vector<Device*>& devices, const std::vector<std::unique_ptr<DeviceArena>>& arenas,
+    const RegisterSlots& slots, const std::vector<int64_t>& actors, const LaunchWiring& wiring,
+    OutputReporter* reporter) {
+  std::vector<std::unique_ptr<ActorBinding>> bindings(static_cast<size_t>(plan.actor_size()));
+  for (int64_t id : actors) {
+    const proto::ActorDef& def = plan.actor(static_cast<int>(id));
     SOFTWIRE_ASSIGN_OR_RETURN(
-        std::unique_ptr<ActorBinding> binding,
-        BindActor(plan, def, descriptions[def.id()], slots, devices, registries, reporter));
-    bindings.push_back(std::move(binding));
+        bindings[static_cast<size_t>(id)],
+        BindActor(plan, def, descriptions[def.id()], slots, devices, arenas, wiring, reporter));
   }
   return bindings;
 }

@@ -23,19 +23,32 @@
 #include "actors/actor_protocol.h"
 #include "base/status.h"
 #include "proto/plan.pb.h"
-#include "runtime/host/device.h"
-#include "runtime/host/device_queue.h"
+#include "runtime/device/device.h"
+#include "runtime/device/device_arena.h"
+#include "runtime/device/device_queue.h"
 #include "runtime/kernels/kernel.h"
 
 namespace softwire {
 namespace runtime {
+
+// Where the launches of bound actors report their completions, and the flag that cancels the
+// launches not yet begun (device_queue.h). Borrowed; outlive the bindings.
+struct LaunchWiring {
+  LaunchListener* listener = nullptr;
+  const std::atomic<bool>* stopping = nullptr;
+};
 
 class ActorBinding {
  public:
   ActorBinding(const proto::ActorDef* def, const actors::ActorDescription* description,
                std::unique_ptr<Kernel> kernel, DeviceQueue* queue, KernelContext context,
                std::vector<std::vector<char*>> input_slots,
-               std::vector<std::vector<char*>> output_slots);
+               std::vector<std::vector<char*>> output_slots, const LaunchWiring& wiring);
+
+  // Before a run (no firing in flight): its firings continue the numbering of the runs before
+  // it, which streamed `pieces_before` pieces (KernelContext::firing and first_piece count on
+  // from there), and its progress counters restart at zero.
+  void StartRun(int64_t pieces_before);
 
   // Points the context at the slots `firing` reads and writes and returns its launch, which
   // asks its queue to stamp the kernel's times into `times` (borrowed; null: untraced).
@@ -52,6 +65,8 @@ class ActorBinding {
   std::atomic<int64_t> completed_firings{0};
   std::atomic<bool> firing_in_flight{false};  // Launched (running or queued), not completed.
   std::atomic<bool> finished{false};
+  // Launches of this run that their queue deferred (reported later to the LaunchListener).
+  std::atomic<int64_t> deferred_launches{0};
 
  private:
   const proto::ActorDef* def_;
@@ -63,29 +78,30 @@ class ActorBinding {
   std::vector<std::vector<char*>> output_slots_;  // [output][slot] -> address.
   LaunchRequest request_;
   std::string display_name_;
-};
-
-// Where to find the kernels of each device kind.
-struct KernelRegistries {
-  const KernelRegistry* cpu = nullptr;
+  int64_t firing_base_ = 0;
+  int64_t piece_base_ = 0;
 };
 
 // Slot addresses of every register: [register id][slot]. Checks each register's dtype, that
 // its tensor fits a slot and that its slots lie inside its device's arena; errors name it.
-// Registers of sim devices (no memory) get null addresses.
+// Registers of sim devices (no memory) get null addresses. `arenas` by plan device index; the
+// registers of a device whose arena is null (another node's) get no slots.
 using RegisterSlots = std::vector<std::vector<char*>>;
-StatusOr<RegisterSlots> LocateRegisterSlots(const proto::Plan& plan,
-                                            const std::vector<std::unique_ptr<Device>>& devices);
+StatusOr<RegisterSlots> LocateRegisterSlots(
+    const proto::Plan& plan, const std::vector<std::unique_ptr<DeviceArena>>& arenas);
 
 // Binds every actor of `plan`: checks its views, workspace and state range against the
-// arenas, creates its kernel (sim_kernels.h for sim devices), and prepares its context. An
-// actor of a device with memory that uses a register of a sim device is InvalidArgument.
-// Errors name the actor or register.
-// Result index == actor id. Borrowed arguments must outlive the bindings.
+// arenas, creates its kernel (Device::CreateKernel), and prepares its context
+// (Device::NewKernelContext). An actor of a device with memory that uses a register of a
+// device without memory (sim), or of a node not hosted here, is InvalidArgument. Errors name the
+// actor or register. Binds the actors `actors` (plan ids); `devices` and `arenas` by plan device
+// index (null for devices not hosted here). Result index == actor id, null for the actors not
+// bound. Borrowed arguments must outlive the bindings.
 StatusOr<std::vector<std::unique_ptr<ActorBinding>>> BindActors(
     const proto::Plan& plan, const std::vector<actors::ActorDescription>& descriptions,
-    const std::vector<std::unique_ptr<Device>>& devices, const RegisterSlots& slots,
-    const KernelRegistries& registries, OutputReporter* reporter);
+    const std::vector<Device*>& devices, const std::vector<std::unique_ptr<DeviceArena>>& arenas,
+    const RegisterSlots& slots, const std::vector<int64_t>& actors, const LaunchWiring& wiring,
+    OutputReporter* reporter);
 
 }  // namespace runtime
 }  // namespace softwire

@@ -22,7 +22,7 @@
 #include <limits>
 
 #include "actors/actor_protocol.h"
-#include "runtime/host/device_queue.h"
+#include "runtime/device/device_queue.h"
 #include "runtime/host/host_messages.h"
 #include "trace/trace_event.h"
 #include "trace/trace_recorder.h"
@@ -43,7 +43,7 @@ class ActorTracer {
   //
   // The firing's record is reserved and its cause written now, straight into the trace: the
   // times follow at the completion, which keeps it (a firing that fails is not kept).
-  FiringTimes* BeforeLaunch(int64_t firing, const PeerMessage* message) {
+  FiringTimes* BeforeLaunch(int64_t firing, const actors::ProtocolMessage* message) {
     launching_ = firing;
     if (firing < first_firing_ || firing >= end_firing_) return nullptr;
     event_ = writer_->Reserve();
@@ -57,16 +57,12 @@ class ActorTracer {
       event_->peer = previous_ < 0 ? -1 : id_;
       event_->register_id = -1;
       event_->sequence = previous_;
-    } else if (message->type == PeerMessage::kReady) {
-      event_->cause = trace::CauseKind::kInput;
-      event_->peer = static_cast<int32_t>(message->from);
-      event_->register_id = static_cast<int32_t>(message->ready.register_id);
-      event_->sequence = message->ready.sequence;
     } else {
-      event_->cause = trace::CauseKind::kSlot;
+      event_->cause = message->type == actors::MessageType::kReady ? trace::CauseKind::kInput
+                                                                   : trace::CauseKind::kSlot;
       event_->peer = static_cast<int32_t>(message->from);
-      event_->register_id = static_cast<int32_t>(message->release.register_id);
-      event_->sequence = message->release.sequence;
+      event_->register_id = static_cast<int32_t>(message->register_id);
+      event_->sequence = message->sequence;
     }
     // Only `end` is reset: a queue that does not stamp leaves end < 0 (or below a stale start),
     // which Keep takes as "not stamped".

@@ -8,11 +8,11 @@
 namespace softwire {
 namespace runtime {
 
-HostActor::HostActor(caf::actor_config& config, ActorBinding* binding,
-                     const ActorDirectory* directory, JobMonitor* monitor, ActorTracer* tracer)
+HostActor::HostActor(caf::actor_config& config, ActorBinding* binding, const PeerRouter* router,
+                     JobMonitor* monitor, ActorTracer* tracer)
     : caf::event_based_actor(config),
       binding_(binding),
-      directory_(directory),
+      router_(router),
       monitor_(monitor),
       tracer_(tracer),
       id_(binding->def().id()),
@@ -45,18 +45,18 @@ const char* HostActor::name() const {
 caf::behavior HostActor::make_behavior() {
   // The protocol's messages first: CAF tries handlers in order.
   return {
-      [this](const PeerMessage& message) {
+      [this](const actors::ProtocolMessage& message) {
         EnsureStarted();
         if (stopped_) return;
         switch (message.type) {
-          case PeerMessage::kReady:
-            Drive(protocol_.OnReady(message.from, message.ready, &outbox_), &message);
+          case actors::MessageType::kReady:
+            Drive(protocol_.OnReady(message.from, message.ready(), &outbox_), &message);
             break;
-          case PeerMessage::kRelease:
-            Drive(protocol_.OnRelease(message.from, message.release, &outbox_), &message);
+          case actors::MessageType::kRelease:
+            Drive(protocol_.OnRelease(message.from, message.release(), &outbox_), &message);
             break;
           default:
-            Drive(protocol_.OnEndOfStream(message.from, message.end_of_stream, &outbox_));
+            Drive(protocol_.OnEndOfStream(message.from, message.end_of_stream(), &outbox_));
             break;
         }
       },
@@ -88,7 +88,7 @@ void HostActor::EnsureStarted() {
   Drive(Status::Ok());
 }
 
-void HostActor::Drive(Status status, const PeerMessage* message) {
+void HostActor::Drive(Status status, const actors::ProtocolMessage* message) {
   for (;; message = nullptr) {  // After the first launch, launches follow completions.
     if (!status.ok()) {
       Fail(std::move(status));
@@ -118,6 +118,10 @@ void HostActor::Drive(Status status, const PeerMessage* message) {
     Status kernel_status;
     binding_->firing_in_flight.store(true, std::memory_order_relaxed);
     if (binding_->queue()->Launch(request, &kernel_status) == DeviceQueue::Outcome::kDeferred) {
+      // Only this actor writes its counter: a plain increment, published for the run's end.
+      binding_->deferred_launches.store(
+          binding_->deferred_launches.load(std::memory_order_relaxed) + 1,
+          std::memory_order_release);
       if (times != nullptr) tracer_->LaunchDeferred();
       return;  // LaunchDone follows.
     }
@@ -141,29 +145,11 @@ Status HostActor::Complete(int64_t firing, const Status& kernel_status) {
 }
 
 void HostActor::SendOutbox() {
-  for (const actors::OutgoingMessage& message : outbox_.messages) {
-    PeerMessage peer_message;
-    peer_message.from = id_;
-    switch (message.type) {
-      case actors::OutgoingMessage::Type::kReady:
-        peer_message.type = PeerMessage::kReady;
-        peer_message.ready = message.ready;
-        break;
-      case actors::OutgoingMessage::Type::kRelease:
-        peer_message.type = PeerMessage::kRelease;
-        peer_message.release = message.release;
-        break;
-      case actors::OutgoingMessage::Type::kEndOfStream:
-        peer_message.type = PeerMessage::kEndOfStream;
-        peer_message.end_of_stream = message.end_of_stream;
-        break;
-    }
-    // What send() does, minus the sender: nobody answers protocol messages, so the mailbox
-    // element need not hold (and count a reference to) this actor. The worker running us is
-    // passed on, so the receiver is scheduled on it where the policy allows.
-    directory_->Get(message.to)
-        ->enqueue(caf::make_mailbox_element(nullptr, caf::make_message_id(), {}, peer_message),
-                  context());
+  const actors::JobId job = router_->job();
+  for (actors::ProtocolMessage& message : outbox_.messages) {
+    message.job = job;
+    message.from = id_;
+    router_->Route(message, context());
   }
   outbox_.messages.clear();
 }

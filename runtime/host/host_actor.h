@@ -8,13 +8,14 @@
 // protocol violation, a kernel failure, an unexpected message, an exception) fail the job
 // through the JobMonitor with a Status naming the actor; the actor then stops.
 //
-// Messages handled: PeerMessage (Ready, Release or EndOfStream from a peer); LaunchDone;
-// start_atom; (describe_wait_atom, caf::actor reply_to) -> WaitReport to reply_to.
+// Messages handled: actors::ProtocolMessage (Ready, Release or EndOfStream from a peer);
+// LaunchDone; start_atom; (describe_wait_atom, caf::actor reply_to) -> WaitReport to reply_to.
 // Tracing: with a tracer (a traced job), the actor records each firing and what let it launch
 // (actor_tracer.h); without one, each hook is one branch on a null pointer.
 // Threading: CAF runs one handler of an actor at a time, on any worker thread.
-// Ownership: the binding, directory, monitor and tracer are borrowed from the job and outlive
-// it.
+// Messages to peers go through the run's PeerRouter (peer_router.h), stamped with the job id.
+// Ownership: the binding (from the hosted plan), router, monitor and tracer (from the
+// Execution) are borrowed and outlive the actor.
 #ifndef SOFTWIRE_RUNTIME_HOST_HOST_ACTOR_H_
 #define SOFTWIRE_RUNTIME_HOST_ACTOR_H_
 
@@ -22,10 +23,10 @@
 
 #include "actors/actor_protocol.h"
 #include "runtime/host/actor_binding.h"
-#include "runtime/host/actor_directory.h"
 #include "runtime/host/actor_tracer.h"
 #include "runtime/host/host_messages.h"
 #include "runtime/host/job_monitor.h"
+#include "runtime/host/peer_router.h"
 
 namespace softwire {
 namespace runtime {
@@ -33,7 +34,7 @@ namespace runtime {
 class HostActor final : public caf::event_based_actor {
  public:
   // `tracer` is null when the job is not traced.
-  HostActor(caf::actor_config& config, ActorBinding* binding, const ActorDirectory* directory,
+  HostActor(caf::actor_config& config, ActorBinding* binding, const PeerRouter* router,
             JobMonitor* monitor, ActorTracer* tracer);
   ~HostActor() override;
 
@@ -47,14 +48,14 @@ class HostActor final : public caf::event_based_actor {
   // keeps going while launches complete inline. `message` is the message the call handled
   // (null for a start or a completion): if the call launches a firing, that message is what
   // let it launch (traces record it as the firing's cause).
-  void Drive(Status status, const PeerMessage* message = nullptr);
+  void Drive(Status status, const actors::ProtocolMessage* message = nullptr);
   // The protocol's answer to a completed firing, or the kernel's error with context.
   Status Complete(int64_t firing, const Status& kernel_status);
   void SendOutbox();
   void Fail(Status status);
 
   ActorBinding* const binding_;
-  const ActorDirectory* const directory_;
+  const PeerRouter* const router_;
   JobMonitor* const monitor_;
   ActorTracer* const tracer_;
   const actors::ActorId id_;

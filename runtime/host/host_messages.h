@@ -1,11 +1,12 @@
 // Every message the CAF host sends, registered with CAF in this one place.
 //
-// The protocol messages (Ready, Release, EndOfStream) are the plain structs of
-// actors/messages.h, carried in one PeerMessage with the sender's plan actor id, so the
-// receiver can tell the protocol who spoke without a lookup. One CAF message type for all
-// three (rather than (ActorId, Ready), (ActorId, Release), ...) is measured: CAF 0.17 matches
-// handlers in order and compares custom types by name (strcmp) on a mismatch, and one
-// single-element type cut ~280 instructions per firing (~5%) off bench/actor_overhead.
+// The protocol's messages travel as actors::ProtocolMessage (actors/messages.h): one flat
+// struct for Ready, Release and EndOfStream, with the job, the sender and the receiver, so the
+// receiver can tell the protocol who spoke without a lookup and drop a message of another job.
+// One CAF message type for all three (rather than (ActorId, Ready), (ActorId, Release), ...) is
+// measured: CAF 0.17 matches handlers in order and compares custom types by name (strcmp) on a
+// mismatch, and one single-element type cut ~280 instructions per firing (~5%) off
+// bench/actor_overhead.
 // The host adds its own: a start signal, the completion of a deferred kernel launch, and the
 // wait-state query of the stall watchdog and of live diagnosis.
 //
@@ -32,17 +33,6 @@ struct LaunchDone {
   int64_t firing = 0;
   int32_t code = 0;  // StatusCode.
   std::string message;
-};
-
-// A protocol message between two hosted actors: the one of `ready`, `release`,
-// `end_of_stream` that `type` names, from plan actor `from`.
-struct PeerMessage {
-  enum Type : int32_t { kReady = 0, kRelease = 1, kEndOfStream = 2 };
-  int64_t from = -1;
-  int32_t type = kReady;
-  actors::Ready ready;
-  actors::Release release;
-  actors::EndOfStream end_of_stream;
 };
 
 // One actor's answer to the wait-state query: actors::WaitState, flattened.
@@ -72,36 +62,16 @@ typename Inspector::result_type inspect(Inspector& f, WaitReport& x) {
 namespace actors {
 
 template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, Ready& x) {
-  return f(caf::meta::type_name("softwire.Ready"), x.register_id, x.slot, x.sequence);
-}
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, Release& x) {
-  return f(caf::meta::type_name("softwire.Release"), x.register_id, x.slot, x.sequence);
-}
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, EndOfStream& x) {
-  return f(caf::meta::type_name("softwire.EndOfStream"), x.register_id);
+typename Inspector::result_type inspect(Inspector& f, ProtocolMessage& x) {
+  return f(caf::meta::type_name("softwire.ProtocolMessage"), x.job, x.from, x.to, x.register_id,
+           x.sequence, x.slot, x.type);
 }
 
 }  // namespace actors
-
-namespace runtime {
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, PeerMessage& x) {
-  return f(caf::meta::type_name("softwire.PeerMessage"), x.from, x.type, x.ready, x.release,
-           x.end_of_stream);
-}
-}  // namespace runtime
 }  // namespace softwire
 
 CAF_BEGIN_TYPE_ID_BLOCK(softwire_runtime, caf::first_custom_type_id)
-CAF_ADD_TYPE_ID(softwire_runtime, (softwire::actors::Ready))
-CAF_ADD_TYPE_ID(softwire_runtime, (softwire::actors::Release))
-CAF_ADD_TYPE_ID(softwire_runtime, (softwire::actors::EndOfStream))
-CAF_ADD_TYPE_ID(softwire_runtime, (softwire::runtime::PeerMessage))
+CAF_ADD_TYPE_ID(softwire_runtime, (softwire::actors::ProtocolMessage))
 CAF_ADD_TYPE_ID(softwire_runtime, (softwire::runtime::LaunchDone))
 CAF_ADD_TYPE_ID(softwire_runtime, (softwire::runtime::WaitReport))
 // Start: begin the protocol (sent once every actor of the job exists).

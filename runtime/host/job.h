@@ -1,16 +1,14 @@
-// Job: one run of one plan in this process, from loaded plan to clean shutdown.
+// Job: one run of one whole plan in this process, from loaded plan to clean shutdown: a
+// NodeRuntime made for the plan (its devices, a CAF system configured for them), the plan hosted
+// on it (HostedPlan), and one Execution. RunPlan and LoadedPlan (job_runner.h) are built on it;
+// callers that keep a runtime across jobs use NodeRuntime, HostedPlan and Execution directly.
 //
-// Create loads the plan: checks it (actors::DescribeActors), allocates one arena per device
-// of exactly its planned bytes, creates one kernel per actor, and binds every slot. Run then
-// starts a CAF actor system configured for the plan, spawns one HostActor per plan actor,
-// starts them, and waits on the calling thread until one of:
-//   - every actor finished: the system shuts down cleanly; OK;
-//   - an actor failed (protocol violation, kernel error): every actor is stopped; the error
-//     names the actor;
-//   - no actor completed a firing for `stall_timeout` and none has one in flight: the watchdog
-//     asks every unfinished actor what it waits for, stops them all, and fails with that
-//     report.
-// In every case every CAF thread and kernel thread has been joined when Run returns.
+// Create loads the plan: creates the devices, checks the plan, allocates one arena per device
+// of exactly its planned bytes, creates one kernel per actor, and binds every slot. Run spawns
+// and starts the actors and waits on the calling thread (Execution::Run's contract: OK when
+// every actor finished; the failing actor's error; the stall watchdog's report). In every case
+// every CAF thread and kernel thread has been joined when the Job is destroyed, and every actor
+// has exited when Run returns.
 //
 // While Run runs, another thread may ask what every actor waits for (DescribeWaits: live
 // diagnosis) or stop the job (Cancel). A traced job (JobOptions::trace) hands over its trace
@@ -21,8 +19,6 @@
 #ifndef SOFTWIRE_RUNTIME_HOST_JOB_H_
 #define SOFTWIRE_RUNTIME_HOST_JOB_H_
 
-#include <caf/actor.hpp>
-#include <caf/fwd.hpp>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -35,13 +31,16 @@
 #include "base/mutex.h"
 #include "base/status.h"
 #include "proto/plan.pb.h"
+#include "runtime/device/device.h"
+#include "runtime/device/device_factory.h"
+#include "runtime/device/sim/sim_clock.h"
 #include "runtime/host/actor_binding.h"
-#include "runtime/host/actor_directory.h"
 #include "runtime/host/caf_options.h"
-#include "runtime/host/device.h"
+#include "runtime/host/execution.h"
+#include "runtime/host/hosted_plan.h"
 #include "runtime/host/job_monitor.h"
 #include "runtime/host/job_trace.h"
-#include "runtime/host/sim_clock.h"
+#include "runtime/host/node_runtime.h"
 #include "runtime/host/stall_report.h"
 #include "runtime/host/step_collector.h"
 
@@ -75,25 +74,26 @@ class Job {
   Job(const Job&) = delete;
   Job& operator=(const Job&) = delete;
 
-  // Runs the plan once (see the file comment). Call at most once.
+  // Runs the plan once (Execution::Run). Call at most once.
   Status Run();
 
   const proto::Plan& plan() const { return plan_; }
-  const std::vector<std::unique_ptr<Device>>& devices() const { return devices_; }
-  const RegisterSlots& register_slots() const { return slots_; }
+  // By plan device index.
+  const std::vector<Device*>& devices() const { return hosted_->devices(); }
+  // The job's memory on each device, by plan device index.
+  const std::vector<std::unique_ptr<DeviceArena>>& arenas() const { return hosted_->arenas(); }
+  const RegisterSlots& register_slots() const { return hosted_->register_slots(); }
   // When Run started the actors.
-  std::chrono::steady_clock::time_point started_at() const { return started_at_; }
+  std::chrono::steady_clock::time_point started_at() const;
   // Firings completed by every actor together (after Run: the whole job's).
   int64_t completed_firings() const;
 
-  // What every unfinished actor waits for, asked of the actors themselves (each answers
-  // between two of its messages, so a kernel that runs for long answers late), waiting at most
-  // `timeout` for the answers; an actor that did not answer is listed as such. Thread-safe.
-  // FailedPrecondition when the job is not running: "... is not running yet" before Run
-  // started its actors, "... is not running any more" once they stopped.
+  // What every unfinished actor waits for (Execution::DescribeWaits). FailedPrecondition when
+  // the job is not running: "... is not running yet" before Run started its actors, "... is not
+  // running any more" once they stopped. Thread-safe.
   StatusOr<JobWaitStates> DescribeWaits(std::chrono::milliseconds timeout);
   // Stops a running job: Run returns Cancelled with `reason`. Thread-safe; no effect once the
-  // job ended.
+  // job ended. A Cancel before Run makes Run fail at once.
   void Cancel(const std::string& reason);
   // After Run, for a traced job: everything recorded, with how the run ended. Empty for an
   // untraced job, or when already taken.
@@ -102,43 +102,20 @@ class Job {
   SimClockStats sim_stats() const;
 
  private:
+  class StepEvents;
   Job(const proto::Plan& plan, JobOptions options);
-
-  Status WaitForEnd(caf::actor_system& system);
-  // Hands the steps completed since the last call to options_.on_step, in order.
-  void ReportSteps();
-  Status DescribeStall(caf::actor_system& system, std::chrono::duration<double> idle);
-  // Asks every unfinished actor what it waits for and waits up to `timeout` for the answers.
-  JobWaitStates CollectWaitStates(caf::actor_system& system,
-                                  std::chrono::steady_clock::duration timeout);
-  void StopActors();
-  bool AnyFiringInFlight() const;
-  int CpuDevices() const;
-  // Spawns the actor the sim clock wakes the scheduler with; null without sim devices.
-  caf::actor StartWakingHost(caf::actor_system& system);
 
   const proto::Plan& plan_;
   JobOptions options_;
-  std::vector<actors::ActorDescription> descriptions_;
-  std::unique_ptr<JobMonitor> monitor_;
-  std::unique_ptr<ActorDirectory> directory_;
-  std::unique_ptr<StepCollector> collector_;
-  // Times every sim device's queues. Declared before devices_, whose queues borrow it, and
-  // after directory_ and monitor_, which it borrows. Null without sim devices.
-  std::unique_ptr<SimClock> sim_clock_;
-  std::vector<std::unique_ptr<Device>> devices_;
-  RegisterSlots slots_;
-  std::vector<std::unique_ptr<ActorBinding>> bindings_;
-  std::unique_ptr<JobTrace> trace_;  // Null when the job is not traced.
-  std::chrono::steady_clock::time_point started_at_;
-  int64_t reported_steps_ = 0;
+  std::unique_ptr<StepEvents> events_;
+  std::unique_ptr<NodeRuntime> runtime_;
+  std::unique_ptr<HostedPlan> hosted_;
+  // The run, once Run created it; guarded by execution_mutex_ for DescribeWaits and Cancel.
+  mutable std::mutex execution_mutex_;
+  std::unique_ptr<Execution> execution_;
+  std::string cancelled_;  // Guarded by execution_mutex_: a Cancel before Run.
+  SimClockStats sim_stats_;
   bool ran_ = false;
-  Status run_status_;
-  // The running system, for DescribeWaits; null before and after Run's actors live. Held by
-  // DescribeWaits for its whole question, so Run's shutdown waits for it.
-  Mutex running_mutex_;
-  caf::actor_system* running_system_ GUARDED_BY(running_mutex_) = nullptr;
-  bool system_ended_ GUARDED_BY(running_mutex_) = false;
 };
 
 }  // namespace runtime

@@ -3,7 +3,8 @@
 namespace softwire {
 namespace runtime {
 
-JobMonitor::JobMonitor(int64_t actors) : actors_(actors) {}
+JobMonitor::JobMonitor(int64_t actors, std::atomic<bool>* stopping)
+    : actors_(actors), stopping_(stopping) {}
 
 void JobMonitor::ActorFinished() {
   MutexLock lock(&mutex_);
@@ -19,7 +20,7 @@ void JobMonitor::Fail(Status status) {
   if (!failure_.ok()) return;
   failure_ = status.ok() ? InternalError("a job failure was reported with an OK status")
                          : std::move(status);
-  stopping_.store(true);
+  stopping_->store(true);
   ++events_;
   condition_.NotifyAll();
 }

@@ -21,7 +21,9 @@ namespace runtime {
 
 class JobMonitor {
  public:
-  explicit JobMonitor(int64_t actors);
+  // `stopping` is the hosted plan's stop flag (its launches check it), lowered by the caller
+  // before a run; borrowed, outlives the monitor.
+  JobMonitor(int64_t actors, std::atomic<bool>* stopping);
 
   // An actor finished (docs/PROTOCOL.md, "End of stream"). Wakes the waiter after the last.
   void ActorFinished();
@@ -38,11 +40,11 @@ class JobMonitor {
   // The first failure; OK while none happened.
   Status failure() const;
   // Raised by the first failure; queues stop running kernels once it is up.
-  const std::atomic<bool>& stopping() const { return stopping_; }
+  const std::atomic<bool>& stopping() const { return *stopping_; }
 
  private:
   const int64_t actors_;
-  std::atomic<bool> stopping_{false};
+  std::atomic<bool>* const stopping_;
   mutable Mutex mutex_;
   CondVar condition_;
   int64_t finished_ GUARDED_BY(mutex_) = 0;

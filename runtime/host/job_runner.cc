@@ -125,7 +125,7 @@ StatusOr<RunResult> LoadedPlan::Run() {
     DeviceMemory memory;
     memory.device = job_->devices()[i]->name();
     memory.planned_bytes = plan_.device(i).planned_bytes();
-    memory.allocated_bytes = job_->devices()[i]->arena().allocated_bytes();
+    memory.allocated_bytes = job_->arenas()[i]->allocated_bytes();
     result_.memory.push_back(memory);
   }
   SOFTWIRE_ASSIGN_OR_RETURN(result_.variables, ReadVariables(plan_, job_->register_slots()));

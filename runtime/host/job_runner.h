@@ -30,7 +30,7 @@
 #include "proto/plan.pb.h"
 #include "runtime/host/caf_options.h"
 #include "runtime/host/job_trace.h"
-#include "runtime/host/sim_clock.h"
+#include "runtime/device/sim/sim_clock.h"
 #include "runtime/host/stall_report.h"
 #include "runtime/kernels/kernel.h"
 #include "trace/trace_model.h"

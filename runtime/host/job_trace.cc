@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "runtime/host/trace_clock.h"
+#include "runtime/device/trace_clock.h"
 
 namespace softwire {
 namespace runtime {

@@ -20,7 +20,7 @@
 #include "base/status.h"
 #include "proto/plan.pb.h"
 #include "runtime/host/actor_tracer.h"
-#include "runtime/host/trace_clock.h"
+#include "runtime/device/trace_clock.h"
 #include "trace/trace_model.h"
 #include "trace/trace_recorder.h"
 

@@ -27,6 +27,8 @@
 namespace softwire {
 namespace runtime {
 
+class Device;
+
 // Receives the values sink actors observe. Implementations must be thread-safe.
 class OutputReporter {
  public:
@@ -52,6 +54,7 @@ struct KernelContext {
   void* workspace = nullptr;             // ActorDef.workspace_bytes of scratch.
   void* state = nullptr;                 // ActorDef.state_bytes, kept across firings.
   ParallelRunner* parallel = nullptr;    // The device's cores. Never null.
+  const Device* device = nullptr;        // What the kernel runs on (Device::NewKernelContext).
 };
 
 class Kernel {

@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "proto/diagnostics.grpc.pb.h"
-#include "runtime/host/trace_clock.h"
+#include "runtime/device/trace_clock.h"
 #include "runtime/rpc/rpc_status.h"
 
 namespace softwire {

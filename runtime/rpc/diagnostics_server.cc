@@ -4,7 +4,7 @@
 
 #include "actors/actor_protocol.h"
 #include "proto/diagnostics.grpc.pb.h"
-#include "runtime/host/trace_clock.h"
+#include "runtime/device/trace_clock.h"
 #include "runtime/rpc/rpc_status.h"
 
 namespace softwire {

@@ -1,4 +1,4 @@
-#include "runtime/host/sim_kernels.h"
+#include "runtime/device/sim/sim_kernels.h"
 
 #include <limits>
 #include <string>

@@ -1,4 +1,4 @@
-#include "runtime/host/device_arena.h"
+#include "runtime/device/device_arena.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "runtime/host/sim_clock.h"
+#include "runtime/device/sim/sim_clock.h"
 
 #include <glog/logging.h>
 #include <immintrin.h>
@@ -12,7 +12,7 @@
 
 #include "base/guarded_call.h"
 #include "base/thread_name.h"
-#include "runtime/host/trace_clock.h"
+#include "runtime/device/trace_clock.h"
 
 namespace softwire {
 namespace runtime {
@@ -59,9 +59,7 @@ class SimClock::Queue final : public DeviceQueue {
   const int index_;
 };
 
-SimClock::SimClock(LaunchListener* listener, const std::atomic<bool>* stopping,
-                   SimClockOptions options)
-    : listener_(listener), stopping_(stopping), options_(options), earliest_(kNever) {
+SimClock::SimClock(SimClockOptions options) : options_(options), earliest_(kNever) {
   heap_.reserve(64);
   due_.reserve(64);
   timer_ = std::thread([this] { Loop(); });
@@ -97,6 +95,42 @@ void SimClock::Stop() {
   stop_spinning_.store(true, std::memory_order_relaxed);
   wake_timer_.NotifyAll();
   if (timer_.joinable() && timer_.get_id() != std::this_thread::get_id()) timer_.join();
+}
+
+void SimClock::CancelLaunches(const std::atomic<bool>* stopping) {
+  std::vector<LaunchRequest> cancelled;
+  {
+    MutexLock lock(&mutex_);
+    std::vector<Pending> kept;
+    for (const Pending& pending : heap_) {
+      if (pending.request.stopping != stopping) {
+        kept.push_back(pending);
+        continue;
+      }
+      cancelled.push_back(pending.request);
+      queues_[static_cast<size_t>(pending.queue)].busy = false;
+    }
+    heap_ = std::move(kept);
+    std::make_heap(heap_.begin(), heap_.end(), [](const Pending& a, const Pending& b) {
+      return Later(a.deadline, b.deadline);
+    });
+    for (QueueState& queue : queues_) {
+      std::deque<LaunchRequest> kept_waiting;
+      for (const LaunchRequest& request : queue.waiting) {
+        if (request.stopping == stopping) {
+          cancelled.push_back(request);
+        } else {
+          kept_waiting.push_back(request);
+        }
+      }
+      queue.waiting = std::move(kept_waiting);
+    }
+    PublishEarliestLocked();
+  }
+  for (const LaunchRequest& request : cancelled) {
+    request.listener->OnLaunchCompleted(request.actor, request.firing,
+                                        CancelledError("the job is stopping"));
+  }
 }
 
 SimClockStats SimClock::stats() const {
@@ -154,7 +188,7 @@ void SimClock::ReleaseInline(int queue) {
     lock.Unlock();
     if (next.times != nullptr)
       next.times->start.store(TraceClock::Now(), std::memory_order_relaxed);
-    listener_->OnLaunchCompleted(next.actor, next.firing, RunKernel(next));
+    next.listener->OnLaunchCompleted(next.actor, next.firing, RunKernel(next));
     lock.Lock();
   }
 }
@@ -181,7 +215,8 @@ void SimClock::PublishEarliestLocked() {
 }
 
 Status SimClock::RunKernel(const LaunchRequest& request) const {
-  if (stopping_->load(std::memory_order_relaxed)) return CancelledError("the job is stopping");
+  if (request.stopping->load(std::memory_order_relaxed))
+    return CancelledError("the job is stopping");
   Status status =
       GuardedCall("kernel", [&request] { return request.kernel->Run(*request.context); });
   if (request.times != nullptr) {
@@ -218,7 +253,8 @@ void SimClock::CompleteDue(int64_t now) {
     const int64_t lateness = NowNs() - done.deadline;
     lateness_sum += static_cast<double>(lateness);
     lateness_max = std::max(lateness_max, lateness);
-    listener_->OnLaunchCompleted(done.request.actor, done.request.firing, RunKernel(done.request));
+    done.request.listener->OnLaunchCompleted(done.request.actor, done.request.firing,
+                                             RunKernel(done.request));
   }
   host_told_at_ = NowNs();
   mutex_.Lock();

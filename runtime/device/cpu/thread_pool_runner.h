@@ -18,8 +18,8 @@
 // body) runs its loop serially on its own thread, so cores are never oversubscribed and
 // nothing can deadlock.
 // Ownership: the runner owns its helpers; the destructor stops and joins them.
-#ifndef SOFTWIRE_RUNTIME_HOST_THREAD_POOL_RUNNER_H_
-#define SOFTWIRE_RUNTIME_HOST_THREAD_POOL_RUNNER_H_
+#ifndef SOFTWIRE_RUNTIME_DEVICE_CPU_THREAD_POOL_RUNNER_H_
+#define SOFTWIRE_RUNTIME_DEVICE_CPU_THREAD_POOL_RUNNER_H_
 
 #include <atomic>
 #include <chrono>
@@ -94,4 +94,4 @@ class ThreadPoolRunner final : public ParallelRunner {
 }  // namespace runtime
 }  // namespace softwire
 
-#endif  // SOFTWIRE_RUNTIME_HOST_THREAD_POOL_RUNNER_H_
+#endif  // SOFTWIRE_RUNTIME_DEVICE_CPU_THREAD_POOL_RUNNER_H_

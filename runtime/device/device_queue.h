@@ -6,8 +6,7 @@
 //   - inline: the queue was idle and ran the kernel right away on the calling thread (the cpu
 //     strand). The caller continues its protocol synchronously, then calls ReleaseInline();
 //   - deferred: the queue accepted the launch and later reports its completion, from any
-//     thread, to the LaunchListener (a busy cpu strand, a sim device's timer thread; cuda
-//     events once that device exists).
+//     thread, to the LaunchListener (a busy cpu strand, a sim timer; a cuda event).
 //
 //   Status kernel_status;
 //   if (queue->Launch(request, &kernel_status) == DeviceQueue::Outcome::kRanInline) {
@@ -16,8 +15,8 @@
 //   }  // else: wait for LaunchListener::OnLaunchCompleted(actor, firing, status).
 //
 // Threading: every method may be called from any thread.
-#ifndef SOFTWIRE_RUNTIME_HOST_DEVICE_QUEUE_H_
-#define SOFTWIRE_RUNTIME_HOST_DEVICE_QUEUE_H_
+#ifndef SOFTWIRE_RUNTIME_DEVICE_DEVICE_QUEUE_H_
+#define SOFTWIRE_RUNTIME_DEVICE_DEVICE_QUEUE_H_
 
 #include <atomic>
 #include <cstdint>
@@ -38,8 +37,12 @@ struct FiringTimes {
   std::atomic<int64_t> end{-1};
 };
 
-// One firing to run. The pointers are borrowed: the kernel and its context belong to the job
-// and outlive every queue; the context is not touched by its actor until the firing completed.
+class LaunchListener;
+
+// One firing to run. The pointers are borrowed: the kernel, its context, the listener and the
+// stop flag belong to the hosted plan and outlive every launch of it; the context is not touched
+// by its actor until the firing completed. A queue serves the launches of any hosted plan: what
+// it reports to, and when it stops running them, comes with each launch, not with the queue.
 struct LaunchRequest {
   int64_t actor = -1;
   int64_t firing = 0;
@@ -52,6 +55,11 @@ struct LaunchRequest {
   // so the queue needs no synchronization beyond the completion itself. A queue that leaves it
   // untouched gets the actor's own view (launch to completion) in the trace.
   FiringTimes* times = nullptr;
+  // Told when a deferred launch completed. Never null.
+  LaunchListener* listener = nullptr;
+  // Once true (its job is stopping), a launch not yet begun completes with Cancelled instead of
+  // running. Never null.
+  const std::atomic<bool>* stopping = nullptr;
 };
 
 // Told when a deferred launch completed. Thread-safe; must not block.
@@ -81,4 +89,4 @@ class DeviceQueue {
 }  // namespace runtime
 }  // namespace softwire
 
-#endif  // SOFTWIRE_RUNTIME_HOST_DEVICE_QUEUE_H_
+#endif  // SOFTWIRE_RUNTIME_DEVICE_DEVICE_QUEUE_H_

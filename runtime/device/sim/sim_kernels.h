@@ -2,8 +2,8 @@
 // device_arena.h), because a sim launch is only its duration (sim_clock.h). A sink still
 // reports each piece, as NaN, so that steps complete and are timed as in a real run; a sim run
 // has no values to report. Every op type gets one, so any plan runs on sim devices.
-#ifndef SOFTWIRE_RUNTIME_HOST_SIM_KERNELS_H_
-#define SOFTWIRE_RUNTIME_HOST_SIM_KERNELS_H_
+#ifndef SOFTWIRE_RUNTIME_DEVICE_SIM_SIM_KERNELS_H_
+#define SOFTWIRE_RUNTIME_DEVICE_SIM_SIM_KERNELS_H_
 
 #include <memory>
 
@@ -20,4 +20,4 @@ StatusOr<std::unique_ptr<Kernel>> CreateSimKernel(const KernelSetup& setup);
 }  // namespace runtime
 }  // namespace softwire
 
-#endif  // SOFTWIRE_RUNTIME_HOST_SIM_KERNELS_H_
+#endif  // SOFTWIRE_RUNTIME_DEVICE_SIM_SIM_KERNELS_H_

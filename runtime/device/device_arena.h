@@ -10,8 +10,8 @@
 // Threading: Allocate and Region are called while the job is set up, on one thread; the memory
 // itself is then read and written by kernels under the register/slot protocol.
 // Ownership: the arena owns its memory; Region pointers are borrowed and die with the arena.
-#ifndef SOFTWIRE_RUNTIME_HOST_DEVICE_ARENA_H_
-#define SOFTWIRE_RUNTIME_HOST_DEVICE_ARENA_H_
+#ifndef SOFTWIRE_RUNTIME_DEVICE_DEVICE_ARENA_H_
+#define SOFTWIRE_RUNTIME_DEVICE_DEVICE_ARENA_H_
 
 #include <cstdint>
 #include <memory>
@@ -67,4 +67,4 @@ class DeviceArena {
 }  // namespace runtime
 }  // namespace softwire
 
-#endif  // SOFTWIRE_RUNTIME_HOST_DEVICE_ARENA_H_
+#endif  // SOFTWIRE_RUNTIME_DEVICE_DEVICE_ARENA_H_

@@ -1,4 +1,4 @@
-#include "runtime/host/strand_queue.h"
+#include "runtime/device/cpu/strand_queue.h"
 
 #include <glog/logging.h>
 
@@ -6,13 +6,10 @@
 #include <string>
 
 #include "base/guarded_call.h"
-#include "runtime/host/trace_clock.h"
+#include "runtime/device/trace_clock.h"
 
 namespace softwire {
 namespace runtime {
-
-StrandQueue::StrandQueue(LaunchListener* listener, const std::atomic<bool>* stopping)
-    : listener_(listener), stopping_(stopping) {}
 
 DeviceQueue::Outcome StrandQueue::Launch(const LaunchRequest& request, Status* kernel_status) {
   {
@@ -42,12 +39,12 @@ void StrandQueue::ReleaseInline() {
     }
     // Reported after the kernel returned and while we still hold the strand: the owner's
     // next launch then queues behind any launch already waiting, in arrival order.
-    listener_->OnLaunchCompleted(request.actor, request.firing, Run(request));
+    request.listener->OnLaunchCompleted(request.actor, request.firing, Run(request));
   }
 }
 
 Status StrandQueue::Run(const LaunchRequest& request) const {
-  if (stopping_->load(std::memory_order_relaxed)) {
+  if (request.stopping->load(std::memory_order_relaxed)) {
     return CancelledError("the job is stopping");
   }
   // Kernels return Status and must not throw; if one does anyway (std::bad_alloc), the

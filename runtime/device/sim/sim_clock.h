@@ -1,29 +1,29 @@
-// SimClock: the timer of a job's `sim` devices. A sim device computes nothing: each launch on
+// SimClock: the timer of a runtime's `sim` devices. A sim device computes nothing: each launch on
 // one of its queues completes exactly ActorDef.estimated_seconds of real time after it started,
 // and a queue runs one launch at a time (FIFO), as the simulator models it (simulator/README.md).
 // That lets a plan's protocol, pipelining and overlap run in real time on CAF, at any scale, on
 // a 2-core machine. docs/RUNTIME.md ("Sim devices") explains the design and its measured
 // accuracy.
 //
-// One thread serves every sim queue of the job: a heap of deadlines (one per busy queue). It
+// One thread serves every sim queue of the runtime: a heap of deadlines (one per busy queue). It
 // sleeps until shortly before the earliest deadline, spins the rest of the way (a sleeping
 // thread wakes tens of microseconds late on this VM, docs/MACHINE.md), then completes the
 // launch: it runs the sim kernel (nothing, or a sink's report), starts the queue's next waiting
 // launch at the very deadline (so lateness never accumulates on a device), and reports the
-// completion to the LaunchListener (a LaunchDone message to the actor). Before it spins toward a
-// deadline it calls `wake_host` once, so the CAF worker that will handle the completion is
+// completion to the launch's LaunchListener (a LaunchDone message to the actor). Before it spins
+// toward a deadline it calls `wake_host` once, so the CAF worker that will handle the completion is
 // awake when it comes (with a scheduler that spins before it sleeps, caf_options.h).
 //
-//   SimClock clock(listener, &stopping, SimClockOptions());
+//   SimClock clock(SimClockOptions());
 //   std::unique_ptr<DeviceQueue> queue = clock.AddQueue();   // one per device queue
-//   ... launches ...
-//   clock.Stop();                                           // before the listener goes away
+//   ... launches, each naming its listener and stop flag ...
+//   clock.Stop();                                   // before the queues and listeners go away
 //
 // Launches whose estimate is <= 0 that find their queue idle complete inline (kRanInline).
 // Threading: AddQueue before the first launch, on one thread; everything else thread-safe.
-// Ownership: borrows the listener and the stop flag, which must outlive Stop().
-#ifndef SOFTWIRE_RUNTIME_HOST_SIM_CLOCK_H_
-#define SOFTWIRE_RUNTIME_HOST_SIM_CLOCK_H_
+// Ownership: a launch's listener and stop flag must outlive its completion (or Stop()).
+#ifndef SOFTWIRE_RUNTIME_DEVICE_SIM_SIM_CLOCK_H_
+#define SOFTWIRE_RUNTIME_DEVICE_SIM_SIM_CLOCK_H_
 
 #include <atomic>
 #include <chrono>
@@ -35,7 +35,7 @@
 #include <vector>
 
 #include "base/mutex.h"
-#include "runtime/host/device_queue.h"
+#include "runtime/device/device_queue.h"
 
 namespace softwire {
 namespace runtime {
@@ -62,7 +62,7 @@ struct SimClockStats {
 
 class SimClock {
  public:
-  SimClock(LaunchListener* listener, const std::atomic<bool>* stopping, SimClockOptions options);
+  explicit SimClock(SimClockOptions options);
   ~SimClock();  // Stop().
   SimClock(const SimClock&) = delete;
   SimClock& operator=(const SimClock&) = delete;
@@ -77,6 +77,11 @@ class SimClock {
   // Drops every pending launch (never completed) and joins the timer thread. Later launches
   // complete inline with Cancelled. Idempotent.
   void Stop();
+
+  // Completes now, with Cancelled and reported to their listeners, every launch whose stop flag
+  // is `stopping` (pending or waiting): a stopped run does not wait out its launches' durations.
+  // The queues they held are free again.
+  void CancelLaunches(const std::atomic<bool>* stopping);
 
   SimClockStats stats() const;
 
@@ -105,8 +110,6 @@ class SimClock {
   void SpinUntil(int64_t until) const;
   void PublishEarliestLocked() REQUIRES(mutex_);
 
-  LaunchListener* const listener_;
-  const std::atomic<bool>* const stopping_;
   const SimClockOptions options_;
 
   mutable Mutex mutex_;
@@ -129,4 +132,4 @@ class SimClock {
 }  // namespace runtime
 }  // namespace softwire
 
-#endif  // SOFTWIRE_RUNTIME_HOST_SIM_CLOCK_H_
+#endif  // SOFTWIRE_RUNTIME_DEVICE_SIM_SIM_CLOCK_H_

@@ -2,27 +2,25 @@
 // actors, one at a time: a launch that finds the strand idle takes it and runs its kernel
 // right there (no thread hand-off at all, the common case); a launch that finds it busy is
 // queued, and whichever thread holds the strand runs the queued launches before it lets go,
-// reporting each completion to the LaunchListener (a message to the waiting actor).
+// reporting each completion to the launch's LaunchListener (a message to the waiting actor).
+// Once a launch's stop flag is raised (its job failed), it is not run but completed with
+// Cancelled, so a failing job stops quickly.
 //
 // Threading: thread-safe. The strand is held by at most one thread at a time.
-// Ownership: borrows the listener and the stop flag, which outlive the queue.
-#ifndef SOFTWIRE_RUNTIME_HOST_STRAND_QUEUE_H_
-#define SOFTWIRE_RUNTIME_HOST_STRAND_QUEUE_H_
+#ifndef SOFTWIRE_RUNTIME_DEVICE_CPU_STRAND_QUEUE_H_
+#define SOFTWIRE_RUNTIME_DEVICE_CPU_STRAND_QUEUE_H_
 
-#include <atomic>
 #include <deque>
 
 #include "base/mutex.h"
-#include "runtime/host/device_queue.h"
+#include "runtime/device/device_queue.h"
 
 namespace softwire {
 namespace runtime {
 
 class StrandQueue final : public DeviceQueue {
  public:
-  // Once `*stopping` is true (the job failed), queued launches are not run but completed with
-  // Cancelled, so a failing job stops quickly.
-  StrandQueue(LaunchListener* listener, const std::atomic<bool>* stopping);
+  StrandQueue() = default;
 
   Outcome Launch(const LaunchRequest& request, Status* kernel_status) override EXCLUDES(mutex_);
   void ReleaseInline() override EXCLUDES(mutex_);
@@ -30,8 +28,6 @@ class StrandQueue final : public DeviceQueue {
  private:
   Status Run(const LaunchRequest& request) const;
 
-  LaunchListener* const listener_;
-  const std::atomic<bool>* const stopping_;
   Mutex mutex_;
   bool held_ GUARDED_BY(mutex_) = false;
   std::deque<LaunchRequest> deferred_ GUARDED_BY(mutex_);
@@ -40,4 +36,4 @@ class StrandQueue final : public DeviceQueue {
 }  // namespace runtime
 }  // namespace softwire
 
-#endif  // SOFTWIRE_RUNTIME_HOST_STRAND_QUEUE_H_
+#endif  // SOFTWIRE_RUNTIME_DEVICE_CPU_STRAND_QUEUE_H_

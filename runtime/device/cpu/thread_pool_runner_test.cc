@@ -1,4 +1,4 @@
-#include "runtime/host/thread_pool_runner.h"
+#include "runtime/device/cpu/thread_pool_runner.h"
 
 #include <gtest/gtest.h>
 

@@ -11,8 +11,8 @@
 // of the run.
 //
 // Threading: thread-safe. The clock source is chosen once per process (a hardware property).
-#ifndef SOFTWIRE_RUNTIME_HOST_TRACE_CLOCK_H_
-#define SOFTWIRE_RUNTIME_HOST_TRACE_CLOCK_H_
+#ifndef SOFTWIRE_RUNTIME_DEVICE_TRACE_CLOCK_H_
+#define SOFTWIRE_RUNTIME_DEVICE_TRACE_CLOCK_H_
 
 #include <time.h>
 
@@ -75,4 +75,4 @@ class TickCalibration {
 }  // namespace runtime
 }  // namespace softwire
 
-#endif  // SOFTWIRE_RUNTIME_HOST_TRACE_CLOCK_H_
+#endif  // SOFTWIRE_RUNTIME_DEVICE_TRACE_CLOCK_H_

@@ -1,4 +1,4 @@
-#include "runtime/host/trace_clock.h"
+#include "runtime/device/trace_clock.h"
 
 #include <fstream>
 

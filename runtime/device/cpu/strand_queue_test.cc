@@ -1,4 +1,4 @@
-#include "runtime/host/strand_queue.h"
+#include "runtime/device/cpu/strand_queue.h"
 
 #include <gtest/gtest.h>
 
@@ -77,8 +77,11 @@ class ThrowingKernel final : public Kernel {
 };
 
 LaunchRequest RequestFor(int64_t actor, int64_t firing, Kernel* kernel,
-                         const KernelContext* context) {
+                         const KernelContext* context, LaunchListener* listener,
+                         const std::atomic<bool>* stopping) {
   LaunchRequest request;
+  request.listener = listener;
+  request.stopping = stopping;
   request.actor = actor;
   request.firing = firing;
   request.kernel = kernel;
@@ -89,11 +92,11 @@ LaunchRequest RequestFor(int64_t actor, int64_t firing, Kernel* kernel,
 TEST(StrandQueueTest, AnIdleStrandRunsTheKernelInlineOnTheCallingThread) {
   RecordingListener listener;
   std::atomic<bool> stopping{false};
-  StrandQueue queue(&listener, &stopping);
+  StrandQueue queue;
   CountingKernel kernel;
   KernelContext context;
   Status status = InternalError("unset");
-  EXPECT_EQ(queue.Launch(RequestFor(1, 0, &kernel, &context), &status),
+  EXPECT_EQ(queue.Launch(RequestFor(1, 0, &kernel, &context, &listener, &stopping), &status),
             DeviceQueue::Outcome::kRanInline);
   EXPECT_TRUE(status.ok());
   EXPECT_EQ(kernel.runs, 1);
@@ -105,19 +108,19 @@ TEST(StrandQueueTest, AnIdleStrandRunsTheKernelInlineOnTheCallingThread) {
 TEST(StrandQueueTest, ABusyStrandDefersAndItsHolderRunsTheLaunchBeforeLettingGo) {
   RecordingListener listener;
   std::atomic<bool> stopping{false};
-  StrandQueue queue(&listener, &stopping);
+  StrandQueue queue;
   GateKernel gate;
   CountingKernel deferred;
   KernelContext context;
   std::thread holder([&] {
     Status status;
-    ASSERT_EQ(queue.Launch(RequestFor(1, 0, &gate, &context), &status),
+    ASSERT_EQ(queue.Launch(RequestFor(1, 0, &gate, &context, &listener, &stopping), &status),
               DeviceQueue::Outcome::kRanInline);
     queue.ReleaseInline();
   });
   while (!gate.entered.load()) std::this_thread::yield();
   Status unused;
-  EXPECT_EQ(queue.Launch(RequestFor(2, 7, &deferred, &context), &unused),
+  EXPECT_EQ(queue.Launch(RequestFor(2, 7, &deferred, &context, &listener, &stopping), &unused),
             DeviceQueue::Outcome::kDeferred);
   EXPECT_EQ(deferred.runs, 0);
   gate.Open();
@@ -131,7 +134,7 @@ TEST(StrandQueueTest, ABusyStrandDefersAndItsHolderRunsTheLaunchBeforeLettingGo)
   EXPECT_TRUE(completions[0].status.ok());
   // The strand is free again.
   Status status;
-  EXPECT_EQ(queue.Launch(RequestFor(3, 0, &deferred, &context), &status),
+  EXPECT_EQ(queue.Launch(RequestFor(3, 0, &deferred, &context, &listener, &stopping), &status),
             DeviceQueue::Outcome::kRanInline);
   queue.ReleaseInline();
 }
@@ -139,18 +142,18 @@ TEST(StrandQueueTest, ABusyStrandDefersAndItsHolderRunsTheLaunchBeforeLettingGo)
 TEST(StrandQueueTest, LaunchesQueuedWhenTheJobStopsAreCancelledNotRun) {
   RecordingListener listener;
   std::atomic<bool> stopping{false};
-  StrandQueue queue(&listener, &stopping);
+  StrandQueue queue;
   GateKernel gate;
   CountingKernel deferred;
   KernelContext context;
   std::thread holder([&] {
     Status status;
-    queue.Launch(RequestFor(1, 0, &gate, &context), &status);
+    queue.Launch(RequestFor(1, 0, &gate, &context, &listener, &stopping), &status);
     queue.ReleaseInline();
   });
   while (!gate.entered.load()) std::this_thread::yield();
   Status unused;
-  ASSERT_EQ(queue.Launch(RequestFor(2, 0, &deferred, &context), &unused),
+  ASSERT_EQ(queue.Launch(RequestFor(2, 0, &deferred, &context, &listener, &stopping), &unused),
             DeviceQueue::Outcome::kDeferred);
   stopping.store(true);
   gate.Open();
@@ -163,17 +166,17 @@ TEST(StrandQueueTest, LaunchesQueuedWhenTheJobStopsAreCancelledNotRun) {
 TEST(StrandQueueTest, AKernelThatThrowsFailsItsLaunchAndFreesTheStrand) {
   RecordingListener listener;
   std::atomic<bool> stopping{false};
-  StrandQueue queue(&listener, &stopping);
+  StrandQueue queue;
   ThrowingKernel throwing;
   CountingKernel counting;
   KernelContext context;
   Status status;
-  ASSERT_EQ(queue.Launch(RequestFor(1, 0, &throwing, &context), &status),
+  ASSERT_EQ(queue.Launch(RequestFor(1, 0, &throwing, &context, &listener, &stopping), &status),
             DeviceQueue::Outcome::kRanInline);
   EXPECT_EQ(status.code(), StatusCode::kInternal);
   EXPECT_NE(status.message().find("out of luck"), std::string::npos) << status;
   queue.ReleaseInline();
-  EXPECT_EQ(queue.Launch(RequestFor(2, 0, &counting, &context), &status),
+  EXPECT_EQ(queue.Launch(RequestFor(2, 0, &counting, &context, &listener, &stopping), &status),
             DeviceQueue::Outcome::kRanInline);
   EXPECT_TRUE(status.ok());
   queue.ReleaseInline();

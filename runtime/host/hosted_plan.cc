@@ -1,0 +1,115 @@
+#include "runtime/host/hosted_plan.h"
+
+#include <mutex>
+
+#include "plan/labels.h"
+#include "plan/plan_partition.h"
+#include "plan/steps.h"
+#include "runtime/host/node_runtime.h"
+
+namespace softwire {
+namespace runtime {
+
+// Hands sink reports to the current run's collector, with the pieces numbered from the run's
+// start (the kernels number them on from the runs before it).
+class HostedPlan::OutputRelay final : public OutputReporter {
+ public:
+  void Report(const std::string& output, int64_t piece, double value) override {
+    if (target_ != nullptr) target_->Report(output, piece - pieces_before_, value);
+  }
+  // Before the run's actors start (their start message publishes it).
+  void Set(OutputReporter* target, int64_t pieces_before) {
+    target_ = target;
+    pieces_before_ = pieces_before;
+  }
+
+ private:
+  OutputReporter* target_ = nullptr;
+  int64_t pieces_before_ = 0;
+};
+
+StatusOr<std::unique_ptr<HostedPlan>> HostedPlan::Load(NodeRuntime* runtime,
+                                                       const proto::Plan& plan,
+                                                       const std::string& node, actors::JobId job) {
+  if (job == 0) job = runtime->NewJobId();
+  std::unique_ptr<HostedPlan> hosted(new HostedPlan(runtime, plan, node, job));
+  SOFTWIRE_ASSIGN_OR_RETURN(hosted->descriptions_, actors::DescribeActors(plan));
+  std::vector<int64_t> devices;
+  if (node.empty()) {
+    for (int64_t id = 0; id < plan.device_size(); ++id) devices.push_back(id);
+    for (int64_t id = 0; id < plan.actor_size(); ++id) hosted->actors_.push_back(id);
+  } else {
+    SOFTWIRE_ASSIGN_OR_RETURN(plan::PlanPartition partition, plan::PartitionPlan(plan, node));
+    devices = partition.devices;
+    hosted->actors_ = partition.actors;
+  }
+  hosted->devices_.assign(static_cast<size_t>(plan.device_size()), nullptr);
+  hosted->arenas_.resize(static_cast<size_t>(plan.device_size()));
+  for (int64_t id : devices) {
+    const proto::PlanDevice& plan_device = plan.device(static_cast<int>(id));
+    const std::string name = plan::DeviceName(plan_device);
+    Device* device = runtime->FindDevice(name);
+    if (device == nullptr) {
+      return InvalidArgumentError("device '" + name + "' of plan '" + plan.job_name() +
+                                  "' is not hosted by this runtime");
+    }
+    SOFTWIRE_RETURN_IF_ERROR(runtime->Claim(name, job));
+    hosted->devices_[static_cast<size_t>(id)] = device;
+    SOFTWIRE_ASSIGN_OR_RETURN(hosted->arenas_[static_cast<size_t>(id)],
+                              device->AllocateArena(plan_device.planned_bytes()));
+  }
+  SOFTWIRE_ASSIGN_OR_RETURN(hosted->slots_, LocateRegisterSlots(plan, hosted->arenas_));
+  return hosted;
+}
+
+HostedPlan::HostedPlan(NodeRuntime* runtime, const proto::Plan& plan, std::string node,
+                       actors::JobId job)
+    : runtime_(runtime),
+      plan_(plan),
+      node_(std::move(node)),
+      job_(job),
+      directory_(plan.actor_size()),
+      outputs_(std::make_unique<OutputRelay>()) {}
+
+HostedPlan::~HostedPlan() {
+  bindings_.clear();  // Kernels first: they may hold memory of the arenas.
+  runtime_->Release(job_);
+}
+
+Status HostedPlan::Bind(const std::vector<const HostedPlan*>& peers) {
+  CHECK(!bound_) << "HostedPlan::Bind called twice";
+  bound_ = true;
+  for (const HostedPlan* peer : peers) {
+    for (size_t id = 0; id < slots_.size(); ++id) {
+      if (slots_[id].empty()) slots_[id] = peer->register_slots()[id];
+    }
+  }
+  LaunchWiring wiring;
+  wiring.listener = &directory_;
+  wiring.stopping = &stopping_;
+  SOFTWIRE_ASSIGN_OR_RETURN(bindings_, BindActors(plan_, descriptions_, devices_, arenas_, slots_,
+                                                  actors_, wiring, outputs_.get()));
+  return Status::Ok();
+}
+
+StatusOr<std::vector<int64_t>> HostedPlan::ActorsOf(const std::string& node) const {
+  SOFTWIRE_ASSIGN_OR_RETURN(plan::PlanPartition partition, plan::PartitionPlan(plan_, node));
+  return partition.actors;
+}
+
+void HostedPlan::SetOutputTarget(OutputReporter* target) {
+  outputs_->Set(target, pieces_before_);
+}
+
+void HostedPlan::RunEnded(bool completed) {
+  outputs_->Set(nullptr, pieces_before_);
+  ++runs_;
+  if (!completed) {
+    broken_ = true;
+    return;
+  }
+  pieces_before_ += plan::TotalPieces(plan_);
+}
+
+}  // namespace runtime
+}  // namespace softwire
