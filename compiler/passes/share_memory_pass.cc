@@ -131,6 +131,7 @@ void MoveDeviceTail(int device_id, int64_t register_bytes, Compilation& compilat
 }  // namespace
 
 Status ShareMemoryPass(Compilation& compilation) {
+  if (!compilation.options().share_memory) return Status::Ok();
   proto::Plan& plan = *compilation.plan;
   const plan::RegisterLifetimes lifetimes(plan);
   if (!lifetimes.analyzed()) return Status::Ok();  // Nothing is proven: nothing shares.
