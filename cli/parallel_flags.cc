@@ -17,6 +17,8 @@ void AddParallelFlags(FlagParser* parser, ParallelFlags* flags) {
   parser->AddInt("pp", &flags->pp, "N", "pipeline stages (overrides the job's)");
   parser->AddInt("micro-batches", &flags->micro_batches, "M",
                  "micro-batches per step (overrides the job's)");
+  parser->AddBool("no-memory-reuse", &flags->no_memory_reuse,
+                  "give every register bytes of its own (lifetime-based reuse off, to compare)");
 }
 
 Status ApplyParallelFlags(const ParallelFlags& flags, compiler::CompileOptions* options) {
@@ -37,6 +39,7 @@ Status ApplyParallelFlags(const ParallelFlags& flags, compiler::CompileOptions* 
   if (flags.tp > 0) options->parallel.set_tensor_parallel(static_cast<int32_t>(flags.tp));
   if (flags.pp > 0) options->parallel.set_pipeline_stages(static_cast<int32_t>(flags.pp));
   if (flags.micro_batches > 0) options->micro_batches_per_step = flags.micro_batches;
+  options->share_memory = !flags.no_memory_reuse;
   return Status::Ok();
 }
 

@@ -31,9 +31,10 @@ struct ParallelFlags {
   int64_t tp = kNotGiven;
   int64_t pp = kNotGiven;
   int64_t micro_batches = kNotGiven;
+  bool no_memory_reuse = false;  // Every register keeps bytes of its own (to compare).
 };
 
-// Registers the five flags.
+// Registers the six flags.
 void AddParallelFlags(FlagParser* parser, ParallelFlags* flags);
 
 // InvalidArgument naming the flag for a degree or micro-batch count below 1, or a cluster

@@ -67,6 +67,9 @@ struct CompileOptions {
   std::string dump_directory;
   // Log each pass's name and duration.
   bool log_passes = false;
+  // Lifetime-based reuse (share_memory pass, `--no-memory-reuse` turns it off): registers that
+  // are never live together share bytes.
+  bool share_memory = true;
 };
 
 // Validates, differentiates, places and plans `job_file`. Fails with InvalidArgument for bad

@@ -58,7 +58,7 @@ TEST_F(PassManagerTest, RunsTheStandardPassesAndEmitsAPlan) {
   ASSERT_TRUE(compilation.plan.has_value());
   ASSERT_EQ(timings.size(), StandardPasses().size());
   EXPECT_EQ(timings.front().name, "resolve_schedule");
-  EXPECT_EQ(timings.back().name, "emit_plan");
+  EXPECT_EQ(timings.back().name, "share_memory");
 }
 
 TEST_F(PassManagerTest, ReportsAPassThatBreaksAnInvariantAsInternalNamingIt) {
@@ -112,7 +112,7 @@ TEST_F(PassManagerTest, LogsEachPassWithItsDurationWhenAsked) {
   std::string log = ::testing::internal::GetCapturedStderr();
   ASSERT_TRUE(status.ok()) << status;
   EXPECT_THAT(log, ::testing::ContainsRegex("pass resolve_schedule: [0-9]+\\.[0-9]{3} ms\n"));
-  EXPECT_THAT(log, ::testing::ContainsRegex("pass emit_plan: [0-9]+\\.[0-9]{3} ms\n$"));
+  EXPECT_THAT(log, ::testing::ContainsRegex("pass share_memory: [0-9]+\\.[0-9]{3} ms\n$"));
 }
 
 TEST_F(PassManagerTest, RejectsADumpOfAPassThatDoesNotExist) {

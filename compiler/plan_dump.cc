@@ -10,6 +10,7 @@
 #include "compiler/ir/attribute_map.h"
 #include "compiler/ir/graph_text.h"
 #include "compiler/ir/tensor_type.h"
+#include "plan/register_lifetimes.h"
 
 namespace softwire {
 namespace compiler {
@@ -34,12 +35,13 @@ std::string Type(const proto::TensorDesc& desc) {
   return FromTensorDesc(desc).ToString();
 }
 
-std::string DeviceBlock(const proto::PlanDevice& device) {
+std::string DeviceBlock(const proto::Plan& plan, const proto::PlanDevice& device) {
   return "device " + std::to_string(device.id()) + " " + device.node() + "/" + device.name() + " " +
          DeviceKindLabel(device.kind()) + " cores " + std::to_string(device.cores()) + " budget " +
          std::to_string(device.memory_budget()) + "\n  planned " +
          std::to_string(device.planned_bytes()) + " = registers " +
-         std::to_string(device.register_bytes()) + " + workspaces " +
+         std::to_string(device.register_bytes()) + " (without reuse " +
+         std::to_string(plan::RegisterBytesWithoutSharing(plan, device.id())) + ") + workspaces " +
          std::to_string(device.workspace_bytes()) + " + state " +
          std::to_string(device.state_bytes()) + "\n";
 }
@@ -85,7 +87,11 @@ std::string OutputLines(const proto::Plan& plan, const proto::ActorDef& actor) {
               plan.actor(consumer.actor()).name() + "'";
       if (consumer.phase() != 0) text += " phase " + std::to_string(consumer.phase());
     }
-    text += "]\n";
+    text += "]";
+    for (int i = 0; i < reg.shares_bytes_with_size(); ++i) {
+      text += (i ? ", " : " shares bytes with ") + std::to_string(reg.shares_bytes_with(i));
+    }
+    text += "\n";
   }
   return text;
 }
@@ -134,7 +140,7 @@ std::string DumpPlan(const proto::Plan& plan) {
                      "\nschedule steps " + std::to_string(schedule.steps()) + " pieces_per_step " +
                      std::to_string(schedule.pieces_per_step()) + " micro_batch_size " +
                      std::to_string(schedule.micro_batch_size()) + "\n";
-  for (const proto::PlanDevice& device : plan.device()) text += "\n" + DeviceBlock(device);
+  for (const proto::PlanDevice& device : plan.device()) text += "\n" + DeviceBlock(plan, device);
   for (const proto::ActorDef& actor : plan.actor()) text += "\n" + ActorBlock(plan, actor);
   text += "\n";
   for (const proto::PlanOutput& output : plan.output()) {

@@ -7,6 +7,7 @@
 #include "base/format_bytes.h"
 #include "compiler/compiler.h"
 #include "compiler/ir/graph_text.h"
+#include "plan/register_lifetimes.h"
 
 namespace softwire {
 namespace compiler {
@@ -36,8 +37,10 @@ std::string DeviceLines(const proto::Plan& plan) {
     text += "  " + DeviceName(plan, device.id()) + " (" + DeviceKindLabel(device.kind()) + ", " +
             std::to_string(device.cores()) + " cores): planned " +
             FormatBytes(device.planned_bytes()) + " = registers " +
-            FormatBytes(device.register_bytes()) + " + workspaces " +
-            FormatBytes(device.workspace_bytes()) + " + state " +
+            FormatBytes(device.register_bytes()) + " (reuse saved " +
+            FormatBytes(plan::RegisterBytesWithoutSharing(plan, device.id()) -
+                        device.register_bytes()) +
+            ") + workspaces " + FormatBytes(device.workspace_bytes()) + " + state " +
             FormatBytes(device.state_bytes()) + "; budget " +
             (device.memory_budget() == 0 ? std::string("unlimited")
                                          : FormatBytes(device.memory_budget())) +

@@ -1,11 +1,15 @@
 // Invariant 5 of docs/PROTOCOL.md: every register slot, workspace and actor state has its own
-// bytes in its device's arena, and the arena of planned_bytes holds them all.
+// bytes in its device's arena, except registers that declare they share bytes
+// (RegisterDef.shares_bytes_with) and are proven never live together; the arena of
+// planned_bytes holds them all.
 #include <algorithm>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "plan/labels.h"
 #include "plan/plan_invariants.h"
+#include "plan/register_lifetimes.h"
 #include "proto/tensor_desc.h"
 
 namespace softwire {
@@ -16,8 +20,21 @@ namespace {
 struct ArenaRegion {
   int64_t begin = 0;
   int64_t end = 0;
-  std::string owner;  // "register 'x' (0) slots", "actor 'fc1' (3) workspace", ...
+  std::string owner;         // "register 'x' (0) slots", "actor 'fc1' (3) workspace", ...
+  int64_t register_id = -1;  // For register slots.
 };
+
+bool Declared(const proto::RegisterDef& reg, int64_t other) {
+  return std::find(reg.shares_bytes_with().begin(), reg.shares_bytes_with().end(), other) !=
+         reg.shares_bytes_with().end();
+}
+
+// Overlapping regions are allowed only between two registers that list each other.
+bool MayOverlap(const proto::Plan& plan, const ArenaRegion& a, const ArenaRegion& b) {
+  if (a.register_id < 0 || b.register_id < 0) return false;
+  return Declared(plan.register_(static_cast<int>(a.register_id)), b.register_id) &&
+         Declared(plan.register_(static_cast<int>(b.register_id)), a.register_id);
+}
 
 std::string RangeText(const ArenaRegion& region) {
   return "[" + std::to_string(region.begin) + ", " + std::to_string(region.end) + ")";
@@ -51,28 +68,61 @@ Status CheckRegisterSlots(const proto::RegisterDef& r) {
 
 // Adds [offset, offset + bytes) to its device's list; empty ranges take no memory.
 Status AddRegion(const std::string& owner, int64_t offset, int64_t bytes,
-                 std::vector<ArenaRegion>* regions) {
+                 std::vector<ArenaRegion>* regions, int64_t register_id = -1) {
   if (bytes < 0 || offset < 0) {
     return InvalidArgumentError(owner + ": negative offset or size");
   }
-  if (bytes > 0) regions->push_back(ArenaRegion{offset, offset + bytes, owner});
+  if (bytes > 0) regions->push_back(ArenaRegion{offset, offset + bytes, owner, register_id});
   return Status::Ok();
 }
 
-Status CheckDeviceArena(const proto::PlanDevice& device, std::vector<ArenaRegion> regions) {
+Status CheckDeviceArena(const proto::Plan& plan, const proto::PlanDevice& device,
+                        std::vector<ArenaRegion> regions) {
   const std::string device_label = DeviceLabel(device);
   std::stable_sort(regions.begin(), regions.end(),
                    [](const ArenaRegion& a, const ArenaRegion& b) { return a.begin < b.begin; });
   for (size_t i = 0; i < regions.size(); ++i) {
-    if (i > 0 && regions[i].begin < regions[i - 1].end) {
-      return InvalidArgumentError(device_label + ": " + regions[i - 1].owner + " " +
-                                  RangeText(regions[i - 1]) + " overlaps " + regions[i].owner +
-                                  " " + RangeText(regions[i]));
+    for (size_t j = i + 1; j < regions.size() && regions[j].begin < regions[i].end; ++j) {
+      if (MayOverlap(plan, regions[i], regions[j])) continue;
+      return InvalidArgumentError(device_label + ": " + regions[i].owner + " " +
+                                  RangeText(regions[i]) + " overlaps " + regions[j].owner + " " +
+                                  RangeText(regions[j]));
     }
     if (regions[i].end > device.planned_bytes()) {
       return InvalidArgumentError(device_label + ": " + regions[i].owner + " " +
                                   RangeText(regions[i]) + " ends beyond planned_bytes " +
                                   std::to_string(device.planned_bytes()));
+    }
+  }
+  return Status::Ok();
+}
+
+// Every declared pair: two distinct registers of one device, listed both ways, that the
+// protocol's dependencies keep from ever being live together.
+Status CheckSharedBytes(const proto::Plan& plan) {
+  std::unique_ptr<RegisterLifetimes> lifetimes;
+  for (const proto::RegisterDef& r : plan.register_()) {
+    for (int64_t other_id : r.shares_bytes_with()) {
+      const std::string pair =
+          RegisterLabel(r) + " shares bytes with register " + std::to_string(other_id);
+      if (other_id < 0 || other_id >= plan.register__size() || other_id == r.id()) {
+        return InvalidArgumentError(pair + ", which is not another register of the plan");
+      }
+      const proto::RegisterDef& other = plan.register_(static_cast<int>(other_id));
+      if (other.device() != r.device()) {
+        return InvalidArgumentError(pair + " on another device");
+      }
+      if (!Declared(other, r.id())) {
+        return InvalidArgumentError(pair + ", which does not list it back");
+      }
+      if (!lifetimes) lifetimes = std::make_unique<RegisterLifetimes>(plan);
+      if (!lifetimes->analyzed()) {
+        return InvalidArgumentError(pair + ", but lifetimes cannot be proven: " + lifetimes->why());
+      }
+      if (!lifetimes->NeverLiveTogether(r.id(), other_id)) {
+        return InvalidArgumentError(pair + " (" + RegisterLabel(other) +
+                                    "), but both can be live at once under some firing order");
+      }
     }
   }
   return Status::Ok();
@@ -85,7 +135,8 @@ Status CheckArenaLayout(const proto::Plan& plan) {
   for (const proto::RegisterDef& r : plan.register_()) {
     SOFTWIRE_RETURN_IF_ERROR(CheckRegisterSlots(r));
     SOFTWIRE_RETURN_IF_ERROR(AddRegion(RegisterLabel(r) + " slots", r.offset(),
-                                       r.slots() * r.bytes_per_slot(), &regions[r.device()]));
+                                       r.slots() * r.bytes_per_slot(), &regions[r.device()],
+                                       r.id()));
   }
   for (const proto::ActorDef& a : plan.actor()) {
     SOFTWIRE_RETURN_IF_ERROR(AddRegion(ActorLabel(a) + " workspace", a.workspace_offset(),
@@ -94,9 +145,9 @@ Status CheckArenaLayout(const proto::Plan& plan) {
                                        &regions[a.device()]));
   }
   for (const proto::PlanDevice& device : plan.device()) {
-    SOFTWIRE_RETURN_IF_ERROR(CheckDeviceArena(device, std::move(regions[device.id()])));
+    SOFTWIRE_RETURN_IF_ERROR(CheckDeviceArena(plan, device, std::move(regions[device.id()])));
   }
-  return Status::Ok();
+  return CheckSharedBytes(plan);
 }
 
 }  // namespace plan

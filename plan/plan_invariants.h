@@ -36,7 +36,9 @@ Status CheckPeriods(const proto::Plan& plan);
 Status CheckPhases(const proto::Plan& plan);
 
 // 5. slots >= 1; bytes_per_slot >= tensor bytes; on each device the slots of registers,
-//    workspaces and actor state do not overlap and end within planned_bytes.
+//    workspaces and actor state do not overlap and end within planned_bytes, except the slots
+//    of two registers that list each other in shares_bytes_with; every such pair is on one
+//    device and never live together under any firing order (plan/register_lifetimes.h).
 Status CheckArenaLayout(const proto::Plan& plan);
 
 }  // namespace plan

@@ -107,6 +107,12 @@ Status CheckDeadlockPass(Compilation& compilation);
 // The proto::Plan.
 Status EmitPlanPass(Compilation& compilation);
 
+// Lifetime-based reuse on the emitted plan: per device, registers that can never be live at the
+// same time under any firing order the protocol allows (plan/register_lifetimes.h) share
+// bytes, each overlapping pair listed in shares_bytes_with; workspaces and actor state move
+// down behind the registers. Adds no dependency; a plan too large to analyze keeps its layout.
+Status ShareMemoryPass(Compilation& compilation);
+
 // Every pass above, in order, with the names CompileOptions.dump_after uses.
 std::vector<Pass> StandardPasses();
 

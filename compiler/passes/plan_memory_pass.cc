@@ -2,8 +2,8 @@
 //
 // Per device, in order: every register's slots (register id order), every actor's workspace,
 // every actor's persistent state, each region starting on a 64-byte boundary. Regions never
-// overlap: nothing is reused across time yet (a later pass may share slots of registers whose
-// lifetimes cannot overlap).
+// overlap here, so the fit check is conservative; share_memory_pass.cc later lets registers
+// that are never live together share bytes, which only shrinks the arena.
 #include <algorithm>
 
 #include "base/format_bytes.h"

@@ -26,6 +26,7 @@ std::vector<Pass> StandardPasses() {
       {"estimate_costs", EstimateCostsPass},
       {"check_deadlock", CheckDeadlockPass},
       {"emit_plan", EmitPlanPass},
+      {"share_memory", ShareMemoryPass},
   };
 }
 

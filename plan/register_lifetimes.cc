@@ -1,0 +1,221 @@
+#include "plan/register_lifetimes.h"
+
+#include <algorithm>
+
+#include "plan/fill_arithmetic.h"
+
+namespace softwire {
+namespace plan {
+namespace {
+
+// Two steps: enough to see every order across a step boundary (see the header).
+constexpr int64_t kWindowSteps = 2;
+
+bool WritesWholeFills(proto::ActorKind kind) {
+  switch (kind) {
+    case proto::ACTOR_KIND_SOURCE:
+    case proto::ACTOR_KIND_COMPUTE:
+    case proto::ACTOR_KIND_ACCUMULATE:
+    case proto::ACTOR_KIND_COPY:
+    case proto::ACTOR_KIND_BOXING:
+      return true;
+    default:  // Variables keep their value; recv writes from the data plane.
+      return false;
+  }
+}
+
+}  // namespace
+
+bool MayShareBytes(const proto::Plan& plan, int64_t register_id) {
+  const proto::RegisterDef& reg = plan.register_(static_cast<int>(register_id));
+  if (!WritesWholeFills(plan.actor(static_cast<int>(reg.producer())).kind())) return false;
+  for (const proto::RegisterConsumer& consumer : reg.consumer()) {
+    if (consumer.phase() != 0) return false;
+    if (plan.actor(static_cast<int>(consumer.actor())).kind() == proto::ACTOR_KIND_SEND) {
+      return false;
+    }
+  }
+  return true;
+}
+
+int64_t RegisterBytesWithoutSharing(const proto::Plan& plan, int device) {
+  int64_t bytes = 0;
+  for (const proto::RegisterDef& reg : plan.register_()) {
+    if (reg.device() == device) bytes += reg.slots() * reg.bytes_per_slot();
+  }
+  return bytes;
+}
+
+RegisterLifetimes::RegisterLifetimes(const proto::Plan& plan) : plan_(plan) {
+  const int64_t pieces_per_step = plan.schedule().pieces_per_step();
+  for (const proto::ActorDef& actor : plan.actor()) {
+    if (actor.period() < 1 || pieces_per_step % actor.period() != 0) {
+      why_ = "actor '" + actor.name() + "' has a period that does not divide pieces_per_step";
+      return;
+    }
+  }
+  for (const proto::RegisterDef& reg : plan.register_()) {
+    if (reg.period() < 1 || pieces_per_step % reg.period() != 0) {
+      why_ = "register '" + reg.name() + "' has a period that does not divide pieces_per_step";
+      return;
+    }
+  }
+  pieces_ = kWindowSteps * pieces_per_step;
+  BuildNodes();
+  BuildEdges();
+  if (!SortTopologically()) {
+    why_ = "the firing graph has a cycle: the plan deadlocks";
+    return;
+  }
+  BuildLives();
+  BuildReachability();
+  analyzed_ = why_.empty();
+}
+
+void RegisterLifetimes::BuildNodes() {
+  first_firing_.reserve(plan_.actor_size());
+  Firing nodes = 0;
+  for (const proto::ActorDef& actor : plan_.actor()) {
+    first_firing_.push_back(nodes);
+    nodes += pieces_ / actor.period();
+  }
+  successors_.resize(static_cast<size_t>(nodes));
+}
+
+void RegisterLifetimes::BuildEdges() {
+  auto node = [&](int64_t actor, int64_t firing) { return first_firing_[actor] + firing; };
+  auto period = [&](int64_t actor) { return plan_.actor(static_cast<int>(actor)).period(); };
+  // An actor's firings run one at a time, in order.
+  for (const proto::ActorDef& actor : plan_.actor()) {
+    for (int64_t i = 1; i < pieces_ / actor.period(); ++i) {
+      successors_[node(actor.id(), i - 1)].push_back(node(actor.id(), i));
+    }
+  }
+  for (const proto::RegisterDef& reg : plan_.register_()) {
+    const int64_t q = reg.period();
+    const int64_t producer_period = period(reg.producer());
+    for (int64_t fill = 0; fill < FillCount(pieces_, q); ++fill) {
+      const Firing completes = node(reg.producer(), CompletingFiring(fill, producer_period, q));
+      std::vector<Firing> phase0_releases;
+      for (const proto::RegisterConsumer& consumer : reg.consumer()) {
+        if (consumer.phase() != 0) continue;
+        const int64_t p = period(consumer.actor());
+        successors_[completes].push_back(node(consumer.actor(), FirstReadingFiring(fill, p, q)));
+        phase0_releases.push_back(node(consumer.actor(), ReleasingFiring(fill, p, q)));
+      }
+      for (const proto::RegisterConsumer& consumer : reg.consumer()) {
+        if (consumer.phase() == 0) continue;
+        const Firing reads =
+            node(consumer.actor(), FirstReadingFiring(fill, period(consumer.actor()), q));
+        successors_[completes].push_back(reads);
+        for (Firing release : phase0_releases) successors_[release].push_back(reads);
+      }
+      const int64_t previous = PreviousFillInSlot(fill, reg.slots());
+      if (previous < 0) continue;
+      const Firing begins = node(reg.producer(), FirstReadingFiring(fill, producer_period, q));
+      for (const proto::RegisterConsumer& consumer : reg.consumer()) {
+        const int64_t p = period(consumer.actor());
+        successors_[node(consumer.actor(), ReleasingFiring(previous, p, q))].push_back(begins);
+      }
+    }
+  }
+}
+
+bool RegisterLifetimes::SortTopologically() {
+  const size_t nodes = successors_.size();
+  std::vector<int64_t> predecessors(nodes, 0);
+  for (const std::vector<Firing>& next : successors_) {
+    for (Firing v : next) ++predecessors[v];
+  }
+  topological_order_.reserve(nodes);
+  for (size_t v = 0; v < nodes; ++v) {
+    if (predecessors[v] == 0) topological_order_.push_back(static_cast<Firing>(v));
+  }
+  for (size_t i = 0; i < topological_order_.size(); ++i) {
+    for (Firing v : successors_[topological_order_[i]]) {
+      if (--predecessors[v] == 0) topological_order_.push_back(v);
+    }
+  }
+  if (topological_order_.size() != nodes) return false;
+  rank_.assign(nodes, 0);
+  for (size_t i = 0; i < nodes; ++i) rank_[topological_order_[i]] = static_cast<int64_t>(i);
+  return true;
+}
+
+void RegisterLifetimes::BuildLives() {
+  auto node = [&](int64_t actor, int64_t firing) { return first_firing_[actor] + firing; };
+  auto period = [&](int64_t actor) { return plan_.actor(static_cast<int>(actor)).period(); };
+  lives_.resize(plan_.register__size());
+  may_share_.resize(plan_.register__size());
+  column_of_.assign(successors_.size(), -1);
+  for (const proto::RegisterDef& reg : plan_.register_()) {
+    may_share_[reg.id()] = MayShareBytes(plan_, reg.id());
+    const int64_t q = reg.period();
+    const int64_t producer_period = period(reg.producer());
+    Lives& lives = lives_[reg.id()];
+    for (int64_t fill = 0; fill < FillCount(pieces_, q); ++fill) {
+      const Firing begins = node(reg.producer(), FirstReadingFiring(fill, producer_period, q));
+      lives.begins.push_back(begins);
+      std::vector<Firing> ends = {node(reg.producer(), CompletingFiring(fill, producer_period, q))};
+      for (const proto::RegisterConsumer& consumer : reg.consumer()) {
+        ends.push_back(node(consumer.actor(), ReleasingFiring(fill, period(consumer.actor()), q)));
+      }
+      lives.ends.push_back(std::move(ends));
+      if (may_share_[reg.id()] && column_of_[begins] < 0) column_of_[begins] = columns_++;
+    }
+  }
+}
+
+void RegisterLifetimes::BuildReachability() {
+  const int64_t nodes = static_cast<int64_t>(successors_.size());
+  if (columns_ > 0 && nodes > kMaxReachabilityBits / columns_) {
+    why_ = "the plan is too large to analyze (" + std::to_string(nodes) + " firings x " +
+           std::to_string(columns_) + " beginning firings in two steps)";
+    return;
+  }
+  const int64_t words = (columns_ + 63) / 64;
+  reachable_.assign(static_cast<size_t>(nodes * words), 0);
+  for (auto u = topological_order_.rbegin(); u != topological_order_.rend(); ++u) {
+    uint64_t* row = &reachable_[*u * words];
+    for (Firing v : successors_[*u]) {
+      const uint64_t* next = &reachable_[v * words];
+      for (int64_t w = 0; w < words; ++w) row[w] |= next[w];
+      if (column_of_[v] >= 0) row[column_of_[v] / 64] |= uint64_t{1} << (column_of_[v] % 64);
+    }
+  }
+}
+
+bool RegisterLifetimes::Precedes(const std::vector<Firing>& ends, Firing begin) const {
+  const int64_t column = column_of_[begin];
+  if (column < 0) return false;
+  const int64_t words = (columns_ + 63) / 64;
+  for (Firing end : ends) {
+    if ((reachable_[end * words + column / 64] & (uint64_t{1} << (column % 64))) == 0) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool RegisterLifetimes::NeverLiveTogether(int64_t a, int64_t b) const {
+  if (!analyzed_ || a == b || !may_share_[a] || !may_share_[b]) return false;
+  const Lives& first = lives_[a];
+  const Lives& second = lives_[b];
+  for (size_t f = 0; f < first.begins.size(); ++f) {
+    for (size_t g = 0; g < second.begins.size(); ++g) {
+      if (!Precedes(first.ends[f], second.begins[g]) &&
+          !Precedes(second.ends[g], first.begins[f])) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+int64_t RegisterLifetimes::FirstWriteRank(int64_t register_id) const {
+  if (!analyzed_) return 0;
+  return rank_[lives_[register_id].begins.front()];
+}
+
+}  // namespace plan
+}  // namespace softwire

@@ -1,0 +1,206 @@
+// Lifetimes proven from the protocol's dependencies, and the arena check that accepts shared
+// bytes only between registers proven never live together.
+#include "plan/register_lifetimes.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "plan/plan_invariants.h"
+
+namespace softwire {
+namespace plan {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr int64_t kBytesPerSlot = 64;
+
+// A one-device plan built register by register, actor by actor, laid out without overlap.
+class OneDevicePlan {
+ public:
+  explicit OneDevicePlan(int64_t pieces_per_step) {
+    plan_.set_job_name("lifetimes");
+    plan_.mutable_schedule()->set_steps(3);
+    plan_.mutable_schedule()->set_pieces_per_step(pieces_per_step);
+    proto::PlanDevice* device = plan_.add_device();
+    device->set_node("node0");
+    device->set_name("cpu:0");
+    device->set_kind(proto::DEVICE_KIND_CPU);
+  }
+
+  // Consumers are (actor, phase); the producer is set by AddActor.
+  int64_t AddRegister(const std::string& name, int slots, int64_t period,
+                      const std::vector<std::pair<int64_t, int>>& consumers) {
+    proto::RegisterDef* r = plan_.add_register_();
+    r->set_id(plan_.register__size() - 1);
+    r->set_name(name);
+    r->set_slots(slots);
+    r->set_period(period);
+    r->set_bytes_per_slot(kBytesPerSlot);
+    r->mutable_tensor()->set_dtype(proto::DATA_TYPE_FLOAT32);
+    r->set_offset(plan_.device(0).planned_bytes());
+    plan_.mutable_device(0)->set_planned_bytes(r->offset() + slots * kBytesPerSlot);
+    for (const auto& [actor, phase] : consumers) {
+      proto::RegisterConsumer* consumer = r->add_consumer();
+      consumer->set_actor(actor);
+      consumer->set_phase(phase);
+    }
+    return r->id();
+  }
+
+  void AddActor(const std::string& name, proto::ActorKind kind, int64_t period,
+                const std::vector<int64_t>& inputs, const std::vector<int64_t>& outputs) {
+    proto::ActorDef* actor = plan_.add_actor();
+    actor->set_id(plan_.actor_size() - 1);
+    actor->set_name(name);
+    actor->set_kind(kind);
+    actor->set_period(period);
+    const proto::Schedule& schedule = plan_.schedule();
+    actor->set_firings(schedule.steps() * schedule.pieces_per_step() / period);
+    for (int64_t r : inputs) actor->add_input_register(r);
+    for (int64_t r : outputs) {
+      actor->add_output_register(r);
+      plan_.mutable_register_(static_cast<int>(r))->set_producer(actor->id());
+    }
+  }
+
+  // Lays `b` over `a` and lists the pair both ways.
+  void Share(int64_t a, int64_t b) {
+    plan_.mutable_register_(static_cast<int>(b))->set_offset(plan_.register_(a).offset());
+    plan_.mutable_register_(static_cast<int>(a))->add_shares_bytes_with(b);
+    plan_.mutable_register_(static_cast<int>(b))->add_shares_bytes_with(a);
+  }
+
+  proto::Plan& plan() { return plan_; }
+
+ private:
+  proto::Plan plan_;
+};
+
+// source -> x -> relu -> y -> neg -> z -> sink, one slot each, one piece per step.
+struct Pipeline {
+  OneDevicePlan built{1};
+  int64_t x, y, z;
+  Pipeline() {
+    x = built.AddRegister("x", 1, 1, {{1, 0}});
+    y = built.AddRegister("y", 1, 1, {{2, 0}});
+    z = built.AddRegister("z", 1, 1, {{3, 0}});
+    built.AddActor("source", proto::ACTOR_KIND_SOURCE, 1, {}, {x});
+    built.AddActor("relu", proto::ACTOR_KIND_COMPUTE, 1, {x}, {y});
+    built.AddActor("neg", proto::ACTOR_KIND_COMPUTE, 1, {y}, {z});
+    built.AddActor("sink", proto::ACTOR_KIND_SINK, 1, {z}, {});
+  }
+};
+
+// The training cycle in miniature: variable w -> forward a -> b -> gradient c -> update, which
+// writes w in place and frees its slot for the next step.
+struct TrainingCycle {
+  OneDevicePlan built{1};
+  int64_t w, x, y, g;
+  TrainingCycle() {
+    w = built.AddRegister("w", 1, 1, {{1, 0}, {4, 1}});
+    x = built.AddRegister("x", 1, 1, {{2, 0}});
+    y = built.AddRegister("y", 1, 1, {{3, 0}});
+    g = built.AddRegister("g", 1, 1, {{4, 0}});
+    built.AddActor("w.variable", proto::ACTOR_KIND_VARIABLE, 1, {}, {w});
+    built.AddActor("a", proto::ACTOR_KIND_COMPUTE, 1, {w}, {x});
+    built.AddActor("b", proto::ACTOR_KIND_COMPUTE, 1, {x}, {y});
+    built.AddActor("c", proto::ACTOR_KIND_COMPUTE, 1, {y}, {g});
+    built.AddActor("w.update", proto::ACTOR_KIND_UPDATE, 1, {g, w}, {});
+  }
+};
+
+TEST(RegisterLifetimesTest, APipelineSourceRunsAheadOfItsLastConsumer) {
+  Pipeline pipeline;
+  RegisterLifetimes lifetimes(pipeline.built.plan());
+  ASSERT_TRUE(lifetimes.analyzed()) << lifetimes.why();
+  // The source may write piece 1's x while the sink still reads piece 0's z.
+  EXPECT_FALSE(lifetimes.NeverLiveTogether(pipeline.x, pipeline.z));
+  EXPECT_FALSE(lifetimes.NeverLiveTogether(pipeline.z, pipeline.x));
+  // relu reads x while it writes y.
+  EXPECT_FALSE(lifetimes.NeverLiveTogether(pipeline.x, pipeline.y));
+}
+
+TEST(RegisterLifetimesTest, TheUpdateOrdersOneStepsGradientBeforeTheNextStepsForward) {
+  TrainingCycle cycle;
+  RegisterLifetimes lifetimes(cycle.built.plan());
+  ASSERT_TRUE(lifetimes.analyzed()) << lifetimes.why();
+  EXPECT_TRUE(lifetimes.NeverLiveTogether(cycle.x, cycle.g));
+  EXPECT_TRUE(lifetimes.NeverLiveTogether(cycle.g, cycle.x));
+  EXPECT_FALSE(lifetimes.NeverLiveTogether(cycle.x, cycle.y));
+  EXPECT_FALSE(lifetimes.NeverLiveTogether(cycle.y, cycle.g));
+  // A variable keeps its value from step to step: it never shares.
+  EXPECT_FALSE(MayShareBytes(cycle.built.plan(), cycle.w));
+  EXPECT_FALSE(lifetimes.NeverLiveTogether(cycle.w, cycle.y));
+  EXPECT_LT(lifetimes.FirstWriteRank(cycle.x), lifetimes.FirstWriteRank(cycle.g));
+}
+
+TEST(RegisterLifetimesTest, TwoSlotsLetTheNextStepsForwardOverlapTheGradient) {
+  TrainingCycle cycle;
+  cycle.built.plan().mutable_register_(static_cast<int>(cycle.x))->set_slots(2);
+  cycle.built.plan().mutable_register_(static_cast<int>(cycle.y))->set_slots(2);
+  RegisterLifetimes lifetimes(cycle.built.plan());
+  ASSERT_TRUE(lifetimes.analyzed()) << lifetimes.why();
+  // Still ordered: the next x needs the next w, which needs this step's update.
+  EXPECT_TRUE(lifetimes.NeverLiveTogether(cycle.x, cycle.g));
+}
+
+TEST(RegisterLifetimesTest, PiecesOfOneStepOverlapEachOther) {
+  // Two pieces per step: w is per step, x, y and g per piece, g accumulated per step.
+  OneDevicePlan built(2);
+  const int64_t w = built.AddRegister("w", 1, 2, {{1, 0}, {5, 1}});
+  const int64_t x = built.AddRegister("x", 1, 1, {{2, 0}});
+  const int64_t y = built.AddRegister("y", 1, 1, {{3, 0}});
+  const int64_t g = built.AddRegister("g", 1, 1, {{4, 0}});
+  const int64_t sum = built.AddRegister("g.sum", 1, 2, {{5, 0}});
+  built.AddActor("w.variable", proto::ACTOR_KIND_VARIABLE, 2, {}, {w});
+  built.AddActor("a", proto::ACTOR_KIND_COMPUTE, 1, {w}, {x});
+  built.AddActor("b", proto::ACTOR_KIND_COMPUTE, 1, {x}, {y});
+  built.AddActor("c", proto::ACTOR_KIND_COMPUTE, 1, {y}, {g});
+  built.AddActor("accumulate", proto::ACTOR_KIND_ACCUMULATE, 1, {g}, {sum});
+  built.AddActor("w.update", proto::ACTOR_KIND_UPDATE, 2, {sum, w}, {});
+  RegisterLifetimes lifetimes(built.plan());
+  ASSERT_TRUE(lifetimes.analyzed()) << lifetimes.why();
+  // Piece 1's x may be written while piece 0's g is still read.
+  EXPECT_FALSE(lifetimes.NeverLiveTogether(x, g));
+  // The per-step sum is live from the step's first piece to the update: piece 1's x is written
+  // meanwhile.
+  EXPECT_FALSE(lifetimes.NeverLiveTogether(x, sum));
+}
+
+TEST(ArenaLayoutCheckTest, AcceptsBytesSharedByRegistersNeverLiveTogether) {
+  TrainingCycle cycle;
+  cycle.built.Share(cycle.x, cycle.g);
+  EXPECT_TRUE(CheckPlanInvariants(cycle.built.plan()).ok())
+      << CheckPlanInvariants(cycle.built.plan());
+}
+
+TEST(ArenaLayoutCheckTest, RejectsSharedBytesOfRegistersThatCanBeLiveTogether) {
+  TrainingCycle cycle;
+  cycle.built.Share(cycle.x, cycle.y);
+  const Status status = CheckPlanInvariants(cycle.built.plan());
+  EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(status.message(), HasSubstr("register 'x' (1) shares bytes with register 2 "
+                                          "(register 'y' (2)), but both can be live at once"));
+}
+
+TEST(ArenaLayoutCheckTest, RejectsAnOverlapNotDeclaredBothWays) {
+  TrainingCycle cycle;
+  cycle.built.Share(cycle.x, cycle.g);
+  cycle.built.plan().mutable_register_(static_cast<int>(cycle.g))->clear_shares_bytes_with();
+  EXPECT_THAT(CheckPlanInvariants(cycle.built.plan()).message(),
+              HasSubstr("register 'x' (1) slots [64, 128) overlaps register 'g' (3) slots"));
+}
+
+TEST(ArenaLayoutCheckTest, RejectsSharingWithAVariable) {
+  TrainingCycle cycle;
+  cycle.built.Share(cycle.w, cycle.g);
+  EXPECT_THAT(CheckPlanInvariants(cycle.built.plan()).message(), HasSubstr("both can be live"));
+}
+
+}  // namespace
+}  // namespace plan
+}  // namespace softwire
