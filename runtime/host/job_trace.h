@@ -19,8 +19,8 @@
 #include "actors/actor_description.h"
 #include "base/status.h"
 #include "proto/plan.pb.h"
-#include "runtime/host/actor_tracer.h"
 #include "runtime/device/trace_clock.h"
+#include "runtime/host/actor_tracer.h"
 #include "trace/trace_model.h"
 #include "trace/trace_recorder.h"
 

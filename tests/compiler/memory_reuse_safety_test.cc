@@ -73,9 +73,9 @@ class SharedBytesModel {
   }
 
   void OnSend(const OutgoingMessage& message) {
-    if (message.type != OutgoingMessage::Type::kRelease) return;
-    const RegisterId id = message.release.register_id;
-    int& releases = releases_[{id, message.release.sequence}];
+    if (message.type != actors::MessageType::kRelease) return;
+    const RegisterId id = message.register_id;
+    int& releases = releases_[{id, message.sequence}];
     if (++releases == static_cast<int>(outputs_[id]->consumers.size())) --held_[id];
   }
 
