@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <thread>
 
+#include "base/mutex.h"
 #include "base/thread_affinity.h"
 #include "plan/labels.h"
 
@@ -112,7 +113,7 @@ Job::Job(const proto::Plan& plan, JobOptions options)
 
 Job::~Job() {
   {
-    std::lock_guard<std::mutex> lock(execution_mutex_);
+    MutexLock lock(&execution_mutex_);
     execution_.reset();
   }
   hosted_.reset();
@@ -131,7 +132,7 @@ Status Job::Run() {
       Execution::Create(runtime_.get(), hosted_.get(), std::move(execution_options)));
   Execution* run = execution.get();
   {
-    std::lock_guard<std::mutex> lock(execution_mutex_);
+    MutexLock lock(&execution_mutex_);
     execution_ = std::move(execution);
     if (!cancelled_.empty()) run->Cancel(cancelled_);
   }
@@ -141,17 +142,17 @@ Status Job::Run() {
 }
 
 std::chrono::steady_clock::time_point Job::started_at() const {
-  std::lock_guard<std::mutex> lock(execution_mutex_);
+  MutexLock lock(&execution_mutex_);
   return execution_ ? execution_->started_at() : std::chrono::steady_clock::time_point();
 }
 
 int64_t Job::completed_firings() const {
-  std::lock_guard<std::mutex> lock(execution_mutex_);
+  MutexLock lock(&execution_mutex_);
   return execution_ ? execution_->completed_firings() : 0;
 }
 
 StatusOr<JobWaitStates> Job::DescribeWaits(std::chrono::milliseconds timeout) {
-  std::lock_guard<std::mutex> lock(execution_mutex_);
+  MutexLock lock(&execution_mutex_);
   if (!execution_) {
     return FailedPreconditionError("job '" + plan_.job_name() + "' is not running yet");
   }
@@ -159,7 +160,7 @@ StatusOr<JobWaitStates> Job::DescribeWaits(std::chrono::milliseconds timeout) {
 }
 
 void Job::Cancel(const std::string& reason) {
-  std::lock_guard<std::mutex> lock(execution_mutex_);
+  MutexLock lock(&execution_mutex_);
   if (execution_) {
     execution_->Cancel(reason);
   } else {
@@ -168,7 +169,7 @@ void Job::Cancel(const std::string& reason) {
 }
 
 std::optional<trace::TraceLog> Job::TakeTrace() {
-  std::lock_guard<std::mutex> lock(execution_mutex_);
+  MutexLock lock(&execution_mutex_);
   return execution_ ? execution_->TakeTrace() : std::nullopt;
 }
 

@@ -110,10 +110,10 @@ class Job {
   std::unique_ptr<StepEvents> events_;
   std::unique_ptr<NodeRuntime> runtime_;
   std::unique_ptr<HostedPlan> hosted_;
-  // The run, once Run created it; guarded by execution_mutex_ for DescribeWaits and Cancel.
-  mutable std::mutex execution_mutex_;
-  std::unique_ptr<Execution> execution_;
-  std::string cancelled_;  // Guarded by execution_mutex_: a Cancel before Run.
+  // The run, once Run created it, for DescribeWaits and Cancel.
+  mutable Mutex execution_mutex_;
+  std::unique_ptr<Execution> execution_ GUARDED_BY(execution_mutex_);
+  std::string cancelled_ GUARDED_BY(execution_mutex_);  // A Cancel before Run.
   SimClockStats sim_stats_;
   bool ran_ = false;
 };

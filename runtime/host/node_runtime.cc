@@ -2,6 +2,7 @@
 
 #include <caf/all.hpp>
 
+#include "base/mutex.h"
 #include "plan/labels.h"
 #include "runtime/host/host_messages.h"
 #include "runtime/host/hosted_plan.h"
@@ -85,12 +86,12 @@ SimClockStats NodeRuntime::sim_stats() const {
 }
 
 actors::JobId NodeRuntime::NewJobId() {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   return ++last_job_;
 }
 
 Status NodeRuntime::Claim(const std::string& device, actors::JobId job) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   auto [entry, inserted] = claimed_by_.emplace(device, job);
   if (!inserted && entry->second != job) {
     return FailedPreconditionError("device '" + device + "' is in use by job " +
@@ -101,7 +102,7 @@ Status NodeRuntime::Claim(const std::string& device, actors::JobId job) {
 }
 
 void NodeRuntime::Release(actors::JobId job) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   for (auto entry = claimed_by_.begin(); entry != claimed_by_.end();) {
     entry = entry->second == job ? claimed_by_.erase(entry) : std::next(entry);
   }

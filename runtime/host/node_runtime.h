@@ -23,11 +23,11 @@
 #include <caf/fwd.hpp>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
 #include "actors/messages.h"
+#include "base/mutex.h"
 #include "base/status.h"
 #include "proto/plan.pb.h"
 #include "runtime/device/device.h"
@@ -89,9 +89,9 @@ class NodeRuntime {
   HostCafConfig config_;  // Outlives the system, which keeps a reference.
   std::unique_ptr<caf::actor_system> system_;
   caf::actor wake_target_;  // Null without sim devices.
-  std::mutex mutex_;
-  actors::JobId last_job_ = 0;                       // Guarded by mutex_.
-  std::map<std::string, actors::JobId> claimed_by_;  // Guarded by mutex_.
+  Mutex mutex_;
+  actors::JobId last_job_ GUARDED_BY(mutex_) = 0;
+  std::map<std::string, actors::JobId> claimed_by_ GUARDED_BY(mutex_);
 };
 
 }  // namespace runtime

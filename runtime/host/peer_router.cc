@@ -3,6 +3,7 @@
 #include <caf/actor.hpp>
 #include <caf/all.hpp>
 
+#include "base/mutex.h"
 #include "runtime/host/host_messages.h"
 
 namespace softwire {
@@ -25,7 +26,7 @@ void PeerRouter::RouteToPeer(const actors::ProtocolMessage& message) const {
 }
 
 void PeerRouter::Send(const actors::ProtocolMessage& message) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   if (!open_ || message.job != job_ || message.to < 0 || message.to >= directory_->size()) {
     dropped_.fetch_add(1);
     return;
@@ -39,12 +40,12 @@ void PeerRouter::Send(const actors::ProtocolMessage& message) {
 }
 
 void PeerRouter::Open() {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   open_ = true;
 }
 
 void PeerRouter::Close() {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   open_ = false;
 }
 

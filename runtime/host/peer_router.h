@@ -20,10 +20,10 @@
 #include <caf/mailbox_element.hpp>
 #include <caf/message_id.hpp>
 #include <cstdint>
-#include <mutex>
 #include <vector>
 
 #include "actors/messages.h"
+#include "base/mutex.h"
 #include "runtime/host/actor_directory.h"
 
 namespace softwire {
@@ -77,8 +77,8 @@ class PeerRouter final : public PeerLink {
   const actors::JobId job_;
   const ActorDirectory* const directory_;
   std::vector<PeerLink*> links_;  // By actor id; null for local actors.
-  std::mutex mutex_;              // Orders Send with Open and Close.
-  bool open_ = false;             // Guarded by mutex_.
+  Mutex mutex_;                   // Orders Send with Open and Close.
+  bool open_ GUARDED_BY(mutex_) = false;
   mutable std::atomic<int64_t> dropped_{0};
 };
 
