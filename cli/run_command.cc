@@ -199,9 +199,11 @@ int Fail(const std::string& message, int exit_code) {
 }
 
 // Reads and compiles the job at `job_path` into `plan`, then checks that every output can be
-// written. Returns the exit code to end with when one of them failed.
+// written. `job_directory`: the job file's directory (absolute), the run's data root. Returns the
+// exit code to end with when one of them failed.
 std::optional<int> CompileForRun(const std::string& job_path, const RunFlags& flags,
-                                 compiler::CompileOptions* compile_options, proto::Plan* plan) {
+                                 compiler::CompileOptions* compile_options, proto::Plan* plan,
+                                 std::string* job_directory) {
   StatusOr<compiler::JobFile> job = compiler::ParseJobFile(job_path);
   if (!job.ok()) return Fail(job.status().message(), ExitCodeFor(job.status()));
   compile_options->steps = std::max<int64_t>(flags.steps, 0);  // 0: the job's.
@@ -210,6 +212,7 @@ std::optional<int> CompileForRun(const std::string& job_path, const RunFlags& fl
   Status prepared = PrepareOutputs(flags);
   if (!prepared.ok()) return Fail(prepared.message(), kExitBadInput);
   *plan = std::move(*compiled);
+  *job_directory = job->directory;
   return std::nullopt;
 }
 
@@ -366,7 +369,9 @@ int RunCommand(const std::vector<std::string>& args) {
   if (std::optional<int> exit = ReadCommandLine(spec, args, &job_path)) return *exit;
 
   proto::Plan plan;
-  if (std::optional<int> exit = CompileForRun(job_path, flags, &compile_options, &plan)) {
+  std::string job_directory;
+  if (std::optional<int> exit =
+          CompileForRun(job_path, flags, &compile_options, &plan, &job_directory)) {
     return *exit;
   }
   const std::string loss_name = LossName(plan);
@@ -376,6 +381,8 @@ int RunCommand(const std::vector<std::string>& args) {
     metrics += MetricsJsonLine(step) + "\n";
     if (!flags.quiet) printer.OnStep(step);
   });
+  // The plan names its data relative to the job file, wherever it is run from.
+  options.data_root.directory = job_directory;
   StatusOr<std::unique_ptr<runtime::LoadedPlan>> loaded = runtime::LoadedPlan::Load(plan, options);
   if (!loaded.ok()) {
     return Fail("cannot load job '" + plan.job_name() + "': " + loaded.status().message(),

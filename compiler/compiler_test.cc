@@ -2,9 +2,12 @@
 #include "compiler/compiler.h"
 
 #include <gmock/gmock.h>
+#include <google/protobuf/message.h>
 #include <gtest/gtest.h>
 
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "compiler/emitted_plan_check.h"
 #include "compiler/testing/compiler_test_util.h"
@@ -12,6 +15,27 @@
 namespace softwire {
 namespace compiler {
 namespace {
+
+// Every string field of `message`, recursively (singular and repeated).
+void CollectStrings(const google::protobuf::Message& message, std::vector<std::string>* strings) {
+  const google::protobuf::Reflection* reflection = message.GetReflection();
+  std::vector<const google::protobuf::FieldDescriptor*> fields;
+  reflection->ListFields(message, &fields);
+  for (const google::protobuf::FieldDescriptor* field : fields) {
+    const bool repeated = field->is_repeated();
+    const int count = repeated ? reflection->FieldSize(message, field) : 1;
+    for (int i = 0; i < count; ++i) {
+      if (field->cpp_type() == google::protobuf::FieldDescriptor::CPPTYPE_STRING) {
+        strings->push_back(repeated ? reflection->GetRepeatedString(message, field, i)
+                                    : reflection->GetString(message, field));
+      } else if (field->cpp_type() == google::protobuf::FieldDescriptor::CPPTYPE_MESSAGE) {
+        CollectStrings(repeated ? reflection->GetRepeatedMessage(message, field, i)
+                                : reflection->GetMessage(message, field),
+                       strings);
+      }
+    }
+  }
+}
 
 using ::testing::HasSubstr;
 
@@ -122,17 +146,38 @@ TEST(CompileJob, DoubleBuffersSourceOutputsAndAlignsSlots) {
   EXPECT_EQ(OutputOf(plan, "fc").bytes_per_slot(), 128);  // 8 x 3 floats = 96 B.
 }
 
-TEST(CompileJob, ResolvesDataAndInitializerPathsAgainstTheJobDirectory) {
+TEST(CompileJob, KeepsDataAndInitializerPathsRelativeToTheJobDirectory) {
   StatusOr<JobFile> job = ParseJobText(kLinearJob, "jobs/linear.pbtxt", "/srv/jobs");
   ASSERT_TRUE(job.ok());
   CompileOptions options;
   options.cluster = OneCpuCluster();
   StatusOr<proto::Plan> plan = CompileJob(*job, options);
   ASSERT_TRUE(plan.ok()) << plan.status();
-  EXPECT_EQ(plan->job_directory(), "/srv/jobs");
-  EXPECT_EQ(FindActor(*plan, "data")->source().dataset().npy().path(1),
-            "/srv/jobs/data/labels.npy");
-  EXPECT_EQ(FindActor(*plan, "w")->variable().initializer().npy_path(), "/srv/jobs/init/w.npy");
+  EXPECT_EQ(FindActor(*plan, "data")->source().dataset().npy().path(1), "data/labels.npy");
+  EXPECT_EQ(FindActor(*plan, "w")->variable().initializer().npy_path(), "init/w.npy");
+  // No string of the plan names a directory of the compiling machine.
+  std::vector<std::string> strings;
+  CollectStrings(*plan, &strings);
+  ASSERT_FALSE(strings.empty());
+  for (const std::string& text : strings) {
+    EXPECT_NE(text.rfind('/', 0), 0u) << "absolute path in the plan: " << text;
+    EXPECT_EQ(text.find("/srv/jobs"), std::string::npos) << text;
+  }
+}
+
+TEST(CompileJob, NormalisesDataPathsAndKeepsThoseWrittenAbsolute) {
+  std::string text = kLinearJob;
+  text.replace(text.find("\"data/x.npy\""), 12, "\"./data/../data/x.npy\"");
+  text.replace(text.find("\"init/w.npy\""), 12, "\"/opt/weights/w.npy\"");
+  StatusOr<JobFile> job = ParseJobText(text, "jobs/linear.pbtxt", "/srv/jobs");
+  ASSERT_TRUE(job.ok()) << job.status();
+  CompileOptions options;
+  options.cluster = OneCpuCluster();
+  StatusOr<proto::Plan> plan = CompileJob(*job, options);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(FindActor(*plan, "data")->source().dataset().npy().path(0), "data/x.npy");
+  // Absolute as written: kept, and a confined data root refuses it (data/data_root.h).
+  EXPECT_EQ(FindActor(*plan, "w")->variable().initializer().npy_path(), "/opt/weights/w.npy");
 }
 
 TEST(CompileJob, ReportsTheLossAndEveryMetricThroughSinks) {

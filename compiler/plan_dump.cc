@@ -136,8 +136,8 @@ std::string ActorBlock(const proto::Plan& plan, const proto::ActorDef& actor) {
 
 std::string DumpPlan(const proto::Plan& plan) {
   const proto::Schedule& schedule = plan.schedule();
-  std::string text = "plan '" + plan.job_name() + "'\njob_directory " + plan.job_directory() +
-                     "\nschedule steps " + std::to_string(schedule.steps()) + " pieces_per_step " +
+  std::string text = "plan '" + plan.job_name() + "'\nschedule steps " +
+                     std::to_string(schedule.steps()) + " pieces_per_step " +
                      std::to_string(schedule.pieces_per_step()) + " micro_batch_size " +
                      std::to_string(schedule.micro_batch_size()) + "\n";
   for (const proto::PlanDevice& device : plan.device()) text += "\n" + DeviceBlock(plan, device);

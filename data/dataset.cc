@@ -8,11 +8,11 @@ namespace softwire {
 namespace data {
 
 StatusOr<std::unique_ptr<Dataset>> OpenDataset(const proto::DataSource& source,
-                                               const std::string& job_directory) {
+                                               const DataRoot& data_root) {
   switch (source.dataset_case()) {
     case proto::DataSource::kNpy: {
       SOFTWIRE_ASSIGN_OR_RETURN(std::unique_ptr<NpyDataset> dataset,
-                                NpyDataset::Open(source, job_directory));
+                                NpyDataset::Open(source, data_root));
       return std::unique_ptr<Dataset>(std::move(dataset));
     }
     case proto::DataSource::kSynthetic: {
@@ -22,7 +22,7 @@ StatusOr<std::unique_ptr<Dataset>> OpenDataset(const proto::DataSource& source,
     }
     case proto::DataSource::kText: {
       SOFTWIRE_ASSIGN_OR_RETURN(std::unique_ptr<TextDataset> dataset,
-                                TextDataset::Open(source, job_directory));
+                                TextDataset::Open(source, data_root));
       return std::unique_ptr<Dataset>(std::move(dataset));
     }
     case proto::DataSource::DATASET_NOT_SET:

@@ -14,6 +14,7 @@
 
 #include "base/status.h"
 #include "base/tensor_view.h"
+#include "data/data_root.h"
 #include "proto/job.pb.h"
 
 namespace softwire {
@@ -37,11 +38,12 @@ class Dataset {
   virtual int64_t resident_bytes() const = 0;
 };
 
-// Opens the dataset of `source`. Relative paths resolve against `job_directory`. Checks every
+// Opens the dataset of `source`. Its paths resolve under `data_root` (ResolveDataPath); a path
+// the root cannot resolve or refuses fails naming the source. Checks every
 // file against the declared outputs (dtype, sample shape, equal sample counts) and names the
 // source, the output and the file on a mismatch.
 StatusOr<std::unique_ptr<Dataset>> OpenDataset(const proto::DataSource& source,
-                                               const std::string& job_directory);
+                                               const DataRoot& data_root);
 
 }  // namespace data
 }  // namespace softwire

@@ -170,7 +170,7 @@ Status FillFromNpy(const std::string& path, const Shape& logical_shape,
 }  // namespace
 
 Status InitializeVariable(const proto::Initializer& initializer, const Shape& logical_shape,
-                          const VariablePart& part, const std::string& job_directory,
+                          const VariablePart& part, const DataRoot& data_root,
                           const TensorView& output) {
   SOFTWIRE_ASSIGN_OR_RETURN(PartGeometry geometry, GeometryOf(logical_shape, part));
   bool known_dtype = output.dtype == DType::kFloat32 || output.dtype == DType::kInt32;
@@ -196,9 +196,11 @@ Status InitializeVariable(const proto::Initializer& initializer, const Shape& lo
       return FillNormal(initializer.normal(), geometry, static_cast<float*>(output.data));
     case proto::Initializer::kUniform:
       return FillUniform(initializer.uniform(), geometry, static_cast<float*>(output.data));
-    case proto::Initializer::kNpyPath:
-      return FillFromNpy(ResolvePath(job_directory, initializer.npy_path()), logical_shape,
-                         geometry, output);
+    case proto::Initializer::kNpyPath: {
+      SOFTWIRE_ASSIGN_OR_RETURN(std::string path,
+                                ResolveDataPath(data_root, initializer.npy_path()));
+      return FillFromNpy(path, logical_shape, geometry, output);
+    }
     case proto::Initializer::KIND_NOT_SET:
       break;
   }

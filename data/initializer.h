@@ -10,6 +10,7 @@
 #include "base/shape.h"
 #include "base/status.h"
 #include "base/tensor_view.h"
+#include "data/data_root.h"
 #include "proto/job.pb.h"
 
 namespace softwire {
@@ -25,8 +26,8 @@ struct VariablePart {
 
 // Writes the initial value of `part` of a variable of shape `logical_shape` into `output`
 // (shaped like the part; float32, or int32 for frozen int32 variables, which take constant and
-// npy initializers only). npy paths resolve against `job_directory`; the file's shape must
-// equal `logical_shape` and its dtype the variable's. Errors name the file or the initializer
+// npy initializers only). npy paths resolve under `data_root` (ResolveDataPath); the file's shape
+// must equal `logical_shape` and its dtype the variable's. Errors name the file or the initializer
 // field. Thread-safe (no shared state); reads the npy file on every call.
 //
 // Element i of the whole variable (row-major) is, by initializer:
@@ -35,7 +36,7 @@ struct VariablePart {
 //   uniform:  low + (high - low) * UniformAt(seed, i), kept below `high` after rounding
 //   npy:      the file's element i
 Status InitializeVariable(const proto::Initializer& initializer, const Shape& logical_shape,
-                          const VariablePart& part, const std::string& job_directory,
+                          const VariablePart& part, const DataRoot& data_root,
                           const TensorView& output);
 
 }  // namespace data

@@ -48,7 +48,7 @@ std::vector<int64_t> EpochPermutation(uint64_t seed, int64_t epoch, int64_t samp
 }
 
 StatusOr<std::unique_ptr<NpyDataset>> NpyDataset::Open(const proto::DataSource& source,
-                                                       const std::string& job_directory) {
+                                                       const DataRoot& data_root) {
   SOFTWIRE_ASSIGN_OR_RETURN(SourceLayout layout, SourceLayout::Build(source));
   const proto::NpyDataset& npy = source.npy();
   if (npy.path_size() != layout.output_count()) {
@@ -61,7 +61,9 @@ StatusOr<std::unique_ptr<NpyDataset>> NpyDataset::Open(const proto::DataSource& 
   int64_t sample_count = -1;
   std::string first_path;
   for (int k = 0; k < layout.output_count(); ++k) {
-    std::string path = ResolvePath(job_directory, npy.path(k));
+    StatusOr<std::string> path_or = ResolveDataPath(data_root, npy.path(k));
+    if (!path_or.ok()) return path_or.status().WithContext(layout.Describe(k));
+    const std::string& path = *path_or;
     SOFTWIRE_ASSIGN_OR_RETURN(NpyArray array, LoadOutputFile(layout, k, path));
     int64_t samples = array.shape.dim(0);
     if (k == 0) {

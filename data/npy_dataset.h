@@ -29,10 +29,10 @@ namespace data {
 class NpyDataset : public Dataset {
  public:
   // Loads every file of `source` (which must hold an NpyDataset) into memory and checks it
-  // against the declared outputs. Relative paths resolve against `job_directory`. Errors name
+  // against the declared outputs. Paths resolve under `data_root`. Errors name
   // the source, the output and the file.
   static StatusOr<std::unique_ptr<NpyDataset>> Open(const proto::DataSource& source,
-                                                    const std::string& job_directory);
+                                                    const DataRoot& data_root);
 
   // Thread-safe; may be called concurrently. Shuffled reads share a small per-epoch cache of
   // permutations guarded by a mutex (see PermutationFor).

@@ -36,7 +36,7 @@ Status CheckOutputs(const SourceLayout& layout, int64_t context) {
 }  // namespace
 
 StatusOr<std::unique_ptr<TextDataset>> TextDataset::Open(const proto::DataSource& source,
-                                                         const std::string& job_directory) {
+                                                         const DataRoot& data_root) {
   SOFTWIRE_ASSIGN_OR_RETURN(SourceLayout layout, SourceLayout::Build(source));
   const proto::TextDataset& text = source.text();
   if (text.context() <= 0) {
@@ -50,7 +50,9 @@ StatusOr<std::unique_ptr<TextDataset>> TextDataset::Open(const proto::DataSource
                                 std::to_string(text.train_fraction()));
   }
   SOFTWIRE_RETURN_IF_ERROR(CheckOutputs(layout, text.context()));
-  std::string path = ResolvePath(job_directory, text.path());
+  StatusOr<std::string> resolved = ResolveDataPath(data_root, text.path());
+  if (!resolved.ok()) return resolved.status().WithContext(layout.Describe());
+  const std::string& path = *resolved;
   StatusOr<std::string> contents = ReadFile(path);
   if (!contents.ok()) return contents.status().WithContext(layout.Describe());
   int64_t usable = static_cast<int64_t>(contents->size());

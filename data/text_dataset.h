@@ -27,7 +27,7 @@ class TextDataset : public Dataset {
   // `source` must hold a TextDataset and declare exactly two int32 outputs with sample_dims
   // [context]. Reads the usable bytes into memory. Errors name the source, output or file.
   static StatusOr<std::unique_ptr<TextDataset>> Open(const proto::DataSource& source,
-                                                     const std::string& job_directory);
+                                                     const DataRoot& data_root);
 
   // Thread-safe: no mutable state.
   Status Fill(int64_t piece, int64_t micro_batch_size, int64_t sample_begin, int64_t sample_end,

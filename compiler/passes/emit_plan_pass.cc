@@ -1,6 +1,8 @@
 // emit_plan: the task graph and the compilation's settings as a proto::Plan, the compiler's
-// only output. Actors and registers keep their task graph ids; data and initializer paths
-// become absolute so a plan runs from any working directory.
+// only output. Actors and registers keep their task graph ids. Data and initializer paths stay
+// as the job wrote them, lexically normalised: relative to the job file's directory, which the
+// hosting node supplies as its data root (data/data_root.h), so the plan names no directory of
+// the machine that compiled it. A path the job wrote absolute stays absolute.
 //
 // The plan is the last thing the compilation makes, so each task's and register's name and
 // each task's attributes move into it rather than being copied: a plan of millions of actors
@@ -8,29 +10,25 @@
 #include <filesystem>
 #include <map>
 
-#include "base/file.h"
 #include "compiler/passes/passes.h"
 
 namespace softwire {
 namespace compiler {
 namespace {
 
-std::string AbsolutePath(const std::string& directory, const std::string& path) {
-  return std::filesystem::absolute(ResolvePath(directory, path)).lexically_normal().string();
+// `path` lexically normalised ("./data/../x.npy" -> "x.npy"); empty stays empty.
+std::string DataPath(const std::string& path) {
+  if (path.empty()) return path;
+  return std::filesystem::path(path).lexically_normal().string();
 }
 
-proto::DataSource ResolvedDataSource(const Compilation& compilation, const std::string& name) {
-  const std::string& directory = compilation.job_file().directory;
+proto::DataSource PlanDataSource(const Compilation& compilation, const std::string& name) {
   for (proto::DataSource source : compilation.job().source()) {
     if (source.name() != name) continue;
     if (source.has_npy()) {
-      for (std::string& path : *source.mutable_npy()->mutable_path()) {
-        path = AbsolutePath(directory, path);
-      }
+      for (std::string& path : *source.mutable_npy()->mutable_path()) path = DataPath(path);
     }
-    if (source.has_text()) {
-      source.mutable_text()->set_path(AbsolutePath(directory, source.text().path()));
-    }
+    if (source.has_text()) source.mutable_text()->set_path(DataPath(source.text().path()));
     return source;
   }
   LOG(FATAL) << "no source named '" << name << "'";
@@ -55,8 +53,7 @@ void EmitVariableSettings(const Compilation& compilation,
   settings->set_variable(variable.name());
   *settings->mutable_initializer() = variable.initializer();
   if (variable.initializer().has_npy_path()) {
-    settings->mutable_initializer()->set_npy_path(
-        AbsolutePath(compilation.job_file().directory, variable.initializer().npy_path()));
+    settings->mutable_initializer()->set_npy_path(DataPath(variable.initializer().npy_path()));
   }
   ToTensorDesc(compilation.graph.tensor(op.outputs[0]).type, settings->mutable_logical_tensor());
   settings->set_split_axis(task.part.split_axis);
@@ -98,7 +95,7 @@ void EmitKindSettings(const Compilation& compilation,
   switch (task.kind) {
     case proto::ACTOR_KIND_SOURCE:
       *actor->mutable_source()->mutable_dataset() =
-          ResolvedDataSource(compilation, compilation.graph.op(task.logical_op).name);
+          PlanDataSource(compilation, compilation.graph.op(task.logical_op).name);
       actor->mutable_source()->set_sample_begin(task.part.begin);
       actor->mutable_source()->set_sample_end(task.part.end);
       break;
@@ -249,7 +246,6 @@ void EmitOutputsAndVariables(const Compilation& compilation, proto::Plan* plan) 
 Status EmitPlanPass(Compilation& compilation) {
   proto::Plan plan;
   plan.set_job_name(compilation.job().name());
-  plan.set_job_directory(compilation.job_file().directory);
   EmitDevices(compilation, &plan);
   plan.mutable_register_()->Reserve(static_cast<int>(compilation.tasks.registers().size()));
   for (TaskRegister& reg : compilation.tasks.mutable_registers()) EmitRegister(reg, &plan);

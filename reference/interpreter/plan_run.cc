@@ -29,9 +29,10 @@ bool InRange(int64_t id, int size) {
 
 }  // namespace
 
-PlanRun::PlanRun(const proto::Plan& plan, int64_t steps)
+PlanRun::PlanRun(const proto::Plan& plan, int64_t steps, data::DataRoot data_root)
     : plan_(plan),
       steps_(steps),
+      data_root_(std::move(data_root)),
       total_pieces_(steps * plan.schedule().pieces_per_step()),
       kernels_(MakeReferenceKernels()),
       registers_(plan) {}
@@ -156,7 +157,7 @@ Status PlanRun::PrepareActor(ActorRun* run) {
   switch (actor.kind()) {
     case proto::ACTOR_KIND_SOURCE: {
       SOFTWIRE_ASSIGN_OR_RETURN(run->dataset,
-                                data::OpenDataset(actor.source().dataset(), plan_.job_directory()));
+                                data::OpenDataset(actor.source().dataset(), data_root_));
       return Status::Ok();
     }
     case proto::ACTOR_KIND_VARIABLE: {
@@ -166,9 +167,12 @@ Status PlanRun::PrepareActor(ActorRun* run) {
       std::vector<float> initial(static_cast<size_t>(ShapeOf(desc).NumElements()));
       const proto::VariableActorDef& variable = actor.variable();
       data::VariablePart part{variable.split_axis(), variable.split_begin(), variable.split_end()};
-      SOFTWIRE_RETURN_IF_ERROR(data::InitializeVariable(
-          variable.initializer(), ShapeOf(variable.logical_tensor()), part, plan_.job_directory(),
-          TensorView{DType::kFloat32, ShapeOf(desc), initial.data()}));
+      Status initialized = data::InitializeVariable(
+          variable.initializer(), ShapeOf(variable.logical_tensor()), part, data_root_,
+          TensorView{DType::kFloat32, ShapeOf(desc), initial.data()});
+      if (!initialized.ok()) {
+        return initialized.WithContext("variable '" + variable.variable() + "'");
+      }
       run->value = ZeroTensor(desc);
       std::copy(initial.begin(), initial.end(), run->value.values.begin());
       return Status::Ok();

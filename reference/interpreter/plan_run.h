@@ -22,8 +22,9 @@ namespace reference {
 
 class PlanRun {
  public:
-  // `plan` is borrowed; runs its first `steps` steps.
-  PlanRun(const proto::Plan& plan, int64_t steps);
+  // `plan` is borrowed; runs its first `steps` steps, its data paths resolved under
+  // `data_root`.
+  PlanRun(const proto::Plan& plan, int64_t steps, data::DataRoot data_root);
 
   // Checks what the interpreter relies on, opens datasets, initialises variables.
   Status Prepare();
@@ -60,6 +61,7 @@ class PlanRun {
 
   const proto::Plan& plan_;
   const int64_t steps_;
+  const data::DataRoot data_root_;
   const int64_t total_pieces_;
   ReferenceKernelTable kernels_;
   std::vector<int64_t> order_;

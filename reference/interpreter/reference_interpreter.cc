@@ -20,7 +20,7 @@ StatusOr<ReferenceResult> RunReferencePlan(const proto::Plan& plan,
     return InvalidArgumentError("reference: " + std::to_string(options.steps) +
                                 " steps asked, but the plan has " + std::to_string(plan_steps));
   }
-  PlanRun run(plan, options.steps >= 0 ? options.steps : plan_steps);
+  PlanRun run(plan, options.steps >= 0 ? options.steps : plan_steps, options.data_root);
   SOFTWIRE_RETURN_IF_ERROR(run.Prepare());
   SOFTWIRE_RETURN_IF_ERROR(run.Run());
   return run.Result();

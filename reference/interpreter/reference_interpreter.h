@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "data/data_root.h"
 #include "proto/plan.pb.h"
 #include "reference/kernels/reference_tensor.h"
 
@@ -35,6 +36,9 @@ struct ReferenceResult {
 
 struct ReferenceOptions {
   int64_t steps = -1;  // Override the plan's step count when >= 0 (must not exceed it).
+  // Where the plan's data paths resolve (data/data_root.h), as RunOptions::data_root for the
+  // engine. Empty: a plan with a relative data path fails, naming the source or variable.
+  data::DataRoot data_root;
 };
 
 // Fails (naming the actor) on a kernel error, and with Unimplemented for actor kinds it does

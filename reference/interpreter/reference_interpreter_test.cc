@@ -149,7 +149,7 @@ struct TrainingCase {
 // report(loss); copy(loss) -> metric, report_copy(metric); seed = fill 0.5 -> dy[2,1] per step;
 // grad = matmul(x, dy, transpose_a) -> dw[3,1]; acc(dw) -> g per step; update sgd(g, w);
 // probe = reduce_mean(w) -> w_mean, report_w(w_mean).
-proto::Plan TrainingPlan(const std::string& directory, const TrainingCase& test_case) {
+proto::Plan TrainingPlan(const TrainingCase& test_case) {
   constexpr int64_t kPieces = 2;
   PlanMaker maker(test_case.steps, kPieces, /*micro_batch_size=*/2);
   maker.Register("x", {2, 3});
@@ -218,7 +218,6 @@ proto::Plan TrainingPlan(const std::string& directory, const TrainingCase& test_
       ->set_output("w_mean");
 
   proto::Plan plan = maker.Build();
-  plan.set_job_directory(directory);
   proto::PlanOutput* loss = plan.add_output();
   loss->set_name("loss");
   loss->set_is_loss(true);
@@ -236,6 +235,13 @@ proto::Plan TrainingPlan(const std::string& directory, const TrainingCase& test_
   part->set_register_(1);
   part->set_split_axis(-1);
   return plan;
+}
+
+// Options whose data root is `directory`.
+ReferenceOptions Rooted(const std::string& directory) {
+  ReferenceOptions options;
+  options.data_root = directory;
+  return options;
 }
 
 void WriteInputs(const std::string& directory) {
@@ -295,8 +301,9 @@ ExpectedTraining TrainByHand(const TrainingCase& test_case) {
 void ExpectTrainingMatches(const TrainingCase& test_case, const ReferenceOptions& options) {
   TemporaryDirectory directory;
   WriteInputs(directory.path());
-  StatusOr<ReferenceResult> result =
-      RunReferencePlan(TrainingPlan(directory.path(), test_case), options);
+  ReferenceOptions rooted = options;
+  rooted.data_root = directory.path();
+  StatusOr<ReferenceResult> result = RunReferencePlan(TrainingPlan(test_case), rooted);
   ASSERT_TRUE(result.ok()) << result.status();
   TrainingCase run_case = test_case;
   if (options.steps >= 0) run_case.steps = options.steps;
@@ -338,8 +345,8 @@ TEST(ReferenceInterpreterTest, RefusesMoreStepsThanThePlanHas) {
   WriteInputs(directory.path());
   ReferenceOptions options;
   options.steps = 3;
-  StatusOr<ReferenceResult> result =
-      RunReferencePlan(TrainingPlan(directory.path(), TrainingCase{}), options);
+  options.data_root = directory.path();
+  StatusOr<ReferenceResult> result = RunReferencePlan(TrainingPlan(TrainingCase{}), options);
   ASSERT_FALSE(result.ok());
   EXPECT_EQ(result.status().code(), StatusCode::kInvalidArgument);
   EXPECT_THAT(result.status().message(), HasSubstr("3 steps asked, but the plan has 2"));
@@ -376,9 +383,8 @@ TEST(ReferenceInterpreterTest, StitchesAVariableFromItsParts) {
     part->set_split_end(rows[i].second);
   }
   proto::Plan plan = maker.Build();
-  plan.set_job_directory(directory.path());
   *plan.add_variable() = variable;
-  StatusOr<ReferenceResult> result = RunReferencePlan(plan, {});
+  StatusOr<ReferenceResult> result = RunReferencePlan(plan, Rooted(directory.path()));
   ASSERT_TRUE(result.ok()) << result.status();
   const ReferenceTensor& v = result->variables.at("v");
   EXPECT_EQ(v.shape, (Shape{3, 2}));
@@ -390,9 +396,9 @@ TEST(ReferenceInterpreterTest, StitchesAVariableFromItsParts) {
 TEST(ReferenceInterpreterTest, FailsNamingTheActorWhoseKernelIsUnknown) {
   TemporaryDirectory directory;
   WriteInputs(directory.path());
-  proto::Plan plan = TrainingPlan(directory.path(), TrainingCase{});
+  proto::Plan plan = TrainingPlan(TrainingCase{});
   plan.mutable_actor(3)->mutable_kernel()->set_op_type("no_such_op");
-  StatusOr<ReferenceResult> result = RunReferencePlan(plan, {});
+  StatusOr<ReferenceResult> result = RunReferencePlan(plan, Rooted(directory.path()));
   ASSERT_FALSE(result.ok());
   EXPECT_THAT(result.status().message(), HasSubstr("actor 'mean'"));
   EXPECT_THAT(result.status().message(), HasSubstr("no_such_op"));
@@ -401,9 +407,9 @@ TEST(ReferenceInterpreterTest, FailsNamingTheActorWhoseKernelIsUnknown) {
 TEST(ReferenceInterpreterTest, RefusesSendAndRecvActorsAsUnimplemented) {
   TemporaryDirectory directory;
   WriteInputs(directory.path());
-  proto::Plan plan = TrainingPlan(directory.path(), TrainingCase{});
+  proto::Plan plan = TrainingPlan(TrainingCase{});
   plan.mutable_actor(5)->set_kind(proto::ACTOR_KIND_SEND);
-  StatusOr<ReferenceResult> result = RunReferencePlan(plan, {});
+  StatusOr<ReferenceResult> result = RunReferencePlan(plan, Rooted(directory.path()));
   ASSERT_FALSE(result.ok());
   EXPECT_EQ(result.status().code(), StatusCode::kUnimplemented);
   EXPECT_THAT(result.status().message(), HasSubstr("actor 'copy'"));
@@ -412,9 +418,20 @@ TEST(ReferenceInterpreterTest, RefusesSendAndRecvActorsAsUnimplemented) {
 TEST(ReferenceInterpreterTest, FailsNamingTheSourceWhenItsDataIsMissing) {
   TemporaryDirectory directory;  // No x.npy written.
   StatusOr<ReferenceResult> result =
-      RunReferencePlan(TrainingPlan(directory.path(), TrainingCase{}), {});
+      RunReferencePlan(TrainingPlan(TrainingCase{}), Rooted(directory.path()));
   ASSERT_FALSE(result.ok());
   EXPECT_THAT(result.status().message(), HasSubstr("actor 'data'"));
+  const std::string resolved =
+      std::filesystem::path(directory.path() + "/x.npy").lexically_normal().string();
+  EXPECT_THAT(result.status().message(), HasSubstr("cannot open '" + resolved + "'"));
+}
+
+TEST(ReferenceInterpreterTest, FailsNamingTheSourceWhenThereIsNoDataRoot) {
+  StatusOr<ReferenceResult> result = RunReferencePlan(TrainingPlan(TrainingCase{}), {});
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_THAT(result.status().message(), HasSubstr("actor 'data'"));
+  EXPECT_THAT(result.status().message(), HasSubstr("'x.npy' is relative and no data root"));
 }
 
 }  // namespace

@@ -114,7 +114,7 @@ StatusOr<std::unique_ptr<ActorBinding>> BindActor(
     const proto::Plan& plan, const proto::ActorDef& def,
     const actors::ActorDescription& description, const RegisterSlots& slots,
     const std::vector<Device*>& devices, const std::vector<std::unique_ptr<DeviceArena>>& arenas,
-    const LaunchWiring& wiring, OutputReporter* reporter) {
+    const LaunchWiring& wiring, OutputReporter* reporter, const data::DataRoot& data_root) {
   std::string what = plan::ActorLabel(def.name());
   if (def.device() < 0 || def.device() >= static_cast<int>(devices.size()) ||
       devices[def.device()] == nullptr) {
@@ -151,6 +151,7 @@ StatusOr<std::unique_ptr<ActorBinding>> BindActor(
   setup.plan = &plan;
   setup.actor = &def;
   setup.reporter = reporter;
+  setup.data_root = data_root;
   StatusOr<std::unique_ptr<Kernel>> kernel = device.CreateKernel(setup);  // Names the actor.
   if (!kernel.ok()) return kernel.status();
   StatusOr<DeviceQueue*> queue = device.queue(def.queue());
@@ -224,13 +225,13 @@ StatusOr<std::vector<std::unique_ptr<ActorBinding>>> BindActors(
     const proto::Plan& plan, const std::vector<actors::ActorDescription>& descriptions,
     const std::vector<Device*>& devices, const std::vector<std::unique_ptr<DeviceArena>>& arenas,
     const RegisterSlots& slots, const std::vector<int64_t>& actors, const LaunchWiring& wiring,
-    OutputReporter* reporter) {
+    OutputReporter* reporter, const data::DataRoot& data_root) {
   std::vector<std::unique_ptr<ActorBinding>> bindings(static_cast<size_t>(plan.actor_size()));
   for (int64_t id : actors) {
     const proto::ActorDef& def = plan.actor(static_cast<int>(id));
-    SOFTWIRE_ASSIGN_OR_RETURN(
-        bindings[static_cast<size_t>(id)],
-        BindActor(plan, def, descriptions[def.id()], slots, devices, arenas, wiring, reporter));
+    SOFTWIRE_ASSIGN_OR_RETURN(bindings[static_cast<size_t>(id)],
+                              BindActor(plan, def, descriptions[def.id()], slots, devices, arenas,
+                                        wiring, reporter, data_root));
   }
   return bindings;
 }

@@ -22,6 +22,7 @@
 #include "actors/actor_description.h"
 #include "actors/actor_protocol.h"
 #include "base/status.h"
+#include "data/data_root.h"
 #include "proto/plan.pb.h"
 #include "runtime/device/device.h"
 #include "runtime/device/device_arena.h"
@@ -101,7 +102,7 @@ StatusOr<std::vector<std::unique_ptr<ActorBinding>>> BindActors(
     const proto::Plan& plan, const std::vector<actors::ActorDescription>& descriptions,
     const std::vector<Device*>& devices, const std::vector<std::unique_ptr<DeviceArena>>& arenas,
     const RegisterSlots& slots, const std::vector<int64_t>& actors, const LaunchWiring& wiring,
-    OutputReporter* reporter);
+    OutputReporter* reporter, const data::DataRoot& data_root);
 
 }  // namespace runtime
 }  // namespace softwire

@@ -30,9 +30,11 @@ class HostedPlan::OutputRelay final : public OutputReporter {
 
 StatusOr<std::unique_ptr<HostedPlan>> HostedPlan::Load(NodeRuntime* runtime,
                                                        const proto::Plan& plan,
-                                                       const std::string& node, actors::JobId job) {
+                                                       const std::string& node, actors::JobId job,
+                                                       data::DataRoot data_root) {
   if (job == 0) job = runtime->NewJobId();
-  std::unique_ptr<HostedPlan> hosted(new HostedPlan(runtime, plan, node, job));
+  std::unique_ptr<HostedPlan> hosted(
+      new HostedPlan(runtime, plan, node, job, std::move(data_root)));
   SOFTWIRE_ASSIGN_OR_RETURN(hosted->descriptions_, actors::DescribeActors(plan));
   std::vector<int64_t> devices;
   if (node.empty()) {
@@ -63,11 +65,12 @@ StatusOr<std::unique_ptr<HostedPlan>> HostedPlan::Load(NodeRuntime* runtime,
 }
 
 HostedPlan::HostedPlan(NodeRuntime* runtime, const proto::Plan& plan, std::string node,
-                       actors::JobId job)
+                       actors::JobId job, data::DataRoot data_root)
     : runtime_(runtime),
       plan_(plan),
       node_(std::move(node)),
       job_(job),
+      data_root_(std::move(data_root)),
       directory_(plan.actor_size()),
       outputs_(std::make_unique<OutputRelay>()) {}
 
@@ -88,7 +91,7 @@ Status HostedPlan::Bind(const std::vector<const HostedPlan*>& peers) {
   wiring.listener = &directory_;
   wiring.stopping = &stopping_;
   SOFTWIRE_ASSIGN_OR_RETURN(bindings_, BindActors(plan_, descriptions_, devices_, arenas_, slots_,
-                                                  actors_, wiring, outputs_.get()));
+                                                  actors_, wiring, outputs_.get(), data_root_));
   return Status::Ok();
 }
 

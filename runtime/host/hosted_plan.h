@@ -33,6 +33,7 @@
 #include "actors/actor_description.h"
 #include "actors/messages.h"
 #include "base/status.h"
+#include "data/data_root.h"
 #include "proto/plan.pb.h"
 #include "runtime/device/device.h"
 #include "runtime/device/device_arena.h"
@@ -50,9 +51,12 @@ class HostedPlan {
   // Checks `plan` (actors::DescribeActors), claims the devices of `node` (every device of the
   // plan when empty) on `runtime` for job `job` (0: a new job id), allocates their arenas and
   // locates the registers in them. Fails naming the device when the runtime does not host it or
-  // another job holds it.
+  // another job holds it. The plan's data paths resolve under `data_root` (data/data_root.h)
+  // when Bind creates the kernels; with none, a plan whose sources or initializers name files
+  // by relative path fails to bind, naming the source or variable.
   static StatusOr<std::unique_ptr<HostedPlan>> Load(NodeRuntime* runtime, const proto::Plan& plan,
-                                                    const std::string& node, actors::JobId job = 0);
+                                                    const std::string& node, actors::JobId job = 0,
+                                                    data::DataRoot data_root = {});
   // Creates the kernels and binds the actors. `peers`: the hosted plans of the plan's other
   // nodes in this process, where registers of their devices lie. Call once, before any run.
   Status Bind(const std::vector<const HostedPlan*>& peers);
@@ -63,6 +67,7 @@ class HostedPlan {
   actors::JobId job() const { return job_; }
   const proto::Plan& plan() const { return plan_; }
   const std::string& node() const { return node_; }
+  const data::DataRoot& data_root() const { return data_root_; }
   // Plan ids of the actors hosted here, ascending.
   const std::vector<int64_t>& actors() const { return actors_; }
   // Plan ids of every actor hosted by `node` (another node of the plan).
@@ -89,12 +94,14 @@ class HostedPlan {
 
  private:
   class OutputRelay;
-  HostedPlan(NodeRuntime* runtime, const proto::Plan& plan, std::string node, actors::JobId job);
+  HostedPlan(NodeRuntime* runtime, const proto::Plan& plan, std::string node, actors::JobId job,
+             data::DataRoot data_root);
 
   NodeRuntime* const runtime_;
   const proto::Plan& plan_;
   const std::string node_;
   const actors::JobId job_;
+  const data::DataRoot data_root_;
   std::vector<actors::ActorDescription> descriptions_;
   std::vector<int64_t> actors_;
   std::vector<Device*> devices_;

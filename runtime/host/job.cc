@@ -102,7 +102,7 @@ StatusOr<std::unique_ptr<Job>> Job::Create(const proto::Plan& plan, JobOptions o
   SOFTWIRE_ASSIGN_OR_RETURN(NodeRuntimeOptions runtime_options,
                             RuntimeOptionsForPlan(plan, job->options_));
   SOFTWIRE_ASSIGN_OR_RETURN(job->runtime_, NodeRuntime::Create(std::move(runtime_options)));
-  SOFTWIRE_ASSIGN_OR_RETURN(job->hosted_, job->runtime_->Host(plan));
+  SOFTWIRE_ASSIGN_OR_RETURN(job->hosted_, job->runtime_->Host(plan, "", job->options_.data_root));
   return job;
 }
 

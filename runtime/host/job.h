@@ -30,6 +30,7 @@
 #include "actors/actor_description.h"
 #include "base/mutex.h"
 #include "base/status.h"
+#include "data/data_root.h"
 #include "proto/plan.pb.h"
 #include "runtime/device/device.h"
 #include "runtime/device/device_factory.h"
@@ -64,6 +65,8 @@ struct JobOptions {
   // after device, thread after thread, over the cores the process may use (wrapping around
   // when the devices have more threads than there are cores).
   bool pin_threads = false;
+  // Where the plan's data paths resolve (data/data_root.h; HostedPlan::Load).
+  data::DataRoot data_root;
 };
 
 class Job {

@@ -98,6 +98,7 @@ StatusOr<std::unique_ptr<LoadedPlan>> LoadedPlan::Load(const proto::Plan& plan,
   job_options.kernels.cpu = cpu;
   job_options.trace = options.trace;
   job_options.sim = options.sim;
+  job_options.data_root = options.data_root;
   job_options.stall_timeout =
       options.stall_timeout_seconds > 0
           ? std::chrono::duration_cast<Clock::duration>(

@@ -27,6 +27,7 @@
 
 #include "base/npy.h"
 #include "base/status.h"
+#include "data/data_root.h"
 #include "proto/plan.pb.h"
 #include "runtime/device/sim/sim_clock.h"
 #include "runtime/host/caf_options.h"
@@ -78,6 +79,12 @@ struct RunOptions {
   TraceOptions trace;
   // The timer of sim devices (sim_clock.h), for plans that have them.
   SimClockOptions sim;
+  // The hosting node's data root: where the plan's data files (npy and text datasets, npy
+  // initializers), which a plan names relative to its job file's directory, are found
+  // (data/data_root.h). The CLI's `run` passes the job file's directory. Empty: a plan with a
+  // relative data path fails to load, naming the source or variable. `confined` refuses
+  // absolute paths and '..' escapes (a node serving others).
+  data::DataRoot data_root;
 };
 
 // Memory of one device.

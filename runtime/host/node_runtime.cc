@@ -70,8 +70,10 @@ NodeRuntime::~NodeRuntime() {
 }
 
 StatusOr<std::unique_ptr<HostedPlan>> NodeRuntime::Host(const proto::Plan& plan,
-                                                        const std::string& node) {
-  SOFTWIRE_ASSIGN_OR_RETURN(std::unique_ptr<HostedPlan> hosted, HostedPlan::Load(this, plan, node));
+                                                        const std::string& node,
+                                                        const data::DataRoot& data_root) {
+  SOFTWIRE_ASSIGN_OR_RETURN(std::unique_ptr<HostedPlan> hosted,
+                            HostedPlan::Load(this, plan, node, /*job=*/0, data_root));
   SOFTWIRE_RETURN_IF_ERROR(hosted->Bind({}));
   return hosted;
 }

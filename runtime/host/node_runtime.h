@@ -29,6 +29,7 @@
 #include "actors/messages.h"
 #include "base/mutex.h"
 #include "base/status.h"
+#include "data/data_root.h"
 #include "proto/plan.pb.h"
 #include "runtime/device/device.h"
 #include "runtime/device/device_factory.h"
@@ -61,8 +62,9 @@ class NodeRuntime {
 
   // Loads `plan`'s share for `node` (every device of the plan when empty) and binds it: a
   // hosted plan ready to run (HostedPlan::Load, then Bind). `plan` is borrowed and must outlive
-  // the hosted plan.
-  StatusOr<std::unique_ptr<HostedPlan>> Host(const proto::Plan& plan, const std::string& node = "");
+  // the hosted plan. Its data paths resolve under `data_root` (HostedPlan::Load).
+  StatusOr<std::unique_ptr<HostedPlan>> Host(const proto::Plan& plan, const std::string& node = "",
+                                             const data::DataRoot& data_root = {});
 
   caf::actor_system& system() { return *system_; }
   const std::vector<std::unique_ptr<Device>>& devices() const { return devices_; }

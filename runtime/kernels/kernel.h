@@ -21,6 +21,7 @@
 
 #include "base/status.h"
 #include "base/tensor_view.h"
+#include "data/data_root.h"
 #include "proto/plan.pb.h"
 #include "runtime/kernels/parallel_runner.h"
 
@@ -42,6 +43,9 @@ struct KernelSetup {
   const proto::Plan* plan = nullptr;
   const proto::ActorDef* actor = nullptr;  // actor->kernel is the KernelDef.
   OutputReporter* reporter = nullptr;      // For sink kernels; may be null elsewhere.
+  // Where source and variable kernels find the plan's data files (data/data_root.h): the
+  // hosting node's data root for this plan.
+  data::DataRoot data_root;
 };
 
 // One firing's arguments.

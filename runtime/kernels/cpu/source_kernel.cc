@@ -46,8 +46,7 @@ class SourceKernel final : public Kernel {
         return KernelDefError(def, "output '" + output.name() + "' has the wrong dtype");
       }
     }
-    StatusOr<std::unique_ptr<data::Dataset>> opened =
-        data::OpenDataset(dataset, setup.plan->job_directory());
+    StatusOr<std::unique_ptr<data::Dataset>> opened = data::OpenDataset(dataset, setup.data_root);
     if (!opened.ok()) return opened.status().WithContext(def.op_type());
     return std::unique_ptr<Kernel>(new SourceKernel(std::move(opened).value(),
                                                     setup.plan->schedule().micro_batch_size(),

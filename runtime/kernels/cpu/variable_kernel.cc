@@ -47,13 +47,12 @@ class VariableKernel final : public Kernel {
     }
     SOFTWIRE_RETURN_IF_ERROR(
         CheckShape(def, "output value", ShapeOf(def.output(0)), Shape(part_dims)));
-    return std::unique_ptr<Kernel>(
-        new VariableKernel(variable, logical, part, setup.plan->job_directory()));
+    return std::unique_ptr<Kernel>(new VariableKernel(variable, logical, part, setup.data_root));
   }
 
   Status Run(const KernelContext& context) override {
     if (context.firing != 0) return Status::Ok();
-    Status status = data::InitializeVariable(initializer_, logical_shape_, part_, job_directory_,
+    Status status = data::InitializeVariable(initializer_, logical_shape_, part_, data_root_,
                                              context.outputs[0]);
     if (!status.ok()) return status.WithContext("variable '" + variable_name_ + "'");
     return Status::Ok();
@@ -61,18 +60,18 @@ class VariableKernel final : public Kernel {
 
  private:
   VariableKernel(const proto::VariableActorDef& variable, Shape logical_shape,
-                 data::VariablePart part, std::string job_directory)
+                 data::VariablePart part, data::DataRoot data_root)
       : variable_name_(variable.variable()),
         initializer_(variable.initializer()),
         logical_shape_(std::move(logical_shape)),
         part_(part),
-        job_directory_(std::move(job_directory)) {}
+        data_root_(std::move(data_root)) {}
 
   const std::string variable_name_;
   const proto::Initializer initializer_;
   const Shape logical_shape_;
   const data::VariablePart part_;
-  const std::string job_directory_;
+  const data::DataRoot data_root_;
 };
 
 }  // namespace
