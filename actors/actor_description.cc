@@ -81,12 +81,12 @@ StatusOr<ActorDescription> Describe(const proto::Plan& plan, const proto::ActorD
   description.period = actor.period();
   description.firings = actor.firings();
   for (int64_t id : actor.input_register()) {
-    const proto::RegisterDef& r = plan.register_(id);
+    const proto::RegisterDef& r = plan.register_def(id);
     description.inputs.push_back(InputDescription{r.id(), r.name(), r.producer(), r.period(),
                                                   PhaseOf(r, actor.id()), r.slots()});
   }
   for (int64_t id : actor.output_register()) {
-    const proto::RegisterDef& r = plan.register_(id);
+    const proto::RegisterDef& r = plan.register_def(id);
     OutputDescription output{r.id(), r.name(), r.slots(), r.period(), {}};
     for (const proto::RegisterConsumer& c : r.consumer()) {
       output.consumers.push_back(ConsumerDescription{c.actor(), c.phase()});
@@ -109,7 +109,7 @@ Status CheckOutputsAndVariables(const proto::Plan& plan,
   }
   for (const proto::PlanVariable& variable : plan.variable()) {
     for (const proto::VariablePart& part : variable.part()) {
-      const proto::RegisterDef& r = plan.register_(part.register_());
+      const proto::RegisterDef& r = plan.register_def(part.register_id());
       if (actors[r.producer()].kind != ActorKind::kVariable) {
         return InvalidArgumentError("variable '" + variable.name() + "': part " +
                                     plan::RegisterLabel(r) + " is not written by a variable actor");

@@ -75,7 +75,7 @@ TEST(DescribeActorsTest, RejectsAnActorPeriodThatDoesNotDivideTheTotalPieces) {
 
 TEST(DescribeActorsTest, RejectsARegisterPeriodThatDoesNotDivideTheTotalPieces) {
   proto::Plan plan = TrainingLoop();
-  plan.mutable_register_(kG)->set_period(3);
+  plan.mutable_register_def(kG)->set_period(3);
   EXPECT_THAT(ErrorOf(plan), HasSubstr("register 'g' (3): period 3"));
 }
 
@@ -96,7 +96,7 @@ TEST(DescribeActorsTest, RejectsFiringsThatDisagreeWithThePeriod) {
 
 TEST(DescribeActorsTest, RejectsAConsumerListNamingAnActorThatDoesNotReadTheRegister) {
   proto::Plan plan = TrainingLoop();
-  proto::RegisterConsumer* stranger = plan.mutable_register_(kX)->add_consumer();
+  proto::RegisterConsumer* stranger = plan.mutable_register_def(kX)->add_consumer();
   stranger->set_actor(kReport);
   EXPECT_THAT(ErrorOf(plan), HasSubstr("register 'x' (0): lists consumer actor 'report' (5), "
                                        "which does not read it"));
@@ -104,7 +104,7 @@ TEST(DescribeActorsTest, RejectsAConsumerListNamingAnActorThatDoesNotReadTheRegi
 
 TEST(DescribeActorsTest, RejectsAReaderMissingFromTheConsumerList) {
   proto::Plan plan = TrainingLoop();
-  plan.mutable_register_(kDw)->clear_consumer();
+  plan.mutable_register_def(kDw)->clear_consumer();
   EXPECT_THAT(ErrorOf(plan), HasSubstr("register 'dw' (2): is read by actor 'acc' (3), which "
                                        "its consumer list lacks"));
 }
@@ -118,21 +118,21 @@ TEST(DescribeActorsTest, RejectsARegisterWithTwoProducers) {
 
 TEST(DescribeActorsTest, RejectsAProducerFieldNamingTheWrongActor) {
   proto::Plan plan = TrainingLoop();
-  plan.mutable_register_(kDw)->set_producer(kSource);
+  plan.mutable_register_def(kDw)->set_producer(kSource);
   EXPECT_THAT(ErrorOf(plan), HasSubstr("register 'dw' (2): names actor 0 as producer, but "
                                        "actor 'forward' (2) writes it"));
 }
 
 TEST(DescribeActorsTest, RejectsTwoPhaseOneConsumers) {
   proto::Plan plan = TrainingLoop();
-  plan.mutable_register_(kW)->mutable_consumer(0)->set_phase(1);
+  plan.mutable_register_def(kW)->mutable_consumer(0)->set_phase(1);
   EXPECT_THAT(ErrorOf(plan), HasSubstr("register 'w' (1): has 2 phase-1 consumers; at most one "
                                        "is allowed"));
 }
 
 TEST(DescribeActorsTest, RejectsAPhaseOneConsumerOfARegisterWithTwoSlots) {
   proto::Plan plan = TrainingLoop();
-  plan.mutable_register_(kW)->set_slots(2);
+  plan.mutable_register_def(kW)->set_slots(2);
   EXPECT_THAT(ErrorOf(plan), HasSubstr("register 'w' (1): has a phase-1 consumer and 2 slots; an "
                                        "in-place writer needs exactly one slot"));
 }
@@ -149,13 +149,13 @@ TEST(DescribeActorsTest, RejectsAVariableWithTwoSlots) {
 
 TEST(DescribeActorsTest, RejectsAPhaseOtherThanZeroOrOne) {
   proto::Plan plan = TrainingLoop();
-  plan.mutable_register_(kX)->mutable_consumer(0)->set_phase(2);
+  plan.mutable_register_def(kX)->mutable_consumer(0)->set_phase(2);
   EXPECT_THAT(ErrorOf(plan), HasSubstr("phases are 0 or 1"));
 }
 
 TEST(DescribeActorsTest, RejectsIdsThatAreNotTheirIndexAndIdsThatDoNotExist) {
   proto::Plan plan = TrainingLoop();
-  plan.mutable_register_(kG)->set_id(7);
+  plan.mutable_register_def(kG)->set_id(7);
   EXPECT_THAT(ErrorOf(plan), HasSubstr("register 'g' (7): id must equal its index 3"));
   plan = TrainingLoop();
   plan.mutable_actor(kAcc)->set_input_register(0, 42);
@@ -183,17 +183,17 @@ TEST(DescribeActorsTest, RejectsAnEmptySchedule) {
 
 TEST(DescribeActorsTest, RejectsZeroSlotsAndSlotsSmallerThanTheTensor) {
   proto::Plan plan = TrainingLoop();
-  plan.mutable_register_(kX)->set_slots(0);
+  plan.mutable_register_def(kX)->set_slots(0);
   EXPECT_THAT(ErrorOf(plan), HasSubstr("register 'x' (0): slots is 0, must be >= 1"));
   plan = TrainingLoop();
-  plan.mutable_register_(kX)->mutable_tensor()->add_dims(8);
+  plan.mutable_register_def(kX)->mutable_tensor()->add_dims(8);
   EXPECT_THAT(ErrorOf(plan), HasSubstr("register 'x' (0): bytes_per_slot 4 is less than the 32 "
                                        "bytes of its tensor"));
 }
 
 TEST(DescribeActorsTest, RejectsOverlappingSlotsAndAnArenaLargerThanPlanned) {
   proto::Plan plan = TrainingLoop();
-  plan.mutable_register_(kG)->set_offset(plan.register_(kDw).offset());
+  plan.mutable_register_def(kG)->set_offset(plan.register_def(kDw).offset());
   EXPECT_THAT(ErrorOf(plan), HasSubstr("device 0 (node0/cpu:0): register 'dw' (2) slots [12, 16) "
                                        "overlaps register 'g' (3) slots [12, 16)"));
   plan = TrainingLoop();
@@ -208,23 +208,23 @@ TEST(DescribeActorsTest, RejectsOverlappingSlotsAndAnArenaLargerThanPlanned) {
 TEST(DescribeActorsTest, RejectsActorsBreakingTheirKindsRules) {
   proto::Plan plan = TrainingLoop();
   plan.mutable_actor(kSource)->add_input_register(kDw);
-  plan.mutable_register_(kDw)->add_consumer()->set_actor(kSource);
+  plan.mutable_register_def(kDw)->add_consumer()->set_actor(kSource);
   EXPECT_THAT(ErrorOf(plan), HasSubstr("actor 'source' (0): source actor takes 0 inputs, has 1"));
 
   plan = TrainingLoop();
-  plan.mutable_register_(kG)->set_period(1);
+  plan.mutable_register_def(kG)->set_period(1);
   EXPECT_THAT(ErrorOf(plan), HasSubstr("actor 'update' (4): reads register 'g' (3) with period "
                                        "1, which its period 2 does not divide"));
 
   plan = TrainingLoop();
-  plan.mutable_register_(kW)->mutable_consumer(1)->set_phase(0);
+  plan.mutable_register_def(kW)->mutable_consumer(1)->set_phase(0);
   EXPECT_THAT(ErrorOf(plan), HasSubstr("actor 'update' (4): update actor writes its variable in "
                                        "place, so it must be the phase-1 consumer of register "
                                        "'w' (1)"));
 
   plan = TrainingLoop();
-  plan.mutable_register_(4)->mutable_tensor()->add_dims(2);  // loss: no longer a scalar.
-  plan.mutable_register_(4)->set_bytes_per_slot(8);
+  plan.mutable_register_def(4)->mutable_tensor()->add_dims(2);  // loss: no longer a scalar.
+  plan.mutable_register_def(4)->set_bytes_per_slot(8);
   plan.mutable_device(0)->set_planned_bytes(1000);
   EXPECT_THAT(ErrorOf(plan), HasSubstr("actor 'report' (5): sink actor reports a float32 scalar"));
 
@@ -254,7 +254,7 @@ TEST(DescribeActorsTest, RejectsAComputeThatWritesALongerFillThanItsPeriod) {
 TEST(DescribeActorsTest, RejectsAnActorReadingWhatItWrites) {
   proto::Plan plan = TrainingLoop();
   plan.mutable_actor(kForward)->add_input_register(kDw);
-  plan.mutable_register_(kDw)->add_consumer()->set_actor(kForward);
+  plan.mutable_register_def(kDw)->add_consumer()->set_actor(kForward);
   EXPECT_THAT(ErrorOf(plan), HasSubstr("actor 'forward' (2): reads register 'dw' (2), which it "
                                        "writes itself"));
 }
@@ -287,8 +287,8 @@ TEST(DescribeActorsTest, AcceptsASliceCopyOfABlockAndRejectsOneThatGrows) {
                                        "register 'block' (1) must hold the same tensor"));
   plan.mutable_actor(1)->mutable_kernel()->set_op_type("slice");
   EXPECT_TRUE(DescribeActors(plan).ok()) << DescribeActors(plan).status();
-  plan.mutable_register_(1)->mutable_tensor()->set_dims(0, 2);  // [2, 12]: as many bytes.
-  plan.mutable_register_(1)->mutable_tensor()->set_dims(1, 12);
+  plan.mutable_register_def(1)->mutable_tensor()->set_dims(0, 2);  // [2, 12]: as many bytes.
+  plan.mutable_register_def(1)->mutable_tensor()->set_dims(1, 12);
   EXPECT_THAT(ErrorOf(plan), HasSubstr("copy actor slices, so register 'block' (1) must hold a "
                                        "block of register 'x' (0)"));
 }

@@ -73,7 +73,7 @@ proto::Plan Compile(const std::string& text, CompileOptions options = {}) {
 }
 
 const proto::RegisterDef& OutputOf(const proto::Plan& plan, const std::string& actor) {
-  return plan.register_(FindActor(plan, actor)->output_register(0));
+  return plan.register_def(FindActor(plan, actor)->output_register(0));
 }
 
 TEST(CompileJob, EmitsAPlanThatSatisfiesTheProtocolInvariants) {
@@ -99,7 +99,7 @@ TEST(CompileJob, GivesEachTrainableVariableAOneSlotRegisterItsUpdateWritesInPhas
   ASSERT_NE(update, nullptr);
   EXPECT_EQ(update->kind(), proto::ACTOR_KIND_UPDATE);
   EXPECT_EQ(update->period(), 4);
-  EXPECT_EQ(plan.register_(update->input_register(0)).name(), "w.grad_accumulated");
+  EXPECT_EQ(plan.register_def(update->input_register(0)).name(), "w.grad_accumulated");
   EXPECT_EQ(update->input_register(1), w.id());
   for (const proto::RegisterConsumer& consumer : w.consumer()) {
     EXPECT_EQ(consumer.phase(), consumer.actor() == update->id() ? 1 : 0);
@@ -136,10 +136,10 @@ TEST(CompileJob, DoubleBuffersSourceOutputsAndAlignsSlots) {
   proto::Plan plan = Compile(kLinearJob);
   const proto::ActorDef* source = FindActor(plan, "data");
   ASSERT_NE(source, nullptr);
-  for (int64_t id : source->output_register()) EXPECT_EQ(plan.register_(id).slots(), 2);
+  for (int64_t id : source->output_register()) EXPECT_EQ(plan.register_def(id).slots(), 2);
   EXPECT_EQ(source->source().sample_begin(), 0);
   EXPECT_EQ(source->source().sample_end(), 8);
-  for (const proto::RegisterDef& reg : plan.register_()) {
+  for (const proto::RegisterDef& reg : plan.register_def()) {
     EXPECT_EQ(reg.bytes_per_slot() % 64, 0) << reg.name();
     EXPECT_EQ(reg.offset() % 64, 0) << reg.name();
   }
@@ -230,8 +230,8 @@ TEST(CompileJob, LowersSlotsLargestRegisterFirstToFitADevice) {
   options.cluster = OneCpuCluster(1800);
   proto::Plan plan = Compile(kLinearJob, options);
   const proto::ActorDef* source = FindActor(plan, "data");
-  EXPECT_EQ(plan.register_(source->output_register(0)).slots(), 1);
-  EXPECT_EQ(plan.register_(source->output_register(1)).slots(), 2);
+  EXPECT_EQ(plan.register_def(source->output_register(0)).slots(), 1);
+  EXPECT_EQ(plan.register_def(source->output_register(1)).slots(), 2);
   EXPECT_LE(plan.device(0).planned_bytes(), 1800);
 }
 
@@ -264,7 +264,7 @@ TEST(CompileJob, AppliesStepAndPieceOverridesFromTheOptions) {
   EXPECT_EQ(plan.schedule().steps(), 10);
   EXPECT_EQ(plan.schedule().pieces_per_step(), 1);
   EXPECT_EQ(FindActor(plan, "w.grad_accumulate"), nullptr);
-  EXPECT_EQ(plan.register_(FindActor(plan, "w.update")->input_register(0)).name(), "fc.grad_b");
+  EXPECT_EQ(plan.register_def(FindActor(plan, "w.update")->input_register(0)).name(), "fc.grad_b");
 }
 
 TEST(CompileJob, UsesOneCpuWithEveryHardwareThreadWhenNoClusterIsGiven) {

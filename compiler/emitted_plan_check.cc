@@ -21,7 +21,7 @@ Status CheckKindSettings(const proto::Plan& plan) {
         break;
       case proto::ACTOR_KIND_VARIABLE:
         if (!actor.has_variable() || actor.output_register_size() != 1 ||
-            plan.register_(actor.output_register(0)).slots() != 1) {
+            plan.register_def(actor.output_register(0)).slots() != 1) {
           return Fail(actor, "is a variable and must have settings and one 1-slot output");
         }
         break;

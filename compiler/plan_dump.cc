@@ -62,7 +62,7 @@ std::string KernelLine(const proto::KernelDef& kernel) {
 std::string InputLines(const proto::Plan& plan, const proto::ActorDef& actor) {
   std::string text;
   for (int64_t id : actor.input_register()) {
-    const proto::RegisterDef& reg = plan.register_(id);
+    const proto::RegisterDef& reg = plan.register_def(id);
     int phase = 0;
     for (const proto::RegisterConsumer& consumer : reg.consumer()) {
       if (consumer.actor() == actor.id()) phase = consumer.phase();
@@ -76,7 +76,7 @@ std::string InputLines(const proto::Plan& plan, const proto::ActorDef& actor) {
 std::string OutputLines(const proto::Plan& plan, const proto::ActorDef& actor) {
   std::string text;
   for (int64_t id : actor.output_register()) {
-    const proto::RegisterDef& reg = plan.register_(id);
+    const proto::RegisterDef& reg = plan.register_def(id);
     text += "  out register " + std::to_string(id) + " '" + reg.name() + "' " + Type(reg.tensor()) +
             " device " + std::to_string(reg.device()) + " slots " + std::to_string(reg.slots()) +
             " x " + std::to_string(reg.bytes_per_slot()) + " B at " + std::to_string(reg.offset()) +
@@ -150,7 +150,7 @@ std::string DumpPlan(const proto::Plan& plan) {
   for (const proto::PlanVariable& variable : plan.variable()) {
     text += "variable '" + variable.name() + "' " + Type(variable.tensor()) + " parts";
     for (const proto::VariablePart& part : variable.part()) {
-      text += " [register " + std::to_string(part.register_()) + " axis " +
+      text += " [register " + std::to_string(part.register_id()) + " axis " +
               std::to_string(part.split_axis()) + " " + std::to_string(part.split_begin()) + ".." +
               std::to_string(part.split_end()) + "]";
     }

@@ -65,7 +65,7 @@ std::string KindCounts(const proto::Plan& plan) {
 std::string RegistersWritten(const proto::Plan& plan, const proto::ActorDef& actor) {
   std::string text;
   for (int64_t id : actor.output_register()) {
-    const proto::RegisterDef& reg = plan.register_(id);
+    const proto::RegisterDef& reg = plan.register_def(id);
     text += (text.empty() ? "" : ", ") + reg.name() + " " + std::to_string(reg.slots()) + " x " +
             FormatBytes(reg.bytes_per_slot());
   }

@@ -32,8 +32,8 @@ bool Declared(const proto::RegisterDef& reg, int64_t other) {
 // Overlapping regions are allowed only between two registers that list each other.
 bool MayOverlap(const proto::Plan& plan, const ArenaRegion& a, const ArenaRegion& b) {
   if (a.register_id < 0 || b.register_id < 0) return false;
-  return Declared(plan.register_(static_cast<int>(a.register_id)), b.register_id) &&
-         Declared(plan.register_(static_cast<int>(b.register_id)), a.register_id);
+  return Declared(plan.register_def(static_cast<int>(a.register_id)), b.register_id) &&
+         Declared(plan.register_def(static_cast<int>(b.register_id)), a.register_id);
 }
 
 std::string RangeText(const ArenaRegion& region) {
@@ -101,14 +101,14 @@ Status CheckDeviceArena(const proto::Plan& plan, const proto::PlanDevice& device
 // protocol's dependencies keep from ever being live together.
 Status CheckSharedBytes(const proto::Plan& plan) {
   std::unique_ptr<RegisterLifetimes> lifetimes;
-  for (const proto::RegisterDef& r : plan.register_()) {
+  for (const proto::RegisterDef& r : plan.register_def()) {
     for (int64_t other_id : r.shares_bytes_with()) {
       const std::string pair =
           RegisterLabel(r) + " shares bytes with register " + std::to_string(other_id);
-      if (other_id < 0 || other_id >= plan.register__size() || other_id == r.id()) {
+      if (other_id < 0 || other_id >= plan.register_def_size() || other_id == r.id()) {
         return InvalidArgumentError(pair + ", which is not another register of the plan");
       }
-      const proto::RegisterDef& other = plan.register_(static_cast<int>(other_id));
+      const proto::RegisterDef& other = plan.register_def(static_cast<int>(other_id));
       if (other.device() != r.device()) {
         return InvalidArgumentError(pair + " on another device");
       }
@@ -132,7 +132,7 @@ Status CheckSharedBytes(const proto::Plan& plan) {
 
 Status CheckArenaLayout(const proto::Plan& plan) {
   std::vector<std::vector<ArenaRegion>> regions(plan.device_size());
-  for (const proto::RegisterDef& r : plan.register_()) {
+  for (const proto::RegisterDef& r : plan.register_def()) {
     SOFTWIRE_RETURN_IF_ERROR(CheckRegisterSlots(r));
     SOFTWIRE_RETURN_IF_ERROR(AddRegion(RegisterLabel(r) + " slots", r.offset(),
                                        r.slots() * r.bytes_per_slot(), &regions[r.device()],

@@ -21,8 +21,8 @@ Status Invalid(const std::string& who, const std::string& what) {
 }
 
 Status CheckRegisterIds(const proto::Plan& plan) {
-  for (int i = 0; i < plan.register__size(); ++i) {
-    const proto::RegisterDef& r = plan.register_(i);
+  for (int i = 0; i < plan.register_def_size(); ++i) {
+    const proto::RegisterDef& r = plan.register_def(i);
     if (r.id() != i) {
       return Invalid(RegisterLabel(r), "id must equal its index " + std::to_string(i));
     }
@@ -54,12 +54,12 @@ Status CheckActorIds(const proto::Plan& plan) {
       return Invalid(ActorLabel(a), "device " + std::to_string(a.device()) + " does not exist");
     }
     for (int64_t r : a.input_register()) {
-      if (!InRange(r, plan.register__size())) {
+      if (!InRange(r, plan.register_def_size())) {
         return Invalid(ActorLabel(a), "input register " + std::to_string(r) + " does not exist");
       }
     }
     for (int64_t r : a.output_register()) {
-      if (!InRange(r, plan.register__size())) {
+      if (!InRange(r, plan.register_def_size())) {
         return Invalid(ActorLabel(a), "output register " + std::to_string(r) + " does not exist");
       }
     }
@@ -76,7 +76,7 @@ struct ReaderTable {
 };
 
 ReaderTable BuildReaderTable(const proto::Plan& plan) {
-  const size_t registers = static_cast<size_t>(plan.register__size());
+  const size_t registers = static_cast<size_t>(plan.register_def_size());
   ReaderTable table;
   table.begin.assign(registers + 1, 0);
   for (const proto::ActorDef& a : plan.actor()) {
@@ -129,13 +129,13 @@ Status CheckOwnRegisters(const proto::Plan& plan, const proto::ActorDef& a) {
   for (int i = 0; i < outputs.size(); ++i) {
     if (std::find(outputs.begin(), outputs.begin() + i, outputs[i]) != outputs.begin() + i) {
       return Invalid(ActorLabel(a),
-                     "writes " + RegisterLabel(plan.register_(outputs[i])) + " twice");
+                     "writes " + RegisterLabel(plan.register_def(outputs[i])) + " twice");
     }
   }
   for (int64_t r : a.input_register()) {
     if (std::find(outputs.begin(), outputs.end(), r) != outputs.end()) {
       return Invalid(ActorLabel(a),
-                     "reads " + RegisterLabel(plan.register_(r)) + ", which it writes itself");
+                     "reads " + RegisterLabel(plan.register_def(r)) + ", which it writes itself");
     }
   }
   return Status::Ok();
@@ -173,9 +173,9 @@ Status CheckIds(const proto::Plan& plan) {
   }
   for (const proto::PlanVariable& variable : plan.variable()) {
     for (const proto::VariablePart& part : variable.part()) {
-      if (!InRange(part.register_(), plan.register__size())) {
+      if (!InRange(part.register_id(), plan.register_def_size())) {
         return InvalidArgumentError("variable '" + variable.name() + "': part register " +
-                                    std::to_string(part.register_()) + " does not exist");
+                                    std::to_string(part.register_id()) + " does not exist");
       }
     }
   }
@@ -183,7 +183,7 @@ Status CheckIds(const proto::Plan& plan) {
 }
 
 Status CheckProducersAndConsumers(const proto::Plan& plan) {
-  const size_t register_count = static_cast<size_t>(plan.register__size());
+  const size_t register_count = static_cast<size_t>(plan.register_def_size());
   std::vector<int> writer_count(register_count, 0);
   std::vector<int64_t> first_writer(register_count, -1);
   for (const proto::ActorDef& a : plan.actor()) {
@@ -195,7 +195,7 @@ Status CheckProducersAndConsumers(const proto::Plan& plan) {
   }
   const ReaderTable readers = BuildReaderTable(plan);
   std::vector<int64_t> listed;
-  for (const proto::RegisterDef& r : plan.register_()) {
+  for (const proto::RegisterDef& r : plan.register_def()) {
     const size_t id = static_cast<size_t>(r.id());
     if (writer_count[id] != 1) {
       return Invalid(RegisterLabel(r),
@@ -224,7 +224,7 @@ Status CheckProducersAndConsumers(const proto::Plan& plan) {
 Status CheckPeriods(const proto::Plan& plan) {
   const int64_t total = TotalPieces(plan);
   const std::string total_text = std::to_string(total);
-  for (const proto::RegisterDef& r : plan.register_()) {
+  for (const proto::RegisterDef& r : plan.register_def()) {
     if (r.period() < 1 || total % r.period() != 0) {
       return Invalid(RegisterLabel(r), "period " + std::to_string(r.period()) +
                                            " must be >= 1 and divide total_pieces " + total_text);
@@ -241,7 +241,7 @@ Status CheckPeriods(const proto::Plan& plan) {
                          ", must be total_pieces / period = " + std::to_string(total / a.period()));
     }
     auto check_register = [&](int64_t id, const char* verb) {
-      const proto::RegisterDef& r = plan.register_(id);
+      const proto::RegisterDef& r = plan.register_def(id);
       if (r.period() % a.period() == 0) return Status::Ok();
       return Invalid(ActorLabel(a), std::string(verb) + " " + RegisterLabel(r) + " with period " +
                                         std::to_string(r.period()) + ", which its period " +
@@ -254,7 +254,7 @@ Status CheckPeriods(const proto::Plan& plan) {
 }
 
 Status CheckPhases(const proto::Plan& plan) {
-  for (const proto::RegisterDef& r : plan.register_()) {
+  for (const proto::RegisterDef& r : plan.register_def()) {
     int writers = 0;
     for (const proto::RegisterConsumer& consumer : r.consumer()) {
       if (consumer.phase() != 0 && consumer.phase() != 1) {

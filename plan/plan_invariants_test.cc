@@ -35,13 +35,13 @@ TEST(PlanInvariantsTest, ARepeatedInputIsOneConsumer) {
   proto::Plan plan = testing::TwoNodePlan();
   plan.mutable_actor(3)->add_input_register(2);  // relu(y, y).
   EXPECT_TRUE(CheckPlanInvariants(plan).ok()) << CheckPlanInvariants(plan);
-  plan.mutable_register_(2)->add_consumer()->set_actor(3);
+  plan.mutable_register_def(2)->add_consumer()->set_actor(3);
   EXPECT_THAT(ErrorOf(plan), HasSubstr("register 'y' (2): lists consumer actor 'relu' (3) twice"));
 }
 
 TEST(PlanInvariantsTest, NamesTheDeviceWhoseArenaOverlaps) {
   proto::Plan plan = testing::TwoNodePlan();
-  plan.mutable_register_(3)->set_offset(4);  // z over y's second slot.
+  plan.mutable_register_def(3)->set_offset(4);  // z over y's second slot.
   EXPECT_THAT(ErrorOf(plan), HasSubstr("device 1 (node1/cpu:0): register 'y' (2) slots [0, 8) "
                                        "overlaps register 'z' (3) slots [4, 12)"));
 }

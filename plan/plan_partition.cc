@@ -37,7 +37,7 @@ StatusOr<PlanPartition> PartitionPlan(const proto::Plan& plan, const std::string
   for (const proto::ActorDef& actor : plan.actor()) {
     if (hosted_device[static_cast<size_t>(actor.device())]) partition.actors.push_back(actor.id());
   }
-  for (const proto::RegisterDef& r : plan.register_()) {
+  for (const proto::RegisterDef& r : plan.register_def()) {
     if (hosted_device[static_cast<size_t>(r.device())]) partition.registers.push_back(r.id());
     const std::string& producer_node = NodeOfActor(plan, r.producer());
     for (const proto::RegisterConsumer& consumer : r.consumer()) {

@@ -53,7 +53,7 @@ TEST(PlanPartitionTest, NodeOneSeesTheSameEdgesFromTheOtherSide) {
 TEST(PlanPartitionTest, EveryActorAndRegisterBelongsToExactlyOneNode) {
   const proto::Plan plan = testing::TwoNodePlan();
   std::vector<int> actors(static_cast<size_t>(plan.actor_size()), 0);
-  std::vector<int> registers(static_cast<size_t>(plan.register__size()), 0);
+  std::vector<int> registers(static_cast<size_t>(plan.register_def_size()), 0);
   for (const std::string& node : PlanNodes(plan)) {
     StatusOr<PlanPartition> part = PartitionPlan(plan, node);
     ASSERT_TRUE(part.ok()) << part.status();

@@ -27,7 +27,7 @@ bool WritesWholeFills(proto::ActorKind kind) {
 }  // namespace
 
 bool MayShareBytes(const proto::Plan& plan, int64_t register_id) {
-  const proto::RegisterDef& reg = plan.register_(static_cast<int>(register_id));
+  const proto::RegisterDef& reg = plan.register_def(static_cast<int>(register_id));
   if (!WritesWholeFills(plan.actor(static_cast<int>(reg.producer())).kind())) return false;
   for (const proto::RegisterConsumer& consumer : reg.consumer()) {
     if (consumer.phase() != 0) return false;
@@ -40,7 +40,7 @@ bool MayShareBytes(const proto::Plan& plan, int64_t register_id) {
 
 int64_t RegisterBytesWithoutSharing(const proto::Plan& plan, int device) {
   int64_t bytes = 0;
-  for (const proto::RegisterDef& reg : plan.register_()) {
+  for (const proto::RegisterDef& reg : plan.register_def()) {
     if (reg.device() == device) bytes += reg.slots() * reg.bytes_per_slot();
   }
   return bytes;
@@ -54,7 +54,7 @@ RegisterLifetimes::RegisterLifetimes(const proto::Plan& plan) : plan_(plan) {
       return;
     }
   }
-  for (const proto::RegisterDef& reg : plan.register_()) {
+  for (const proto::RegisterDef& reg : plan.register_def()) {
     if (reg.period() < 1 || pieces_per_step % reg.period() != 0) {
       why_ = "register '" + reg.name() + "' has a period that does not divide pieces_per_step";
       return;
@@ -91,7 +91,7 @@ void RegisterLifetimes::BuildEdges() {
       successors_[node(actor.id(), i - 1)].push_back(node(actor.id(), i));
     }
   }
-  for (const proto::RegisterDef& reg : plan_.register_()) {
+  for (const proto::RegisterDef& reg : plan_.register_def()) {
     const int64_t q = reg.period();
     const int64_t producer_period = period(reg.producer());
     for (int64_t fill = 0; fill < FillCount(pieces_, q); ++fill) {
@@ -145,10 +145,10 @@ bool RegisterLifetimes::SortTopologically() {
 void RegisterLifetimes::BuildLives() {
   auto node = [&](int64_t actor, int64_t firing) { return first_firing_[actor] + firing; };
   auto period = [&](int64_t actor) { return plan_.actor(static_cast<int>(actor)).period(); };
-  lives_.resize(plan_.register__size());
-  may_share_.resize(plan_.register__size());
+  lives_.resize(plan_.register_def_size());
+  may_share_.resize(plan_.register_def_size());
   column_of_.assign(successors_.size(), -1);
-  for (const proto::RegisterDef& reg : plan_.register_()) {
+  for (const proto::RegisterDef& reg : plan_.register_def()) {
     may_share_[reg.id()] = MayShareBytes(plan_, reg.id());
     const int64_t q = reg.period();
     const int64_t producer_period = period(reg.producer());

@@ -34,8 +34,8 @@ class OneDevicePlan {
   // Consumers are (actor, phase); the producer is set by AddActor.
   int64_t AddRegister(const std::string& name, int slots, int64_t period,
                       const std::vector<std::pair<int64_t, int>>& consumers) {
-    proto::RegisterDef* r = plan_.add_register_();
-    r->set_id(plan_.register__size() - 1);
+    proto::RegisterDef* r = plan_.add_register_def();
+    r->set_id(plan_.register_def_size() - 1);
     r->set_name(name);
     r->set_slots(slots);
     r->set_period(period);
@@ -63,15 +63,15 @@ class OneDevicePlan {
     for (int64_t r : inputs) actor->add_input_register(r);
     for (int64_t r : outputs) {
       actor->add_output_register(r);
-      plan_.mutable_register_(static_cast<int>(r))->set_producer(actor->id());
+      plan_.mutable_register_def(static_cast<int>(r))->set_producer(actor->id());
     }
   }
 
   // Lays `b` over `a` and lists the pair both ways.
   void Share(int64_t a, int64_t b) {
-    plan_.mutable_register_(static_cast<int>(b))->set_offset(plan_.register_(a).offset());
-    plan_.mutable_register_(static_cast<int>(a))->add_shares_bytes_with(b);
-    plan_.mutable_register_(static_cast<int>(b))->add_shares_bytes_with(a);
+    plan_.mutable_register_def(static_cast<int>(b))->set_offset(plan_.register_def(a).offset());
+    plan_.mutable_register_def(static_cast<int>(a))->add_shares_bytes_with(b);
+    plan_.mutable_register_def(static_cast<int>(b))->add_shares_bytes_with(a);
   }
 
   proto::Plan& plan() { return plan_; }
@@ -140,8 +140,8 @@ TEST(RegisterLifetimesTest, TheUpdateOrdersOneStepsGradientBeforeTheNextStepsFor
 
 TEST(RegisterLifetimesTest, TwoSlotsLetTheNextStepsForwardOverlapTheGradient) {
   TrainingCycle cycle;
-  cycle.built.plan().mutable_register_(static_cast<int>(cycle.x))->set_slots(2);
-  cycle.built.plan().mutable_register_(static_cast<int>(cycle.y))->set_slots(2);
+  cycle.built.plan().mutable_register_def(static_cast<int>(cycle.x))->set_slots(2);
+  cycle.built.plan().mutable_register_def(static_cast<int>(cycle.y))->set_slots(2);
   RegisterLifetimes lifetimes(cycle.built.plan());
   ASSERT_TRUE(lifetimes.analyzed()) << lifetimes.why();
   // Still ordered: the next x needs the next w, which needs this step's update.
@@ -190,7 +190,7 @@ TEST(ArenaLayoutCheckTest, RejectsSharedBytesOfRegistersThatCanBeLiveTogether) {
 TEST(ArenaLayoutCheckTest, RejectsAnOverlapNotDeclaredBothWays) {
   TrainingCycle cycle;
   cycle.built.Share(cycle.x, cycle.g);
-  cycle.built.plan().mutable_register_(static_cast<int>(cycle.g))->clear_shares_bytes_with();
+  cycle.built.plan().mutable_register_def(static_cast<int>(cycle.g))->clear_shares_bytes_with();
   EXPECT_THAT(CheckPlanInvariants(cycle.built.plan()).message(),
               HasSubstr("register 'x' (1) slots [64, 128) overlaps register 'g' (3) slots"));
 }

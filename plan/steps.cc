@@ -30,7 +30,7 @@ StatusOr<proto::Plan> WithSteps(const proto::Plan& plan, int64_t steps) {
   for (const proto::ActorDef& actor : plan.actor()) {
     SOFTWIRE_RETURN_IF_ERROR(CheckDivides(ActorLabel(actor.name()), actor.period(), pieces, steps));
   }
-  for (const proto::RegisterDef& register_def : plan.register_()) {
+  for (const proto::RegisterDef& register_def : plan.register_def()) {
     SOFTWIRE_RETURN_IF_ERROR(
         CheckDivides(RegisterLabel(register_def.name()), register_def.period(), pieces, steps));
   }

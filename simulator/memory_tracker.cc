@@ -4,10 +4,10 @@ namespace softwire {
 namespace simulator {
 
 MemoryTracker::MemoryTracker(const proto::Plan& plan)
-    : registers_(static_cast<size_t>(plan.register__size())),
+    : registers_(static_cast<size_t>(plan.register_def_size())),
       devices_(static_cast<size_t>(plan.device_size())),
       plan_figures_(static_cast<size_t>(plan.device_size())) {
-  for (const proto::RegisterDef& register_def : plan.register_()) {
+  for (const proto::RegisterDef& register_def : plan.register_def()) {
     RegisterState& state = registers_[static_cast<size_t>(register_def.id())];
     state.bytes_per_slot = register_def.bytes_per_slot();
     state.device = register_def.device();

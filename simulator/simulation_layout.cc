@@ -76,8 +76,8 @@ StatusOr<SimulationLayout> BuildSimulationLayout(const proto::Plan& plan,
   }
   std::set<std::pair<int32_t, int32_t>> queues;
   std::set<int32_t> stages;
-  std::vector<bool> read(static_cast<size_t>(plan.register__size()), false);
-  for (const proto::RegisterDef& register_def : plan.register_()) {
+  std::vector<bool> read(static_cast<size_t>(plan.register_def_size()), false);
+  for (const proto::RegisterDef& register_def : plan.register_def()) {
     read[static_cast<size_t>(register_def.id())] = register_def.consumer_size() > 0;
   }
   for (const proto::ActorDef& actor : plan.actor()) {

@@ -27,7 +27,7 @@ Simulator::Simulator(const SimulationOptions& options, const proto::Plan& plan)
   for (const proto::PlanDevice& device : plan.device()) {
     device_names_.push_back(device.node() + "/" + device.name());
   }
-  for (const proto::RegisterDef& register_def : plan.register_()) {
+  for (const proto::RegisterDef& register_def : plan.register_def()) {
     register_names_.push_back(register_def.name());
   }
 }
@@ -47,7 +47,7 @@ StatusOr<std::unique_ptr<Simulator>> Simulator::Create(const proto::Plan& planne
   simulator->pieces_per_step_ = plan.schedule().pieces_per_step();
   simulator->steps_ = plan.schedule().steps();
   SOFTWIRE_ASSIGN_OR_RETURN(simulator->layout_, BuildSimulationLayout(plan, options.latency));
-  simulator->output_index_.assign(static_cast<size_t>(plan.register__size()), -1);
+  simulator->output_index_.assign(static_cast<size_t>(plan.register_def_size()), -1);
   for (const proto::ActorDef& actor : plan.actor()) {
     for (int o = 0; o < actor.output_register_size(); ++o) {
       simulator->output_index_[static_cast<size_t>(actor.output_register(o))] = o;

@@ -54,7 +54,7 @@ proto::Plan Place(proto::Plan plan, const std::vector<std::string>& device_nodes
     actor.set_stage(placement.stage);
   }
   std::vector<int64_t> used(device_nodes.size(), 0);
-  for (proto::RegisterDef& register_def : *plan.mutable_register_()) {
+  for (proto::RegisterDef& register_def : *plan.mutable_register_def()) {
     const int32_t device = plan.actor(static_cast<int>(register_def.producer())).device();
     register_def.set_device(device);
     register_def.set_offset(used[static_cast<size_t>(device)]);

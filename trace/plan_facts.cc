@@ -57,7 +57,7 @@ PlanFacts DescribePlan(const proto::Plan& plan) {
     a.state_bytes = actor.state_bytes();
     facts.actors.push_back(std::move(a));
   }
-  for (const proto::RegisterDef& r : plan.register_()) {
+  for (const proto::RegisterDef& r : plan.register_def()) {
     RegisterFacts f;
     f.name = r.name();
     f.producer = static_cast<int32_t>(r.producer());

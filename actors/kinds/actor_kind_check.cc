@@ -30,11 +30,11 @@ Status ActorKindCheck::Error(const std::string& what) const {
 }
 
 const proto::RegisterDef& ActorKindCheck::input_register(int index) const {
-  return plan.register_(def.input_register(index));
+  return plan.register_def(def.input_register(index));
 }
 
 const proto::RegisterDef& ActorKindCheck::output_register(int index) const {
-  return plan.register_(def.output_register(index));
+  return plan.register_def(def.output_register(index));
 }
 
 Status ActorKindCheck::ExpectInputs(int min, int max) const {

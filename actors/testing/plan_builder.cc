@@ -41,7 +41,7 @@ proto::Plan PlanBuilder::Build() const {
   const int64_t total_pieces = steps_ * pieces_per_step_;
   std::map<std::string, int64_t> register_ids;
   for (const proto::RegisterDef& r : registers_) {
-    *plan.add_register_() = r;
+    *plan.add_register_def() = r;
     register_ids[r.name()] = r.id();
   }
   auto id_of = [&](const std::string& name) {
@@ -60,7 +60,7 @@ proto::Plan PlanBuilder::Build() const {
     actor->mutable_kernel()->set_op_type(spec.kind == proto::ACTOR_KIND_UPDATE ? "sgd_update"
                                                                                : "identity");
     for (const std::string& output : spec.outputs) {
-      proto::RegisterDef* r = plan.mutable_register_(id_of(output));
+      proto::RegisterDef* r = plan.mutable_register_def(id_of(output));
       r->set_producer(actor->id());
       if (r->period() == 0) {
         const bool per_step =
@@ -72,7 +72,7 @@ proto::Plan PlanBuilder::Build() const {
     for (const std::string& input : spec.inputs) {
       const int64_t id = id_of(input);
       actor->add_input_register(id);
-      proto::RegisterDef* r = plan.mutable_register_(id);
+      proto::RegisterDef* r = plan.mutable_register_def(id);
       bool listed = false;
       for (const proto::RegisterConsumer& c : r->consumer()) listed |= c.actor() == actor->id();
       if (listed) continue;
@@ -95,7 +95,7 @@ proto::Plan PlanBuilder::Build() const {
     }
   }
   int64_t offset = 0;
-  for (proto::RegisterDef& r : *plan.mutable_register_()) {
+  for (proto::RegisterDef& r : *plan.mutable_register_def()) {
     if (r.period() == 0) r.set_period(1);
     int64_t bytes = 4;
     for (int64_t dim : r.tensor().dims()) bytes *= dim;

@@ -76,7 +76,7 @@ Run CompileOnce(const compiler::JobFile& job_file, const compiler::CompileOption
     std::exit(1);
   }
   run.actors = compilation.plan->actor_size();
-  run.registers = compilation.plan->register__size();
+  run.registers = compilation.plan->register_def_size();
   std::map<std::string, int64_t> kinds;
   for (const proto::ActorDef& actor : compilation.plan->actor()) {
     ++kinds[proto::ActorKind_Name(actor.kind()).substr(11)];

@@ -156,7 +156,7 @@ void EmitActor(const Compilation& compilation,
 }
 
 void EmitRegister(TaskRegister& reg, proto::Plan* plan) {
-  proto::RegisterDef* out = plan->add_register_();
+  proto::RegisterDef* out = plan->add_register_def();
   out->set_id(reg.id);
   out->set_name(std::move(reg.name));
   out->set_producer(reg.producer);
@@ -216,7 +216,7 @@ void EmitVariable(const Compilation& compilation, const LogicalOp& op,
     }
     if (listed) continue;
     proto::VariablePart* part = variable->add_part();
-    part->set_register_(task.outputs[0]);
+    part->set_register_id(task.outputs[0]);
     part->set_split_axis(task.part.split_axis);
     if (task.part.split_axis >= 0) {
       part->set_split_begin(task.part.begin);
@@ -247,7 +247,7 @@ Status EmitPlanPass(Compilation& compilation) {
   proto::Plan plan;
   plan.set_job_name(compilation.job().name());
   EmitDevices(compilation, &plan);
-  plan.mutable_register_()->Reserve(static_cast<int>(compilation.tasks.registers().size()));
+  plan.mutable_register_def()->Reserve(static_cast<int>(compilation.tasks.registers().size()));
   for (TaskRegister& reg : compilation.tasks.mutable_registers()) EmitRegister(reg, &plan);
   plan.mutable_actor()->Reserve(static_cast<int>(compilation.tasks.tasks().size()));
   const std::map<std::string, const proto::Variable*> variables = JobVariables(compilation);

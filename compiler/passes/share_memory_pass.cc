@@ -75,7 +75,7 @@ int64_t ShareDevice(const plan::RegisterLifetimes& lifetimes, const std::vector<
                     proto::Plan* plan) {
   const size_t count = ids.size();
   std::vector<int64_t> sizes(count);
-  for (size_t i = 0; i < count; ++i) sizes[i] = RegionBytes(plan->register_(ids[i]));
+  for (size_t i = 0; i < count; ++i) sizes[i] = RegionBytes(plan->register_def(ids[i]));
   std::vector<std::vector<bool>> conflicts(count, std::vector<bool>(count, true));
   for (size_t i = 0; i < count; ++i) {
     for (size_t j = i + 1; j < count; ++j) {
@@ -98,7 +98,7 @@ int64_t ShareDevice(const plan::RegisterLifetimes& lifetimes, const std::vector<
     if (best.bytes < 0 || layout.bytes < best.bytes) best = std::move(layout);
   }
   for (size_t i = 0; i < count; ++i) {
-    proto::RegisterDef* reg = plan->mutable_register_(static_cast<int>(ids[i]));
+    proto::RegisterDef* reg = plan->mutable_register_def(static_cast<int>(ids[i]));
     reg->set_offset(best.offsets[i]);
     reg->clear_shares_bytes_with();
   }
@@ -106,7 +106,8 @@ int64_t ShareDevice(const plan::RegisterLifetimes& lifetimes, const std::vector<
     for (size_t j = 0; j < count; ++j) {
       const bool overlap = i != j && best.offsets[i] < best.offsets[j] + sizes[j] &&
                            best.offsets[j] < best.offsets[i] + sizes[i];
-      if (overlap) plan->mutable_register_(static_cast<int>(ids[i]))->add_shares_bytes_with(ids[j]);
+      if (overlap)
+        plan->mutable_register_def(static_cast<int>(ids[i]))->add_shares_bytes_with(ids[j]);
     }
   }
   return best.bytes;
@@ -136,7 +137,7 @@ Status ShareMemoryPass(Compilation& compilation) {
   const plan::RegisterLifetimes lifetimes(plan);
   if (!lifetimes.analyzed()) return Status::Ok();  // Nothing is proven: nothing shares.
   std::vector<std::vector<int64_t>> registers(plan.device_size());
-  for (const proto::RegisterDef& reg : plan.register_())
+  for (const proto::RegisterDef& reg : plan.register_def())
     registers[reg.device()].push_back(reg.id());
   for (const proto::PlanDevice& device : plan.device()) {
     const int64_t bytes = ShareDevice(lifetimes, registers[device.id()], &plan);

@@ -388,7 +388,7 @@ TEST(BoxingBuilder, BuildsARingAllReduceWithTwoTimesNMinusOneStepsPerChunk) {
   EXPECT_EQ(adds, 4 * (4 - 1));
   const proto::ActorDef* update = FindActor(*plan, "w.update@2");
   ASSERT_NE(update, nullptr);
-  EXPECT_EQ(plan->register_(update->input_register(0)).name(), "w.grad_accumulated.reduced@2");
+  EXPECT_EQ(plan->register_def(update->input_register(0)).name(), "w.grad_accumulated.reduced@2");
 }
 
 TEST(RingSubChunks, CutsChunksOfSeveralMebibytesIntoUpToFourSubChunks) {

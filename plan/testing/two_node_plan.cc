@@ -21,8 +21,8 @@ void AddDevice(const std::string& node, proto::Plan* plan) {
 
 void AddRegister(const std::string& name, int device, int64_t producer,
                  const std::vector<int64_t>& consumers, proto::Plan* plan) {
-  proto::RegisterDef* r = plan->add_register_();
-  r->set_id(plan->register__size() - 1);
+  proto::RegisterDef* r = plan->add_register_def();
+  r->set_id(plan->register_def_size() - 1);
   r->set_name(name);
   r->set_device(device);
   r->set_producer(producer);

@@ -16,7 +16,7 @@ StatusOr<std::vector<int64_t>> OrderActors(const proto::Plan& plan) {
     successors[from].push_back(to);
     ++predecessors[to];
   };
-  for (const proto::RegisterDef& r : plan.register_()) {
+  for (const proto::RegisterDef& r : plan.register_def()) {
     int64_t writer = -1;
     for (const proto::RegisterConsumer& consumer : r.consumer()) {
       add_edge(r.producer(), consumer.actor());

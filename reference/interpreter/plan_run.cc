@@ -45,8 +45,8 @@ Status PlanRun::Prepare() {
     return InvalidArgumentError("reference: pieces_per_step must be >= 1");
   }
   const int64_t period_unit = plan_.schedule().steps() * plan_.schedule().pieces_per_step();
-  for (int i = 0; i < plan_.register__size(); ++i) {
-    const proto::RegisterDef& r = plan_.register_(i);
+  for (int i = 0; i < plan_.register_def_size(); ++i) {
+    const proto::RegisterDef& r = plan_.register_def(i);
     if (r.id() != i || !InRange(r.producer(), plan_.actor_size()) || r.period() < 1 ||
         period_unit % r.period() != 0) {
       return InvalidArgumentError("reference: " + plan::RegisterLabel(r.name()) +
@@ -69,8 +69,8 @@ Status PlanRun::Prepare() {
   }
   for (const proto::PlanVariable& variable : plan_.variable()) {
     for (const proto::VariablePart& part : variable.part()) {
-      if (!InRange(part.register_(), plan_.register__size()) ||
-          plan_.actor(plan_.register_(part.register_()).producer()).kind() !=
+      if (!InRange(part.register_id(), plan_.register_def_size()) ||
+          plan_.actor(plan_.register_def(part.register_id()).producer()).kind() !=
               proto::ACTOR_KIND_VARIABLE) {
         return InvalidArgumentError("reference: variable '" + variable.name() +
                                     "' has a part that no variable actor writes");
@@ -96,15 +96,15 @@ Status PlanRun::CheckActor(int index) const {
                                 std::to_string(total_pieces_) + " pieces to run");
   }
   for (int64_t r : actor.input_register()) {
-    if (!InRange(r, plan_.register__size()) || plan_.register_(r).period() % actor.period()) {
+    if (!InRange(r, plan_.register_def_size()) || plan_.register_def(r).period() % actor.period()) {
       return InvalidArgumentError(label +
                                   " reads a register that does not exist or whose "
                                   "period its period does not divide");
     }
   }
   for (int64_t r : actor.output_register()) {
-    if (!InRange(r, plan_.register__size()) || plan_.register_(r).producer() != actor.id() ||
-        plan_.register_(r).period() % actor.period()) {
+    if (!InRange(r, plan_.register_def_size()) || plan_.register_def(r).producer() != actor.id() ||
+        plan_.register_def(r).period() % actor.period()) {
       return InvalidArgumentError(label +
                                   " writes a register that does not exist, names another "
                                   "producer, or whose period its period does not "
@@ -124,10 +124,11 @@ Status PlanRun::CheckActor(int index) const {
     case proto::ACTOR_KIND_ACCUMULATE:
       return expect(inputs == 1 && outputs == 1, "an accumulate reads one value, writes one sum");
     case proto::ACTOR_KIND_UPDATE:
-      return expect(inputs == 2 && outputs == 0 &&
-                        plan_.actor(plan_.register_(actor.input_register(1)).producer()).kind() ==
-                            proto::ACTOR_KIND_VARIABLE,
-                    "an update reads (gradient, variable written by a variable actor)");
+      return expect(
+          inputs == 2 && outputs == 0 &&
+              plan_.actor(plan_.register_def(actor.input_register(1)).producer()).kind() ==
+                  proto::ACTOR_KIND_VARIABLE,
+          "an update reads (gradient, variable written by a variable actor)");
     case proto::ACTOR_KIND_SINK:
       return expect(inputs == 1 && actor.period() == 1, "a sink reads one value per piece");
     case proto::ACTOR_KIND_COPY:
@@ -149,7 +150,7 @@ Status PlanRun::PrepareActor(ActorRun* run) {
   const proto::ActorDef& actor = *run->def;
   for (int64_t r : actor.input_register()) {
     int phase = 0;
-    for (const proto::RegisterConsumer& c : plan_.register_(r).consumer()) {
+    for (const proto::RegisterConsumer& c : plan_.register_def(r).consumer()) {
       if (c.actor() == actor.id()) phase = c.phase();
     }
     run->input_phases.push_back(phase);
@@ -163,7 +164,7 @@ Status PlanRun::PrepareActor(ActorRun* run) {
     case proto::ACTOR_KIND_VARIABLE: {
       // Initial values are float32, as the engine holds them; widened afterwards so the
       // reference starts from the very same weights.
-      const proto::TensorDesc& desc = plan_.register_(actor.output_register(0)).tensor();
+      const proto::TensorDesc& desc = plan_.register_def(actor.output_register(0)).tensor();
       std::vector<float> initial(static_cast<size_t>(ShapeOf(desc).NumElements()));
       const proto::VariableActorDef& variable = actor.variable();
       data::VariablePart part{variable.split_axis(), variable.split_begin(), variable.split_end()};
@@ -180,7 +181,7 @@ Status PlanRun::PrepareActor(ActorRun* run) {
     case proto::ACTOR_KIND_UPDATE: {
       // docs/OPS.md: sgd_update keeps one value per weight element, adam_update two.
       const int64_t elements =
-          ShapeOf(plan_.register_(actor.input_register(1)).tensor()).NumElements();
+          ShapeOf(plan_.register_def(actor.input_register(1)).tensor()).NumElements();
       const std::string& op = actor.kernel().op_type();
       run->optimizer_state.assign(
           static_cast<size_t>(op == "adam_update" ? 2 * elements : elements), 0.0);
@@ -195,7 +196,7 @@ Status PlanRun::PrepareActor(ActorRun* run) {
 }
 
 int64_t PlanRun::FillOf(const ActorRun& run, int64_t r, int64_t index) const {
-  return plan::FillOf(index, run.def->period(), plan_.register_(r).period());
+  return plan::FillOf(index, run.def->period(), plan_.register_def(r).period());
 }
 
 bool PlanRun::CanFire(const ActorRun& run) const {
@@ -207,7 +208,7 @@ bool PlanRun::CanFire(const ActorRun& run) const {
     if (run.input_phases[k] == 1 && !registers_.ReadersReleased(r, fill)) return false;
   }
   for (int64_t r : actor.output_register()) {
-    const bool begins = plan::BeginsFill(run.next, actor.period(), plan_.register_(r).period());
+    const bool begins = plan::BeginsFill(run.next, actor.period(), plan_.register_def(r).period());
     if (begins && !registers_.WriterReleasedBefore(r, FillOf(run, r, run.next))) return false;
   }
   return true;
@@ -223,13 +224,13 @@ Status PlanRun::Fire(ActorRun* run) {
   SOFTWIRE_RETURN_IF_ERROR(Work(run, index, inputs).WithContext(plan::ActorLabel(actor.name())));
   std::vector<int64_t> released;
   for (int64_t r : actor.input_register()) {
-    if (!plan::EndsFill(index, actor.period(), plan_.register_(r).period())) continue;
+    if (!plan::EndsFill(index, actor.period(), plan_.register_def(r).period())) continue;
     if (std::find(released.begin(), released.end(), r) != released.end()) continue;
     released.push_back(r);  // An input read twice (mul(x, x)) is released once.
     registers_.Release(r, actor.id(), FillOf(*run, r, index));
   }
   for (int64_t r : actor.output_register()) {
-    if (!plan::EndsFill(index, actor.period(), plan_.register_(r).period())) continue;
+    if (!plan::EndsFill(index, actor.period(), plan_.register_def(r).period())) continue;
     registers_.Complete(r, FillOf(*run, r, index));
   }
   ++run->next;
@@ -296,7 +297,7 @@ Status PlanRun::RunSource(ActorRun* run, int64_t index) {
   std::vector<std::vector<int32_t>> ints(actor.output_register_size());
   std::vector<TensorView> views;
   for (int k = 0; k < actor.output_register_size(); ++k) {
-    const proto::TensorDesc& desc = plan_.register_(actor.output_register(k)).tensor();
+    const proto::TensorDesc& desc = plan_.register_def(actor.output_register(k)).tensor();
     const Shape shape = ShapeOf(desc);
     const size_t elements = static_cast<size_t>(shape.NumElements());
     void* data = nullptr;
@@ -315,7 +316,7 @@ Status PlanRun::RunSource(ActorRun* run, int64_t index) {
   for (int k = 0; k < actor.output_register_size(); ++k) {
     const int64_t r = actor.output_register(k);
     ReferenceTensor& value = registers_.Value(r, FillOf(*run, r, index));
-    value = ZeroTensor(plan_.register_(r).tensor());
+    value = ZeroTensor(plan_.register_def(r).tensor());
     if (value.dtype == DType::kInt32) {
       std::copy(ints[k].begin(), ints[k].end(), value.values.begin());
     } else {
@@ -337,7 +338,7 @@ Status PlanRun::RunKernel(ActorRun* run, int64_t index,
   for (int k = 0; k < actor.output_register_size(); ++k) {
     outputs.push_back(ZeroTensor(k < kernel.output_size()
                                      ? kernel.output(k)
-                                     : plan_.register_(actor.output_register(k)).tensor()));
+                                     : plan_.register_def(actor.output_register(k)).tensor()));
   }
   ReferenceKernelCall call;
   call.def = &kernel;
@@ -354,7 +355,7 @@ Status PlanRun::RunKernel(ActorRun* run, int64_t index,
 Status PlanRun::RunAccumulate(ActorRun* run, int64_t index, const ReferenceTensor& input) {
   const int64_t r = run->def->output_register(0);
   ReferenceTensor& sum = registers_.Value(r, FillOf(*run, r, index));
-  if (plan::BeginsFill(index, run->def->period(), plan_.register_(r).period())) {
+  if (plan::BeginsFill(index, run->def->period(), plan_.register_def(r).period())) {
     sum = input;  // The fill begins: sum = x.
     return Status::Ok();
   }
@@ -369,7 +370,7 @@ Status PlanRun::RunAccumulate(ActorRun* run, int64_t index, const ReferenceTenso
 Status PlanRun::RunUpdate(ActorRun* run, int64_t index,
                           const std::vector<const ReferenceTensor*>& inputs) {
   // The weight is updated in place: the variable actor offers the new value next step.
-  ActorRun& variable = actors_[plan_.register_(run->def->input_register(1)).producer()];
+  ActorRun& variable = actors_[plan_.register_def(run->def->input_register(1)).producer()];
   std::vector<ReferenceTensor> outputs{*inputs[1]};
   ReferenceKernelCall call;
   call.def = &run->def->kernel();
@@ -386,7 +387,7 @@ ReferenceTensor PlanRun::StitchVariable(const proto::PlanVariable& variable) con
   ReferenceTensor whole = ZeroTensor(variable.tensor());
   const std::vector<int64_t>& dims = whole.shape.dims();
   for (const proto::VariablePart& part : variable.part()) {
-    const ReferenceTensor& value = actors_[plan_.register_(part.register_()).producer()].value;
+    const ReferenceTensor& value = actors_[plan_.register_def(part.register_id()).producer()].value;
     if (part.split_axis() < 0) {
       whole.values = value.values;
       continue;

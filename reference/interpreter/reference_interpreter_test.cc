@@ -56,8 +56,8 @@ class PlanMaker {
 
   void Register(const std::string& name, std::vector<int64_t> dims, int64_t period = 1,
                 proto::DataType dtype = proto::DATA_TYPE_FLOAT32) {
-    proto::RegisterDef* r = plan_.add_register_();
-    r->set_id(plan_.register__size() - 1);
+    proto::RegisterDef* r = plan_.add_register_def();
+    r->set_id(plan_.register_def_size() - 1);
     r->set_name(name);
     r->set_slots(1);
     r->set_period(period);
@@ -79,12 +79,12 @@ class PlanMaker {
     actor->mutable_kernel()->set_op_type(op_type);
     for (const std::string& input : inputs) {
       actor->add_input_register(ids_.at(input));
-      *actor->mutable_kernel()->add_input() = plan_.register_(ids_.at(input)).tensor();
+      *actor->mutable_kernel()->add_input() = plan_.register_def(ids_.at(input)).tensor();
     }
     for (const std::string& output : outputs) {
       actor->add_output_register(ids_.at(output));
-      plan_.mutable_register_(ids_.at(output))->set_producer(actor->id());
-      *actor->mutable_kernel()->add_output() = plan_.register_(ids_.at(output)).tensor();
+      plan_.mutable_register_def(ids_.at(output))->set_producer(actor->id());
+      *actor->mutable_kernel()->add_output() = plan_.register_def(ids_.at(output)).tensor();
     }
     return actor;
   }
@@ -97,9 +97,9 @@ class PlanMaker {
   proto::Plan Build() {
     for (const proto::ActorDef& actor : plan_.actor()) {
       for (int64_t r : actor.input_register()) {
-        proto::RegisterConsumer* consumer = plan_.mutable_register_(r)->add_consumer();
+        proto::RegisterConsumer* consumer = plan_.mutable_register_def(r)->add_consumer();
         consumer->set_actor(actor.id());
-        auto writer = writers_.find(plan_.register_(r).name());
+        auto writer = writers_.find(plan_.register_def(r).name());
         consumer->set_phase(writer != writers_.end() && writer->second == actor.name() ? 1 : 0);
       }
     }
@@ -232,7 +232,7 @@ proto::Plan TrainingPlan(const TrainingCase& test_case) {
   variable->set_name("w");
   *variable->mutable_tensor() = w_var->variable().logical_tensor();
   proto::VariablePart* part = variable->add_part();
-  part->set_register_(1);
+  part->set_register_id(1);
   part->set_split_axis(-1);
   return plan;
 }
@@ -377,7 +377,7 @@ TEST(ReferenceInterpreterTest, StitchesAVariableFromItsParts) {
     settings->set_split_begin(rows[i].first);
     settings->set_split_end(rows[i].second);
     proto::VariablePart* part = variable.add_part();
-    part->set_register_(i);
+    part->set_register_id(i);
     part->set_split_axis(0);
     part->set_split_begin(rows[i].first);
     part->set_split_end(rows[i].second);

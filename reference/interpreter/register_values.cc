@@ -7,8 +7,8 @@
 namespace softwire {
 namespace reference {
 
-RegisterValues::RegisterValues(const proto::Plan& plan) : registers_(plan.register__size()) {
-  for (const proto::RegisterDef& r : plan.register_()) {
+RegisterValues::RegisterValues(const proto::Plan& plan) : registers_(plan.register_def_size()) {
+  for (const proto::RegisterDef& r : plan.register_def()) {
     for (const proto::RegisterConsumer& consumer : r.consumer()) {
       registers_[r.id()].consumers.push_back(Consumer{consumer.actor(), consumer.phase(), 0});
     }

@@ -26,15 +26,15 @@ StatusOr<TensorView> ViewOf(const proto::TensorDesc& desc, const std::string& wh
 }
 
 std::string RegisterName(const proto::Plan& plan, int64_t id) {
-  return plan::RegisterLabel(plan.register_(static_cast<int>(id)).name());
+  return plan::RegisterLabel(plan.register_def(static_cast<int>(id)).name());
 }
 
 }  // namespace
 
 StatusOr<RegisterSlots> LocateRegisterSlots(
     const proto::Plan& plan, const std::vector<std::unique_ptr<DeviceArena>>& arenas) {
-  RegisterSlots slots(plan.register__size());
-  for (const proto::RegisterDef& def : plan.register_()) {
+  RegisterSlots slots(plan.register_def_size());
+  for (const proto::RegisterDef& def : plan.register_def()) {
     std::string what = RegisterName(plan, def.id());
     if (def.device() < 0 || def.device() >= static_cast<int>(arenas.size())) {
       return InvalidArgumentError(what + ": device " + std::to_string(def.device()) +
@@ -66,7 +66,7 @@ namespace {
 StatusOr<TensorView> KernelView(const proto::Plan& plan, const proto::ActorDef& def, bool input,
                                 int index) {
   int64_t register_id = input ? def.input_register(index) : def.output_register(index);
-  const proto::RegisterDef& register_def = plan.register_(static_cast<int>(register_id));
+  const proto::RegisterDef& register_def = plan.register_def(static_cast<int>(register_id));
   const auto& kernel_descs = input ? def.kernel().input() : def.kernel().output();
   std::string what = plan::ActorLabel(def.name()) + ": " + (input ? "input " : "output ") +
                      std::to_string(index) + " (" + RegisterName(plan, register_id) + ")";
@@ -91,7 +91,7 @@ Status CheckRegistersHoldMemory(const proto::Plan& plan, const proto::ActorDef& 
                                 const RegisterSlots& slots) {
   if (!arenas[def.device()]->holds_memory()) return Status::Ok();
   auto check = [&](int64_t register_id) {
-    const proto::RegisterDef& r = plan.register_(static_cast<int>(register_id));
+    const proto::RegisterDef& r = plan.register_def(static_cast<int>(register_id));
     const std::vector<char*>& addresses = slots[static_cast<size_t>(register_id)];
     if (addresses.empty()) {
       return InvalidArgumentError(plan::ActorLabel(def.name()) + " uses " +

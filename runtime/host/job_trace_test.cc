@@ -95,7 +95,7 @@ proto::Plan BarrierPipeline(int stages, int64_t pieces_per_step, int64_t steps, 
   builder.Actor(
       Spec("update", proto::ACTOR_KIND_UPDATE, "noop", {"g", "v"}, {}).OnDevice(stages - 1));
   proto::Plan plan = builder.Build();
-  for (proto::RegisterDef& reg : *plan.mutable_register_()) {
+  for (proto::RegisterDef& reg : *plan.mutable_register_def()) {
     if (reg.name() == "g") reg.set_period(pieces_per_step);  // A per-step sum.
     if (reg.name() != "v") continue;
     for (proto::RegisterConsumer& consumer : *reg.mutable_consumer()) {

@@ -57,8 +57,8 @@ StatusOr<std::map<std::string, NpyArray>> ReadVariables(const proto::Plan& plan,
     std::string what = "variable '" + variable.name() + "'";
     bool has_memory = true;
     for (const proto::VariablePart& part : variable.part()) {
-      if (part.register_() >= 0 && part.register_() < plan.register__size() &&
-          !slots[part.register_()].empty() && slots[part.register_()][0] == nullptr) {
+      if (part.register_id() >= 0 && part.register_id() < plan.register_def_size() &&
+          !slots[part.register_id()].empty() && slots[part.register_id()][0] == nullptr) {
         has_memory = false;  // A part on a sim device: no value to read.
       }
     }
@@ -70,16 +70,16 @@ StatusOr<std::map<std::string, NpyArray>> ReadVariables(const proto::Plan& plan,
     int64_t element_bytes = SizeOf(array.dtype);
     array.data.assign(static_cast<size_t>(array.shape.NumElements() * element_bytes), 0);
     for (const proto::VariablePart& part : variable.part()) {
-      if (part.register_() < 0 || part.register_() >= plan.register__size()) {
-        return InvalidArgumentError(what + ": part register " + std::to_string(part.register_()) +
+      if (part.register_id() < 0 || part.register_id() >= plan.register_def_size()) {
+        return InvalidArgumentError(what + ": part register " + std::to_string(part.register_id()) +
                                     " does not exist");
       }
-      const proto::RegisterDef& def = plan.register_(static_cast<int>(part.register_()));
+      const proto::RegisterDef& def = plan.register_def(static_cast<int>(part.register_id()));
       // Fills go round robin over the slots; the last fill is the final value.
       int64_t fills = plan::FillCount(pieces, std::max<int64_t>(1, def.period()));
       int slot = fills > 0 ? static_cast<int>(plan::SlotOf(fills - 1, def.slots())) : 0;
       SOFTWIRE_RETURN_IF_ERROR(CopyPart(
-          part, array.shape, element_bytes, slots[part.register_()][slot], def.bytes_per_slot(),
+          part, array.shape, element_bytes, slots[part.register_id()][slot], def.bytes_per_slot(),
           array.data.data(), what + " part in register '" + def.name() + "'"));
     }
     variables[variable.name()] = std::move(array);

@@ -15,7 +15,7 @@ bool KnownActor(const proto::Plan& plan, int64_t id) {
 }
 
 bool KnownRegister(const proto::Plan& plan, int64_t id) {
-  return id >= 0 && id < plan.register__size();
+  return id >= 0 && id < plan.register_def_size();
 }
 
 std::string ActorName(const proto::Plan& plan, int64_t id) {
@@ -25,7 +25,7 @@ std::string ActorName(const proto::Plan& plan, int64_t id) {
 
 std::string RegisterName(const proto::Plan& plan, int64_t id) {
   if (!KnownRegister(plan, id)) return "register #" + std::to_string(id);
-  return plan::RegisterLabel(plan.register_(static_cast<int>(id)).name());
+  return plan::RegisterLabel(plan.register_def(static_cast<int>(id)).name());
 }
 
 std::string ActorList(const proto::Plan& plan, const std::vector<int64_t>& ids) {
@@ -86,7 +86,7 @@ ActorWaitState DescribeActorWait(const proto::Plan& plan, const WaitReport& repo
   state.completed_firings = report.completed_firings;
   state.register_id = report.register_id;
   state.register_name = KnownRegister(plan, report.register_id)
-                            ? plan.register_(static_cast<int>(report.register_id)).name()
+                            ? plan.register_def(static_cast<int>(report.register_id)).name()
                             : "";
   state.sequence = report.sequence;
   state.waiting_on = report.waiting_on;
@@ -98,7 +98,7 @@ ActorWaitState DescribeActorWait(const proto::Plan& plan, const WaitReport& repo
       KnownActor(plan, report.actor) ? plan.actor(static_cast<int>(report.actor)).period() : 1;
   const int64_t register_period =
       KnownRegister(plan, report.register_id)
-          ? plan.register_(static_cast<int>(report.register_id)).period()
+          ? plan.register_def(static_cast<int>(report.register_id)).period()
           : 1;
   const Kind kind = static_cast<Kind>(report.kind);
   std::string text = Identity(plan, state) + " at firing " + std::to_string(report.next_firing);

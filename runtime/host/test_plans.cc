@@ -123,7 +123,7 @@ proto::Plan TestPlan::Build() const {
 
   std::map<std::string, int64_t> register_ids;
   for (size_t i = 0; i < registers_.size(); ++i) {
-    proto::RegisterDef* r = plan.add_register_();
+    proto::RegisterDef* r = plan.add_register_def();
     r->set_id(static_cast<int64_t>(i));
     r->set_name(registers_[i].first);
     r->set_slots(registers_[i].second);
@@ -162,13 +162,13 @@ proto::Plan TestPlan::Build() const {
       CHECK(register_ids.count(input)) << input;
       int64_t id = register_ids[input];
       actor->add_input_register(id);
-      proto::RegisterConsumer* consumer = plan.mutable_register_(id)->add_consumer();
+      proto::RegisterConsumer* consumer = plan.mutable_register_def(id)->add_consumer();
       consumer->set_actor(actor->id());
       consumer->set_phase(0);
     }
     for (const std::string& output : spec.outputs) {
       CHECK(register_ids.count(output)) << output;
-      proto::RegisterDef* r = plan.mutable_register_(register_ids[output]);
+      proto::RegisterDef* r = plan.mutable_register_def(register_ids[output]);
       CHECK_EQ(r->producer(), -1) << output << " has two producers";
       r->set_producer(actor->id());
       r->set_device(spec.device);
@@ -184,7 +184,7 @@ proto::Plan TestPlan::Build() const {
     actor_ids[spec.name] = actor->id();
   }
   std::vector<int64_t> used(devices, 0);
-  for (proto::RegisterDef& r : *plan.mutable_register_()) {
+  for (proto::RegisterDef& r : *plan.mutable_register_def()) {
     CHECK_GE(r.producer(), 0) << r.name() << " has no producer";
     r.set_offset(used[r.device()]);
     used[r.device()] += r.slots() * r.bytes_per_slot();
@@ -214,7 +214,7 @@ proto::Plan TestPlan::Build() const {
     for (int64_t dim : spec.dims) variable->mutable_tensor()->add_dims(dim);
     for (const Part& part : spec.parts) {
       proto::VariablePart* plan_part = variable->add_part();
-      plan_part->set_register_(register_ids.at(part.register_name));
+      plan_part->set_register_id(register_ids.at(part.register_name));
       plan_part->set_split_axis(part.split_axis);
       plan_part->set_split_begin(part.begin);
       plan_part->set_split_end(part.end);

@@ -38,7 +38,7 @@ TEST(MlpExample, TrainsSixParametersWithAccumulatedSgdSteps) {
   EXPECT_EQ(CountKind(plan, proto::ACTOR_KIND_UPDATE), 6);
   EXPECT_EQ(CountKind(plan, proto::ACTOR_KIND_SINK), 2);
   EXPECT_EQ(FindActor(plan, "fc1.grad_a"), nullptr);
-  EXPECT_EQ(plan.register_(FindActor(plan, "w1")->output_register(0)).bytes_per_slot(),
+  EXPECT_EQ(plan.register_def(FindActor(plan, "w1")->output_register(0)).bytes_per_slot(),
             784 * 256 * 4);
   // sgd keeps one float of velocity per weight; b3's 40 bytes take an aligned 64.
   EXPECT_EQ(plan.device(0).state_bytes(), 4 * (784 * 256 + 256 + 256 * 256 + 256 + 256 * 10) + 64);

@@ -38,7 +38,7 @@ class SharedBytesModel {
  public:
   SharedBytesModel(const proto::Plan& plan, const std::vector<ActorDescription>* actors)
       : actors_(actors) {
-    for (const proto::RegisterDef& reg : plan.register_()) {
+    for (const proto::RegisterDef& reg : plan.register_def()) {
       shares_[reg.id()].insert(reg.shares_bytes_with().begin(), reg.shares_bytes_with().end());
     }
     for (const ActorDescription& actor : *actors) {
@@ -151,7 +151,7 @@ proto::Plan Compile(const std::string& path, int64_t steps) {
 
 int SharedPairs(const proto::Plan& plan) {
   int pairs = 0;
-  for (const proto::RegisterDef& reg : plan.register_()) pairs += reg.shares_bytes_with_size();
+  for (const proto::RegisterDef& reg : plan.register_def()) pairs += reg.shares_bytes_with_size();
   return pairs / 2;
 }
 
@@ -180,14 +180,14 @@ TEST(ReusedPlanModel, CatchesAClaimedPairThatIsLiveTogether) {
   proto::Plan claimed = plan;
   int64_t h1 = -1;
   int64_t z1 = -1;
-  for (const proto::RegisterDef& reg : plan.register_()) {
+  for (const proto::RegisterDef& reg : plan.register_def()) {
     if (reg.name() == "h1") h1 = reg.id();
     if (reg.name() == "z1") z1 = reg.id();
   }
   ASSERT_GE(h1, 0);
   ASSERT_GE(z1, 0);
-  claimed.mutable_register_(static_cast<int>(h1))->add_shares_bytes_with(z1);
-  claimed.mutable_register_(static_cast<int>(z1))->add_shares_bytes_with(h1);
+  claimed.mutable_register_def(static_cast<int>(h1))->add_shares_bytes_with(z1);
+  claimed.mutable_register_def(static_cast<int>(z1))->add_shares_bytes_with(h1);
   const RunResult result = RunRandomly(plan, claimed, /*seed=*/1, false);
   EXPECT_NE(result.first_violation.find("begins fill 0 of 'z1' while register"), std::string::npos)
       << result.first_violation;

@@ -70,15 +70,16 @@ TEST_P(ParallelExample, CompilesToAPlanThatKeepsTheProtocolInvariants) {
     EXPECT_GE(actor.estimated_seconds(), 0) << actor.name();
     if (actor.kind() == proto::ACTOR_KIND_COPY) {
       EXPECT_EQ(actor.queue(), 1) << actor.name();
-      EXPECT_NE(plan->register_(actor.input_register(0)).device(), actor.device()) << actor.name();
+      EXPECT_NE(plan->register_def(actor.input_register(0)).device(), actor.device())
+          << actor.name();
     }
     for (int64_t id : actor.output_register()) {
-      EXPECT_EQ(plan->register_(id).device(), actor.device()) << actor.name();
+      EXPECT_EQ(plan->register_def(id).device(), actor.device()) << actor.name();
     }
     for (int64_t id : actor.input_register()) {
       if (actor.kind() != proto::ACTOR_KIND_COPY) {
-        EXPECT_EQ(plan->register_(id).device(), actor.device())
-            << actor.name() << " reads '" << plan->register_(id).name() << "' across devices";
+        EXPECT_EQ(plan->register_def(id).device(), actor.device())
+            << actor.name() << " reads '" << plan->register_def(id).name() << "' across devices";
       }
     }
   }
@@ -103,7 +104,7 @@ INSTANTIATE_TEST_SUITE_P(MlpAndTransformer, ParallelExample,
 const proto::RegisterDef& Output(const proto::Plan& plan, const std::string& actor, int index = 0) {
   const proto::ActorDef* found = FindActor(plan, actor);
   CHECK(found != nullptr) << "no actor " << actor;
-  return plan.register_(found->output_register(index));
+  return plan.register_def(found->output_register(index));
 }
 
 proto::Plan MustCompile(const std::string& job, const Setting& setting) {
@@ -134,12 +135,13 @@ TEST(DataParallelMlp, SplitsEachMicroBatchReplicatesWeightsAndAllReducesGradient
   // gradient bucket, then applied: the update reads its part of the reduced bucket.
   const proto::ActorDef* update = FindActor(plan, "w2.update@1");
   ASSERT_NE(update, nullptr);
-  const proto::RegisterDef& gradient = plan.register_(update->input_register(0));
+  const proto::RegisterDef& gradient = plan.register_def(update->input_register(0));
   EXPECT_EQ(gradient.name(), "w2.grad_accumulated.reduced@1");
   EXPECT_EQ(gradient.period(), 2);
   const proto::ActorDef& reshape = plan.actor(gradient.producer());
   EXPECT_EQ(reshape.kernel().op_type(), "reshape");
-  const proto::ActorDef& unpack = plan.actor(plan.register_(reshape.input_register(0)).producer());
+  const proto::ActorDef& unpack =
+      plan.actor(plan.register_def(reshape.input_register(0)).producer());
   EXPECT_EQ(unpack.kernel().op_type(), "flat_split");
   EXPECT_EQ(unpack.name(), "gradient_bucket0.unpack@1");
   // One bucket holds all six gradients (w1's, split by rows, padded with zeros first): one
@@ -161,7 +163,7 @@ TEST(DataParallelMlp, SplitsEachMicroBatchReplicatesWeightsAndAllReducesGradient
   EXPECT_TRUE(has_divisor);
   const proto::ActorDef* sink = FindActor(plan, "loss.sink");
   ASSERT_NE(sink, nullptr);
-  const proto::RegisterDef& summed = plan.register_(sink->input_register(0));
+  const proto::RegisterDef& summed = plan.register_def(sink->input_register(0));
   EXPECT_EQ(plan.actor(summed.producer()).kernel().op_type(), "assemble");
   EXPECT_EQ(plan.actor(summed.producer()).input_register_size(), 4);
 }
@@ -172,7 +174,7 @@ TEST(PipelinedMlp, GivesActivationsKeptForBackwardOnStageSPMinusSSlots) {
   for (const proto::ActorDef& actor : plan.actor()) {
     if (actor.kind() != proto::ACTOR_KIND_COMPUTE || actor.period() != 1) continue;
     for (int64_t id : actor.output_register()) {
-      const proto::RegisterDef& reg = plan.register_(id);
+      const proto::RegisterDef& reg = plan.register_def(id);
       bool read_backward = false;
       bool copied = false;
       for (const proto::RegisterConsumer& consumer : reg.consumer()) {
@@ -199,7 +201,7 @@ TEST(PipelinedTransformer, KeepsTheTiedEmbeddingWithItsFirstReaderAndCopiesItPer
   const proto::ActorDef* logits = FindActor(plan, "logits");
   ASSERT_NE(logits, nullptr);
   EXPECT_EQ(logits->stage(), 1);
-  const proto::RegisterDef& table = plan.register_(logits->input_register(1));
+  const proto::RegisterDef& table = plan.register_def(logits->input_register(1));
   const proto::ActorDef& copy = plan.actor(table.producer());
   EXPECT_EQ(copy.kind(), proto::ACTOR_KIND_COPY);
   EXPECT_EQ(copy.period(), 2);  // Once per step.
@@ -223,7 +225,7 @@ TEST(TensorParallelMlp, SplitsEveryWeightAcrossTheTensorParallelGroupAsMegatronD
       const int64_t extent = variable.tensor().dims(part.split_axis());
       EXPECT_EQ(part.split_begin(), i * extent / 2) << variable.name();
       EXPECT_EQ(part.split_end(), (i + 1) * extent / 2) << variable.name();
-      const proto::ActorDef& actor = plan.actor(plan.register_(part.register_()).producer());
+      const proto::ActorDef& actor = plan.actor(plan.register_def(part.register_id()).producer());
       EXPECT_EQ(actor.variable().split_begin(), part.split_begin());
       EXPECT_EQ(actor.device(), i);
     }

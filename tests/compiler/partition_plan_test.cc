@@ -34,7 +34,7 @@ TEST(PartitionPlanTest, TwoNodesMeetOnlyThroughTheEdgesTheirPartsName) {
   const proto::Plan plan = CompileTransformerOnTwoNodes();
   ASSERT_THAT(plan::PlanNodes(plan), ::testing::ElementsAre("node0", "node1"));
   std::vector<int> actors(static_cast<size_t>(plan.actor_size()), 0);
-  std::vector<int> registers(static_cast<size_t>(plan.register__size()), 0);
+  std::vector<int> registers(static_cast<size_t>(plan.register_def_size()), 0);
   size_t edges_out = 0;
   size_t edges_in = 0;
   for (const std::string& node : plan::PlanNodes(plan)) {
