@@ -1,10 +1,12 @@
 #include "compiler/testing/compiler_test_util.h"
 
+#include <sstream>
 #include <utility>
 
 #include "compiler/ops/attribute_schema.h"
 #include "compiler/pass_manager.h"
 #include "compiler/passes/passes.h"
+#include "placement/cluster_spec.h"
 
 namespace softwire {
 namespace compiler {
@@ -19,6 +21,18 @@ proto::Cluster OneCpuCluster(int64_t memory_bytes) {
   device->set_cores(2);
   device->set_memory_bytes(memory_bytes);
   return cluster;
+}
+
+proto::Cluster ClusterNamedIn(const std::string& job_text) {
+  std::istringstream lines(job_text);
+  const std::string key = "# cluster: ";
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind(key, 0) != 0) continue;
+    StatusOr<proto::Cluster> cluster = placement::ParseClusterShorthand(line.substr(key.size()), 8);
+    CHECK(cluster.ok()) << cluster.status();
+    return *cluster;
+  }
+  return OneCpuCluster();
 }
 
 StatusOr<proto::Plan> CompileJobText(const std::string& text, CompileOptions options) {

@@ -19,6 +19,10 @@ namespace compiler {
 // do not depend on the machine the tests run on.
 proto::Cluster OneCpuCluster(int64_t memory_bytes = 0);
 
+// The cluster a test job's "# cluster: SHORTHAND" line names (e.g. "# cluster: 2x2cpu"), or
+// OneCpuCluster() when it has none. CHECK-fails on a shorthand placement/ cannot parse.
+proto::Cluster ClusterNamedIn(const std::string& job_text);
+
 // Parses `text` as if it were the file "test.pbtxt" in the working directory and compiles it.
 // Uses OneCpuCluster() unless `options` names a cluster.
 StatusOr<proto::Plan> CompileJobText(const std::string& text, CompileOptions options = {});

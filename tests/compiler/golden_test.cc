@@ -75,19 +75,6 @@ void ExpectMatchesGolden(const std::string& path, const std::string& actual) {
                             << "SOFTWIRE_UPDATE_GOLDEN=1 and review the diff";
 }
 
-// The cluster a golden job's "# cluster: SHORTHAND" line names, or one cpu.
-proto::Cluster ClusterOf(const std::string& text) {
-  std::istringstream lines(text);
-  const std::string key = "# cluster: ";
-  for (std::string line; std::getline(lines, line);) {
-    if (line.rfind(key, 0) != 0) continue;
-    StatusOr<proto::Cluster> cluster = placement::ParseClusterShorthand(line.substr(key.size()), 8);
-    CHECK(cluster.ok()) << cluster.status();
-    return *cluster;
-  }
-  return OneCpuCluster();
-}
-
 class GoldenPlan : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(GoldenPlan, MatchesItsGoldenDumpAndSummary) {
@@ -97,7 +84,7 @@ TEST_P(GoldenPlan, MatchesItsGoldenDumpAndSummary) {
   StatusOr<std::string> text = ReadFile(base + ".pbtxt");
   ASSERT_TRUE(text.ok()) << text.status();
   CompileOptions options;
-  options.cluster = ClusterOf(*text);
+  options.cluster = ClusterNamedIn(*text);
   StatusOr<proto::Plan> plan = CompileJob(*job, options);
   ASSERT_TRUE(plan.ok()) << plan.status();
   ExpectMatchesGolden(base + ".plan.txt", DumpPlan(*plan));

@@ -122,26 +122,13 @@ RunResult RunRandomly(const proto::Plan& plan, const proto::Plan& claimed, uint6
   return {model.shared_writes(), model.first_violation()};
 }
 
-// The cluster a job's "# cluster: SHORTHAND" line names, or one cpu (as golden_test.cc).
-proto::Cluster ClusterOf(const std::string& text) {
-  std::istringstream lines(text);
-  const std::string key = "# cluster: ";
-  for (std::string line; std::getline(lines, line);) {
-    if (line.rfind(key, 0) != 0) continue;
-    StatusOr<proto::Cluster> cluster = placement::ParseClusterShorthand(line.substr(key.size()), 8);
-    CHECK(cluster.ok()) << cluster.status();
-    return *cluster;
-  }
-  return OneCpuCluster();
-}
-
 proto::Plan Compile(const std::string& path, int64_t steps) {
   StatusOr<JobFile> job = ParseJobFile(path);
   CHECK(job.ok()) << job.status();
   StatusOr<std::string> text = ReadFile(path);
   CHECK(text.ok()) << text.status();
   CompileOptions options;
-  options.cluster = ClusterOf(*text);
+  options.cluster = ClusterNamedIn(*text);
   StatusOr<proto::Plan> plan = CompileJob(*job, options);
   CHECK(plan.ok()) << path << ": " << plan.status();
   StatusOr<proto::Plan> resized = plan::WithSteps(*plan, steps);
