@@ -8,22 +8,22 @@ namespace softwire {
 namespace runtime {
 
 void ActorDirectory::Set(int64_t actor, caf::actor handle) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   handles_[static_cast<size_t>(actor)] = std::move(handle);
 }
 
 void ActorDirectory::Clear() {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   for (caf::actor& handle : handles_) handle = caf::actor();
 }
 
 void ActorDirectory::OnLaunchCompleted(int64_t actor, int64_t firing, Status status) {
   caf::actor handle;
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(&mutex_);
     handle = handles_[static_cast<size_t>(actor)];
     ++completions_[static_cast<size_t>(actor)];
-    completed_.notify_all();
+    completed_.NotifyAll();
   }
   if (!handle) return;  // The run ended (failed): nobody waits for this completion.
   LaunchDone done;
@@ -34,13 +34,13 @@ void ActorDirectory::OnLaunchCompleted(int64_t actor, int64_t firing, Status sta
 }
 
 void ActorDirectory::ResetCompletions() {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(&mutex_);
   for (int64_t& count : completions_) count = 0;
 }
 
 void ActorDirectory::AwaitCompletions(int64_t actor, int64_t launches) {
-  std::unique_lock<std::mutex> lock(mutex_);
-  completed_.wait(lock, [&] { return completions_[static_cast<size_t>(actor)] >= launches; });
+  MutexLock lock(&mutex_);
+  while (completions_[static_cast<size_t>(actor)] < launches) completed_.Wait(&lock);
 }
 
 }  // namespace runtime

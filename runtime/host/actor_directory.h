@@ -11,11 +11,10 @@
 #define SOFTWIRE_RUNTIME_HOST_ACTOR_DIRECTORY_H_
 
 #include <caf/actor.hpp>
-#include <condition_variable>
 #include <cstdint>
-#include <mutex>
 #include <vector>
 
+#include "base/mutex.h"
 #include "runtime/device/device_queue.h"
 
 namespace softwire {
@@ -45,10 +44,11 @@ class ActorDirectory final : public LaunchListener {
 
  private:
   // Held by Set, Clear and OnLaunchCompleted, which may race only with Clear.
-  std::mutex mutex_;
-  std::condition_variable completed_;
+  Mutex mutex_;
+  CondVar completed_;
   std::vector<caf::actor> handles_;
-  std::vector<int64_t> completions_;  // Guarded by mutex_: deferred launches reported, by actor.
+  // Deferred launches reported, by actor.
+  std::vector<int64_t> completions_ GUARDED_BY(mutex_);
 };
 
 }  // namespace runtime

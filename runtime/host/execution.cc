@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <caf/all.hpp>
-#include <condition_variable>
 #include <cstdio>
 #include <map>
 
@@ -25,9 +24,9 @@ constexpr int kMaxReportedActors = 40;
 
 // Where the actor collecting one question's wait reports leaves them.
 struct WaitReportInbox {
-  std::mutex mutex;
-  std::condition_variable arrived;
-  std::map<int64_t, WaitReport> reports;  // Guarded by mutex.
+  Mutex mutex;
+  CondVar arrived;
+  std::map<int64_t, WaitReport> reports GUARDED_BY(mutex);
 };
 
 // The actor the answers to one question go to. (A class rather than a spawned lambda: CAF
@@ -40,9 +39,9 @@ class WaitReportCollector final : public caf::event_based_actor {
 
   caf::behavior make_behavior() override {
     return {[this](WaitReport& report) {
-      std::lock_guard<std::mutex> lock(inbox_->mutex);
+      MutexLock lock(&inbox_->mutex);
       inbox_->reports[report.actor] = std::move(report);
-      inbox_->arrived.notify_all();
+      inbox_->arrived.NotifyAll();
     }};
   }
 
@@ -54,9 +53,9 @@ class WaitReportCollector final : public caf::event_based_actor {
 
 // Counts the run's actors that exited (CAF calls an attached functor when an actor terminated).
 struct Execution::ExitLatch {
-  std::mutex mutex;
-  std::condition_variable changed;
-  int64_t exited = 0;  // Guarded by mutex.
+  Mutex mutex;
+  CondVar changed;
+  int64_t exited GUARDED_BY(mutex) = 0;
 };
 
 StatusOr<std::unique_ptr<Execution>> Execution::Create(NodeRuntime* runtime, HostedPlan* hosted,
@@ -85,9 +84,9 @@ StatusOr<std::unique_ptr<Execution>> Execution::Create(NodeRuntime* runtime, Hos
                                                           run->monitor_.get(), tracer);
     std::shared_ptr<ExitLatch> exits = run->exits_;
     actor->attach_functor([exits] {
-      std::lock_guard<std::mutex> lock(exits->mutex);
+      MutexLock lock(&exits->mutex);
       ++exits->exited;
-      exits->changed.notify_all();
+      exits->changed.NotifyAll();
     });
     hosted->directory()->Set(id, std::move(actor));
   }
@@ -140,8 +139,8 @@ int64_t Execution::completed_firings() const {
 
 void Execution::AwaitActorsExited() {
   const int64_t actors = static_cast<int64_t>(hosted_->actors().size());
-  std::unique_lock<std::mutex> lock(exits_->mutex);
-  exits_->changed.wait(lock, [&] { return exits_->exited >= actors; });
+  MutexLock lock(&exits_->mutex);
+  while (exits_->exited < actors) exits_->changed.Wait(&lock);
 }
 
 void Execution::CancelLaunches() {
@@ -170,7 +169,7 @@ Status Execution::Run() {
   started_at_ = Clock::now();
   if (options_.events != nullptr) options_.events->OnStarted(started_at_);
   {
-    std::lock_guard<std::mutex> lock(running_mutex_);
+    MutexLock lock(&running_mutex_);
     running_ = true;
   }
   for (int64_t id : hosted_->actors()) caf::anon_send(directory->Get(id), start_atom_v);
@@ -180,7 +179,7 @@ Status Execution::Run() {
   if (!status.ok()) CancelLaunches();
   AwaitDeferredLaunches();
   {
-    std::lock_guard<std::mutex> lock(running_mutex_);  // Waits for a DescribeWaits.
+    MutexLock lock(&running_mutex_);  // Waits for a DescribeWaits.
     running_ = false;
     ended_ = true;
   }
@@ -193,7 +192,7 @@ Status Execution::Run() {
 }
 
 StatusOr<JobWaitStates> Execution::DescribeWaits(std::chrono::milliseconds timeout) {
-  std::lock_guard<std::mutex> lock(running_mutex_);
+  MutexLock lock(&running_mutex_);
   if (!running_ || monitor_->all_finished() || monitor_->failed()) {
     const bool ended = ended_ || monitor_->all_finished() || monitor_->failed();
     return FailedPreconditionError("job '" + hosted_->plan().job_name() + "' is not running" +
@@ -307,9 +306,11 @@ JobWaitStates Execution::CollectWaitStates(Clock::duration timeout) {
   }
   std::map<int64_t, WaitReport> reports;
   {
-    std::unique_lock<std::mutex> lock(inbox->mutex);
-    inbox->arrived.wait_for(lock, timeout,
-                            [&] { return inbox->reports.size() >= unfinished.size(); });
+    const auto deadline = Clock::now() + timeout;
+    MutexLock lock(&inbox->mutex);
+    while (inbox->reports.size() < unfinished.size()) {
+      if (!inbox->arrived.WaitUntil(&lock, deadline)) break;
+    }
     reports = inbox->reports;
   }
   caf::anon_send_exit(collector, caf::exit_reason::user_shutdown);

@@ -35,6 +35,7 @@
 #include <string>
 #include <vector>
 
+#include "base/mutex.h"
 #include "base/status.h"
 #include "runtime/host/hosted_plan.h"
 #include "runtime/host/job_events.h"
@@ -113,9 +114,9 @@ class Execution {
   int64_t reported_steps_ = 0;
   bool ran_ = false;
   Status run_status_;
-  std::mutex running_mutex_;
-  bool running_ = false;  // Guarded by running_mutex_: actors live and started.
-  bool ended_ = false;    // Guarded by running_mutex_.
+  Mutex running_mutex_;
+  bool running_ GUARDED_BY(running_mutex_) = false;  // Actors live and started.
+  bool ended_ GUARDED_BY(running_mutex_) = false;
 };
 
 }  // namespace runtime
