@@ -3,8 +3,10 @@
 //
 // The scheme (docs/RUNTIME.md, "Threads"):
 //   sw:cpu0/k1     kernel thread 1 of cpu device 0 of the first node ("sw:n1cpu0/k1" on node 1);
-//                  thread k0 of a cpu device is whichever CAF worker holds its strand
-//   sw:caf/0       CAF scheduler worker 0 (it routes messages and runs cpu kernels inline)
+//                  thread k0 of a cpu device is whichever CAF worker holds its strand, and
+//                  is named sw:cpu0/k0 when the process has one cpu device and one worker
+//   sw:caf/0       CAF scheduler worker 0 otherwise (it routes messages and runs cpu kernels
+//                  inline)
 //   sw:caf/clock   CAF's timer; sw:caf/io its network multiplexer
 //   sw:sim/clock   the timer of sim devices
 //   sw:grpc        gRPC's threads

@@ -56,7 +56,7 @@ Status ConfigureCaf(const CafOptions& options, int cpu_devices, bool has_sim_dev
     // A scheduler module loaded by the user replaces the one `scheduler.policy` names.
     config->load<caf::scheduler::coordinator<SpinningWorkSharing>>();
   }
-  config->add_thread_hook<CafThreadNames>(options.worker_cores);
+  config->add_thread_hook<CafThreadNames>(options.worker_cores, options.worker_names);
   config->add_message_types<caf::id_block::softwire_runtime>();
   return Status::Ok();
 }

@@ -39,6 +39,9 @@ struct CafOptions {
   int worker_spin_us = -1;
   // When not empty, scheduler worker w runs only on core worker_cores[w % size].
   std::vector<int> worker_cores;
+  // Worker w is named worker_names[w] where there is one, "sw:caf/<w>" otherwise (a process
+  // with one cpu device and one worker names it after the device's thread 0, "sw:cpu0/k0").
+  std::vector<std::string> worker_names;
 };
 
 // The spin of workers in plans with sim devices: about twice SimClockOptions::host_awake, so a

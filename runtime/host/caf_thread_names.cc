@@ -8,7 +8,8 @@
 namespace softwire {
 namespace runtime {
 
-CafThreadNames::CafThreadNames(std::vector<int> cores) : cores_(std::move(cores)) {}
+CafThreadNames::CafThreadNames(std::vector<int> cores, std::vector<std::string> worker_names)
+    : cores_(std::move(cores)), worker_names_(std::move(worker_names)) {}
 
 void CafThreadNames::thread_started() {
   const std::string given = CurrentThreadName();
@@ -21,7 +22,9 @@ void CafThreadNames::thread_started() {
     return;
   }
   const int worker = workers_.fetch_add(1);
-  NameCurrentThread("sw:caf/" + std::to_string(worker));
+  NameCurrentThread(static_cast<size_t>(worker) < worker_names_.size()
+                        ? worker_names_[static_cast<size_t>(worker)]
+                        : "sw:caf/" + std::to_string(worker));
   if (!cores_.empty()) PinCurrentThread(cores_[static_cast<size_t>(worker) % cores_.size()]);
 }
 

@@ -3,7 +3,8 @@
 //
 //   sw:caf/0, sw:caf/1, ...  scheduler workers, in the order they start (they route messages and
 //                            run cpu kernels inline: worker w is thread k0 of the devices whose
-//                            strand it holds)
+//                            strand it holds); a worker given a name is named so instead (the
+//                            one worker of a process with one cpu device: "sw:cpu0/k0")
 //   sw:caf/clock             CAF's timer ("caf.clock")
 //   sw:caf/detached          a detached actor's own thread ("caf.actor")
 //
@@ -19,6 +20,7 @@
 
 #include <atomic>
 #include <caf/thread_hook.hpp>
+#include <string>
 #include <vector>
 
 namespace softwire {
@@ -26,7 +28,7 @@ namespace runtime {
 
 class CafThreadNames final : public caf::thread_hook {
  public:
-  explicit CafThreadNames(std::vector<int> cores);
+  CafThreadNames(std::vector<int> cores, std::vector<std::string> worker_names);
 
   void init(caf::actor_system&) override {}
   void thread_started() override;
@@ -34,6 +36,7 @@ class CafThreadNames final : public caf::thread_hook {
 
  private:
   const std::vector<int> cores_;
+  const std::vector<std::string> worker_names_;
   std::atomic<int> workers_{0};
 };
 

@@ -48,6 +48,7 @@ StatusOr<NodeRuntimeOptions> RuntimeOptionsForPlan(const proto::Plan& plan,
   const std::vector<int> allowed_cores = AllowedCores();
   size_t next_core = 0;  // With pinned threads: the first core of the next cpu device.
   int cpu_devices = 0;
+  const proto::PlanDevice* cpu_device = nullptr;  // The last cpu device.
   bool sim_devices = false;
   for (int id = 0; id < plan.device_size(); ++id) {
     const proto::PlanDevice& plan_device = plan.device(id);
@@ -57,6 +58,7 @@ StatusOr<NodeRuntimeOptions> RuntimeOptionsForPlan(const proto::Plan& plan,
     spec.options = options.device;
     if (plan_device.kind() == proto::DEVICE_KIND_CPU) {
       ++cpu_devices;
+      cpu_device = &plan_device;
       if (options.pin_threads && !allowed_cores.empty()) {
         spec.options.cores =
             DeviceCores(allowed_cores, next_core, KernelThreads(plan_device, spec.options));
@@ -68,6 +70,10 @@ StatusOr<NodeRuntimeOptions> RuntimeOptionsForPlan(const proto::Plan& plan,
     }
     sim_devices = sim_devices || plan_device.kind() == proto::DEVICE_KIND_SIM;
     runtime.devices.push_back(std::move(spec));
+  }
+  // One cpu device and one worker: that worker is always the device's thread 0.
+  if (cpu_devices == 1 && CafThreads(runtime.caf, 1) == 1 && runtime.caf.worker_names.empty()) {
+    runtime.caf.worker_names.push_back(DeviceThreadName(*cpu_device, 0));
   }
   // The long spin only pays while the workers leave a core to the sim timer thread: with more
   // workers, those woken for the spinner's overflow take the timer's core (six workers on two
