@@ -35,5 +35,19 @@ std::string DeviceLabel(const proto::PlanDevice& device) {
   return "device " + std::to_string(device.id()) + " (" + DeviceName(device) + ")";
 }
 
+std::string DeviceThreadName(const proto::PlanDevice& device, int thread) {
+  std::string name;
+  for (char c : device.name()) {
+    if (c != ':') name += c;
+  }
+  std::string node = device.node();
+  if (node == "node0") {
+    node.clear();
+  } else if (node.rfind("node", 0) == 0) {
+    node = "n" + node.substr(4);
+  }
+  return "sw:" + node + name + "/k" + std::to_string(thread);
+}
+
 }  // namespace plan
 }  // namespace softwire

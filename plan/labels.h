@@ -32,6 +32,12 @@ std::string DeviceName(const proto::PlanDevice& device);
 // "device 0 (node0/cpu:0)".
 std::string DeviceLabel(const proto::PlanDevice& device);
 
+// The name of kernel thread `thread` of a device, short because Linux keeps only the first 15
+// bytes of a thread's name (the runtime names its threads so, and the trace labels the
+// device's tracks with it):
+// "sw:cpu0/k1" for node0 (or no node), "sw:n1cpu0/k1" for node1, the node's name otherwise.
+std::string DeviceThreadName(const proto::PlanDevice& device, int thread);
+
 }  // namespace plan
 }  // namespace softwire
 

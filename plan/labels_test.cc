@@ -31,6 +31,19 @@ TEST(LabelsTest, NamesADeviceByNodeAndName) {
   EXPECT_EQ(DeviceName(device), "cpu:0");
 }
 
+TEST(LabelsTest, NamesADevicesKernelThreadsShortly) {
+  proto::PlanDevice device;
+  device.set_node("node0");
+  device.set_name("cpu:0");
+  EXPECT_EQ(DeviceThreadName(device, 1), "sw:cpu0/k1");
+  device.set_node("node12");
+  EXPECT_EQ(DeviceThreadName(device, 0), "sw:n12cpu0/k0");
+  device.clear_node();
+  EXPECT_EQ(DeviceThreadName(device, 3), "sw:cpu0/k3");
+  device.set_node("worker-a");
+  EXPECT_EQ(DeviceThreadName(device, 1).rfind("sw:worker-acpu0", 0), 0u);
+}
+
 }  // namespace
 }  // namespace plan
 }  // namespace softwire

@@ -29,8 +29,12 @@ int DevicePid(int32_t device) {
   return device + 1;
 }
 
-std::string QueueName(int32_t queue) {
-  return "queue " + std::to_string(queue) + (queue == 0 ? " (compute)" : " (copy)");
+// "queue 0 (compute)"; on a cpu device, whose queues all run on its kernel threads, with their
+// names: "queue 0 (compute, threads sw:cpu0/k*)".
+std::string QueueName(const DeviceFacts& device, int32_t queue) {
+  std::string role = queue == 0 ? "compute" : "copy";
+  if (!device.kernel_threads.empty()) role += ", threads " + device.kernel_threads;
+  return "queue " + std::to_string(queue) + " (" + role + ")";
 }
 
 std::string ActorLabel(const PlanFacts& plan, int32_t id) {
@@ -280,7 +284,8 @@ void AppendTrackNames(std::string* out, const PlanFacts& plan) {
   }
   for (const auto& [device, queue] : queues) {
     const int64_t tid = queue;
-    AppendMetadata(out, "thread_name", DevicePid(device), &tid, "name", QueueName(queue), 0, false);
+    AppendMetadata(out, "thread_name", DevicePid(device), &tid, "name",
+                   QueueName(plan.devices[static_cast<size_t>(device)], queue), 0, false);
   }
   const int actors_pid = static_cast<int>(plan.devices.size()) + 1;
   AppendMetadata(out, "process_name", actors_pid, nullptr, "name", "actors (waits)", 0, false);

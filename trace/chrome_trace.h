@@ -2,7 +2,8 @@
 // chrome://tracing open. docs/TRACING.md describes the layout; in short:
 //
 //   pid 1..D        one process per device ("node0/cpu:0"), one thread per device queue
-//                   ("queue 0 (compute)"); an X event per firing, named after the actor, args:
+//                   ("queue 0 (compute)", a cpu device's "queue 0 (compute, threads
+//                   sw:cpu0/k*)"); an X event per firing, named after the actor, args:
 //                   actor, kind, op, firing, piece, step, reads, writes, queued_us, cause...
 //                   C events "slots <register>" {occupied} for each register on the device
 //   pid D+1         "actors": one thread per actor, X events "starved" / "blocked" / "queued"

@@ -45,6 +45,22 @@ TEST(ChromeTraceTest, AnExportedTracePassesEveryRuleOfTheChecker) {
   EXPECT_NE(text.find("\"bp\":\"e\""), std::string::npos);
 }
 
+// A cpu device's queue tracks carry the names its kernel threads have in ps, top and gdb.
+TEST(ChromeTraceTest, CpuQueueTracksNameTheDevicesThreads) {
+  proto::Plan plan;
+  proto::PlanDevice* device = plan.add_device();
+  device->set_node("node0");
+  device->set_name("cpu:0");
+  device->set_kind(proto::DEVICE_KIND_CPU);
+  PlanFacts facts = DescribePlan(plan);
+  ASSERT_EQ(facts.devices.size(), 1u);
+  EXPECT_EQ(facts.devices[0].kernel_threads, "sw:cpu0/k*");
+  TraceModel model = PipelineModel();
+  model.plan.devices[0].kernel_threads = facts.devices[0].kernel_threads;
+  const std::string text = ExportChromeTrace(model);
+  EXPECT_NE(text.find("\"queue 0 (compute, threads sw:cpu0/k*)\""), std::string::npos);
+}
+
 TEST(ChromeTraceTest, PythonsJsonParserAcceptsTheFileWhenPythonIsThere) {
   if (access("/usr/bin/python3", X_OK) != 0) GTEST_SKIP() << "/usr/bin/python3 is not installed";
   const std::string path = ::testing::TempDir() + "/chrome_trace_test_python.json";

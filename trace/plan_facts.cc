@@ -35,6 +35,10 @@ PlanFacts DescribePlan(const proto::Plan& plan) {
     d.node = device.node();
     d.name = plan::DeviceName(device);
     d.kind = LowerKindName(proto::DeviceKind_Name(device.kind()), "DEVICE_KIND_");
+    if (device.kind() == proto::DEVICE_KIND_CPU) {
+      std::string first = plan::DeviceThreadName(device, 0);
+      d.kernel_threads = first.substr(0, first.size() - 1) + "*";
+    }
     d.planned_bytes = device.planned_bytes();
     d.register_bytes = device.register_bytes();
     d.workspace_bytes = device.workspace_bytes();

@@ -25,6 +25,9 @@ struct DeviceFacts {
   int64_t register_bytes = 0;
   int64_t workspace_bytes = 0;
   int64_t state_bytes = 0;
+  // cpu devices: the names of the threads that run its kernels, "sw:cpu0/k*" (the runtime's
+  // names, plan::DeviceThreadName); empty for other kinds and in facts read back from a file.
+  std::string kernel_threads;
 };
 
 struct ActorFacts {

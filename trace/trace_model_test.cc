@@ -13,7 +13,7 @@ PlanFacts OneSlotPair() {
   plan.job_name = "pair";
   plan.steps = 2;
   plan.pieces_per_step = 1;
-  plan.devices.push_back(DeviceFacts{"node0/cpu:0", "node0", "cpu", 1000, 128, 0, 0});
+  plan.devices.push_back(DeviceFacts{"node0/cpu:0", "node0", "cpu", 1000, 128, 0, 0, "sw:cpu0/k*"});
   ActorFacts producer;
   producer.name = "producer";
   producer.kind = "source";

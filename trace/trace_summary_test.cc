@@ -106,7 +106,8 @@ TEST(TraceSummaryTest, AFiringThatWaitedForItsQueueFollowsTheFiringThatHeldIt) {
   TraceLog log;
   log.plan.job_name = "shared_queue";
   log.plan.steps = 1;
-  log.plan.devices.push_back(DeviceFacts{"node0/cpu:0", "node0", "cpu", 256, 256, 0, 0});
+  log.plan.devices.push_back(
+      DeviceFacts{"node0/cpu:0", "node0", "cpu", 256, 256, 0, 0, "sw:cpu0/k*"});
   for (const char* name : {"a", "b"}) {
     ActorFacts actor;
     actor.name = name;

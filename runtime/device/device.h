@@ -5,7 +5,7 @@
 //
 // Kinds (one folder each):
 //   - cpu/ (CpuDevice): one strand that every queue index maps onto, and kernel threads of its
-//     own, named "sw:cpu0/k1" (DeviceThreadName; thread 0 is the CAF worker that holds the
+//     own, named "sw:cpu0/k1" (plan::DeviceThreadName; thread 0 is the CAF worker that holds the
 //     strand). Copies on a CPU compete for the same cores and memory bandwidth as compute, so
 //     running them beside it would only oversubscribe the device. A copy actor reads its source
 //     register in another device's arena directly (one address space).
@@ -101,10 +101,6 @@ class Device {
 
 // Kernel threads of a cpu device under `options`: kernel_threads, or the plan's cores, at least 1.
 int KernelThreads(const proto::PlanDevice& plan_device, const DeviceOptions& options);
-
-// The name of kernel thread `thread` of a device, at most 15 bytes as Linux keeps them:
-// "sw:cpu0/k1" for node0 (or no node), "sw:n1cpu0/k1" for node1, the node's name otherwise.
-std::string DeviceThreadName(const proto::PlanDevice& plan_device, int thread);
 
 }  // namespace runtime
 }  // namespace softwire

@@ -73,7 +73,7 @@ StatusOr<NodeRuntimeOptions> RuntimeOptionsForPlan(const proto::Plan& plan,
   }
   // One cpu device and one worker: that worker is always the device's thread 0.
   if (cpu_devices == 1 && CafThreads(runtime.caf, 1) == 1 && runtime.caf.worker_names.empty()) {
-    runtime.caf.worker_names.push_back(DeviceThreadName(*cpu_device, 0));
+    runtime.caf.worker_names.push_back(plan::DeviceThreadName(*cpu_device, 0));
   }
   // The long spin only pays while the workers leave a core to the sim timer thread: with more
   // workers, those woken for the spinner's overflow take the timer's core (six workers on two

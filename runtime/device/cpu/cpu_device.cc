@@ -15,7 +15,7 @@ std::unique_ptr<ParallelRunner> StartKernelThreads(const proto::PlanDevice& plan
   ThreadPoolOptions pool;
   pool.threads = KernelThreads(plan_device, options);
   pool.spin = options.spin;
-  std::string first = DeviceThreadName(plan_device, 0);
+  std::string first = plan::DeviceThreadName(plan_device, 0);
   pool.thread_name_prefix = first.substr(0, first.size() - 1);
   pool.cores = options.cores;
   return std::make_unique<ThreadPoolRunner>(std::move(pool));
