@@ -44,6 +44,7 @@ StatusOr<NodeRuntimeOptions> RuntimeOptionsForPlan(const proto::Plan& plan,
   runtime.kernels = options.kernels;
   runtime.sim = options.sim;
   runtime.caf = options.caf;
+  runtime.blas_threads = options.blas_threads;
   SOFTWIRE_ASSIGN_OR_RETURN(std::vector<int> queues, QueuesPerDevice(plan));
   const std::vector<int> allowed_cores = AllowedCores();
   size_t next_core = 0;  // With pinned threads: the first core of the next cpu device.

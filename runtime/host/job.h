@@ -65,6 +65,8 @@ struct JobOptions {
   // after device, thread after thread, over the cores the process may use (wrapping around
   // when the devices have more threads than there are cores).
   bool pin_threads = false;
+  // BLAS's own pool (NodeRuntimeOptions::blas_threads).
+  int blas_threads = 0;
   // Where the plan's data paths resolve (data/data_root.h; HostedPlan::Load).
   data::DataRoot data_root;
 };

@@ -17,23 +17,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Sets BLAS up for a plan: by default (blas_threads 0), a plan with cpu devices runs every
-// BLAS call on the device thread that makes it, with no OpenBLAS pool beside the devices'
-// threads; blas_threads > 0 gives OpenBLAS that many threads instead (for comparisons).
-void ConfigureBlas(const proto::Plan& plan, const RunOptions& options) {
-  if (options.blas_threads > 0) {
-    SetBlasThreads(options.blas_threads);
-    return;
-  }
-  if (options.blas_threads < 0) return;
-  for (const proto::PlanDevice& device : plan.device()) {
-    if (device.kind() == proto::DEVICE_KIND_CPU) {
-      RunBlasOnCallingThreads();
-      return;
-    }
-  }
-}
-
 }  // namespace
 
 // Turns the collector's steps into StepResults: wall time per step and throughput.
@@ -87,14 +70,13 @@ StatusOr<std::unique_ptr<LoadedPlan>> LoadedPlan::Load(const proto::Plan& plan,
     RegisterCpuKernels(&loaded->cpu_kernels_);
     cpu = &loaded->cpu_kernels_;
   }
-  ConfigureBlas(loaded->plan_, options);
-
   loaded->recorder_ =
       std::make_unique<StepRecorder>(loaded->plan_, loaded->options_, &loaded->result_);
   JobOptions job_options;
   job_options.caf = options.caf;
   job_options.device.kernel_threads = options.kernel_threads;
   job_options.pin_threads = options.pin_threads;
+  job_options.blas_threads = options.blas_threads;
   job_options.kernels.cpu = cpu;
   job_options.trace = options.trace;
   job_options.sim = options.sim;

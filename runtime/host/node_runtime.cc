@@ -6,6 +6,7 @@
 #include "plan/labels.h"
 #include "runtime/host/host_messages.h"
 #include "runtime/host/hosted_plan.h"
+#include "runtime/kernels/cpu/cpu_kernels.h"
 
 namespace softwire {
 namespace runtime {
@@ -21,6 +22,19 @@ class WakeTarget final : public caf::event_based_actor {
     return {[](wake_atom) {}};
   }
 };
+
+}  // namespace
+
+namespace {
+
+// NodeRuntimeOptions::blas_threads, applied.
+void ConfigureBlas(int blas_threads) {
+  if (blas_threads > 0) {
+    SetBlasThreads(blas_threads);
+  } else if (blas_threads == 0) {
+    RunBlasOnCallingThreads();
+  }
+}
 
 }  // namespace
 
@@ -41,6 +55,7 @@ StatusOr<std::unique_ptr<NodeRuntime>> NodeRuntime::Create(NodeRuntimeOptions op
     }
     runtime->devices_.push_back(std::move(device));
   }
+  if (cpu_devices > 0) ConfigureBlas(runtime->options_.blas_threads);
   SOFTWIRE_RETURN_IF_ERROR(ConfigureCaf(runtime->options_.caf, cpu_devices,
                                         /*has_sim_devices=*/runtime->sim_clock_ != nullptr,
                                         &runtime->config_));

@@ -50,6 +50,11 @@ struct NodeRuntimeOptions {
   CafOptions caf;
   // The timer of the sim devices.
   SimClockOptions sim;
+  // Threads of BLAS's own pool, set when the runtime has cpu devices (process-wide). 0: none,
+  // every BLAS call runs on the device thread that makes it (RunBlasOnCallingThreads; the
+  // devices' kernels spread products over their threads, docs/RUNTIME.md "Threads"); > 0:
+  // OpenBLAS's pool with that many threads, for comparisons; < 0: leave BLAS as it is.
+  int blas_threads = 0;
 };
 
 class NodeRuntime {

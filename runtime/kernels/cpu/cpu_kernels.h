@@ -17,8 +17,9 @@ void SetBlasThreads(int threads);
 
 // Makes every BLAS call run on the thread that makes it, and ends OpenBLAS's own pool, whose
 // idle workers otherwise spin in sched_yield beside the device's kernel threads (docs/RUNTIME.md,
-// "Threads"). A cpu device calls it when it is created: its kernels spread a product over the
-// device's threads in bands themselves (matmul_kernels.cc). Process-wide and idempotent; a
+// "Threads"). A NodeRuntime with cpu devices calls it when it is created (unless told to give
+// BLAS a pool): their kernels spread a product over the device's threads in bands themselves
+// (matmul_kernels.cc). Process-wide and idempotent; a
 // later SetBlasThreads(n > 1) starts OpenBLAS's pool again.
 void RunBlasOnCallingThreads();
 
