@@ -12,9 +12,9 @@ namespace softwire {
 namespace rpc {
 namespace {
 
-std::unique_ptr<proto::Diagnostics::Stub> Connect(const std::string& address) {
-  return proto::Diagnostics::NewStub(
-      grpc::CreateChannel(address, grpc::InsecureChannelCredentials()));
+std::unique_ptr<proto::Diagnostics::Stub> Connect(const std::string& address,
+                                                  const ClientSecurity& security) {
+  return proto::Diagnostics::NewStub(CreateClientChannel(address, security));
 }
 
 void SetDeadline(grpc::ClientContext* context, std::chrono::milliseconds deadline) {
@@ -24,11 +24,14 @@ void SetDeadline(grpc::ClientContext* context, std::chrono::milliseconds deadlin
 }  // namespace
 
 StatusOr<proto::GetWaitStatesResponse> GetWaitStates(const std::string& address,
-                                                     std::chrono::milliseconds deadline) {
-  std::unique_ptr<proto::Diagnostics::Stub> stub = Connect(address);
+                                                     std::chrono::milliseconds deadline,
+                                                     const DiagnosticsCallOptions& options) {
+  std::unique_ptr<proto::Diagnostics::Stub> stub = Connect(address, options.security);
   grpc::ClientContext context;
   SetDeadline(&context, deadline);
+  AttachToken(options.security, &context);
   proto::GetWaitStatesRequest request;
+  request.set_job_id(options.job_id);
   // Leave a quarter of the deadline (at least 100 ms) for the answer to travel back.
   const auto actor_timeout = std::max<std::chrono::milliseconds>(
       deadline - std::max<std::chrono::milliseconds>(deadline / 4, std::chrono::milliseconds(100)),
@@ -41,11 +44,13 @@ StatusOr<proto::GetWaitStatesResponse> GetWaitStates(const std::string& address,
 }
 
 StatusOr<trace::ClockOffset> EstimateRemoteClockOffset(const std::string& address, int probes,
-                                                       std::chrono::milliseconds deadline) {
-  std::unique_ptr<proto::Diagnostics::Stub> stub = Connect(address);
+                                                       std::chrono::milliseconds deadline,
+                                                       const ClientSecurity& security) {
+  std::unique_ptr<proto::Diagnostics::Stub> stub = Connect(address, security);
   return trace::EstimateClockOffset(probes, [&]() -> StatusOr<trace::ClockProbe> {
     grpc::ClientContext context;
     SetDeadline(&context, deadline);
+    AttachToken(security, &context);
     proto::GetClockResponse response;
     trace::ClockProbe probe;
     probe.sent = runtime::TraceClock::MonotonicNs();

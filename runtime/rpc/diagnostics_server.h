@@ -1,10 +1,11 @@
 // DiagnosticsServer: serves the gRPC Diagnostics service (proto/diagnostics.proto) of a job
 // running in this process, for `softwire run --listen ADDR`.
 //
-// The service is transport-free on the job's side: it asks a WaitStatesSource (in practice
-// runtime::LoadedPlan::DescribeWaits) and answers with the same report the stall watchdog and
-// SIGUSR1 print. It listens on loopback only: nothing authenticates callers yet (TLS and a
-// shared token come with the multi-node services).
+// The service (diagnostics_service.h) is transport-free on the job's side: it asks a
+// WaitStatesSource (in practice runtime::LoadedPlan::DescribeWaits) and answers with the same
+// report the stall watchdog and SIGUSR1 print, whatever job id a request names. It listens on
+// loopback only and authenticates nobody; `softwire serve` (service/rpc/job_server.h) registers
+// the same service in its own server, with TLS and a token.
 //
 //   StatusOr<std::unique_ptr<DiagnosticsServer>> server = DiagnosticsServer::Start(
 //       "127.0.0.1:0", "node0", [&](std::chrono::milliseconds timeout) {
