@@ -26,6 +26,12 @@
 #define CAPABILITY(x) SOFTWIRE_THREAD_ANNOTATION(capability(x))
 // An RAII type that holds a lock from construction to destruction.
 #define SCOPED_CAPABILITY SOFTWIRE_THREAD_ANNOTATION(scoped_lockable)
+// abseil (reached through gRPC's headers) defines GUARDED_BY, PT_GUARDED_BY and
+// NO_THREAD_SAFETY_ANALYSIS too, to the same attributes: ours replace them, whichever header
+// came first.
+#undef GUARDED_BY
+#undef PT_GUARDED_BY
+#undef NO_THREAD_SAFETY_ANALYSIS
 // A member read or written only with `x` held.
 #define GUARDED_BY(x) SOFTWIRE_THREAD_ANNOTATION(guarded_by(x))
 // A pointer member whose pointee is read or written only with `x` held.

@@ -33,9 +33,37 @@ std::string CompileHelp();
 int TraceCommand(const std::vector<std::string>& args);
 std::string TraceHelp();
 
-// `softwire diagnose ADDR [--timeout S] [--clock N]`: a running job's wait states over gRPC.
+// `softwire diagnose ADDR [--job ID] [--timeout S] [--clock N]`: a running job's wait states
+// over gRPC.
 int DiagnoseCommand(const std::vector<std::string>& args);
 std::string DiagnoseHelp();
+
+// `softwire serve [--listen ADDR] [--cluster SPEC] [--state-dir DIR] [--data-root DIR] ...`:
+// the job service until SIGINT or SIGTERM (service/rpc/job_server.h).
+int ServeCommand(const std::vector<std::string>& args);
+std::string ServeHelp();
+
+// `softwire submit JOB.pbtxt [--to ADDR] [--detach] [--metrics-out FILE] ...`: a job to a server,
+// followed to its end.
+int SubmitCommand(const std::vector<std::string>& args);
+std::string SubmitHelp();
+
+// `softwire jobs [--to ADDR] [--devices]`: a server's jobs (or devices).
+int JobsCommand(const std::vector<std::string>& args);
+std::string JobsHelp();
+
+// `softwire watch ID [--to ADDR]`: a served job's events, followed to its end.
+int WatchCommand(const std::vector<std::string>& args);
+std::string WatchHelp();
+
+// `softwire cancel ID [--to ADDR]`: stops a served job.
+int CancelCommand(const std::vector<std::string>& args);
+std::string CancelHelp();
+
+// `softwire fetch ID [--to ADDR] [--save DIR] [--trace FILE] [--metrics-out FILE]`: what a
+// served job made.
+int FetchCommand(const std::vector<std::string>& args);
+std::string FetchHelp();
 
 // `softwire simulate JOB.pbtxt [--cluster SPEC] [--dp N --tp N --pp N --micro-batches M]
 // [--steps N] [--trace FILE]`: the plan in virtual time (simulator/).

@@ -1,8 +1,10 @@
-// `softwire diagnose ADDR`: asks a job started with `softwire run --listen ADDR` which actors
-// wait on what, and prints the report (the format of SIGUSR1 and of the stall watchdog).
+// `softwire diagnose ADDR`: asks a job started with `softwire run --listen ADDR`, or job ID of a
+// `softwire serve` at ADDR (--job ID), which actors wait on what, and prints the report (the
+// format of SIGUSR1 and of the stall watchdog).
 //
 //   softwire run job.pbtxt --listen 127.0.0.1:7070 &
 //   softwire diagnose 127.0.0.1:7070
+//   softwire diagnose 127.0.0.1:7070 --job job-3   # a served job
 #include <cmath>
 #include <cstdio>
 #include <optional>
@@ -12,6 +14,7 @@
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/flag_parser.h"
+#include "cli/server_connection.h"
 #include "runtime/rpc/diagnostics_client.h"
 
 namespace softwire {
@@ -21,6 +24,8 @@ namespace {
 struct DiagnoseFlags {
   double timeout = 5;
   int64_t clock_probes = 0;
+  std::string job;
+  ServerFlags server;  // Its token file and CA; the address is the operand.
   bool help = false;
 };
 
@@ -30,6 +35,12 @@ FlagParser MakeParser(DiagnoseFlags* flags) {
                    "give up after this long (default 5); every call has this deadline");
   parser.AddInt("clock", &flags->clock_probes, "N",
                 "also estimate the node's clock offset from this machine over N probes");
+  parser.AddString("job", &flags->job, "ID",
+                   "the job to ask about, on a server that runs several (softwire serve)");
+  parser.AddString("token-file", &flags->server.token_file, "FILE",
+                   "send the token in FILE (a server started with --token-file)");
+  parser.AddString("tls-ca", &flags->server.tls_ca, "FILE",
+                   "speak TLS, trusting the authority whose certificate (PEM) is in FILE");
   parser.AddBool("help", &flags->help, "show this help");
   return parser;
 }
@@ -40,7 +51,8 @@ std::string DiagnoseHelp() {
   DiagnoseFlags flags;
   return "usage: softwire diagnose ADDR [flags]\n"
          "\n"
-         "Asks the job served at ADDR (softwire run --listen ADDR) what each unfinished actor\n"
+         "Asks the job served at ADDR (softwire run --listen ADDR; or with --job ID, job ID of\n"
+         "softwire serve --listen ADDR) what each unfinished actor\n"
          "waits for: its input from a producer (starved), a free slot its consumers hold\n"
          "(blocked), or its device (running). The job keeps running.\n"
          "\n"
@@ -68,15 +80,24 @@ int DiagnoseCommand(const std::vector<std::string>& args) {
   std::string address;
   if (std::optional<int> exit = ReadCommandLine(spec, args, &address)) return *exit;
   const auto deadline = std::chrono::milliseconds(static_cast<int64_t>(flags.timeout * 1000));
-  StatusOr<proto::GetWaitStatesResponse> states = rpc::GetWaitStates(address, deadline);
+  flags.server.to = address;
+  StatusOr<service::JobClientOptions> client = ClientOptionsFor(flags.server);
+  if (!client.ok()) {
+    std::fprintf(stderr, "softwire diagnose: %s\n", client.status().message().c_str());
+    return kExitBadInput;
+  }
+  rpc::DiagnosticsCallOptions call;
+  call.job_id = flags.job;
+  call.security = client->security;
+  StatusOr<proto::GetWaitStatesResponse> states = rpc::GetWaitStates(address, deadline, call);
   if (!states.ok()) {
     std::fprintf(stderr, "softwire diagnose: %s\n", states.status().message().c_str());
     return kExitRunFailed;
   }
   std::printf("%s\n", states->report().c_str());
   if (flags.clock_probes > 0) {
-    StatusOr<trace::ClockOffset> offset =
-        rpc::EstimateRemoteClockOffset(address, static_cast<int>(flags.clock_probes), deadline);
+    StatusOr<trace::ClockOffset> offset = rpc::EstimateRemoteClockOffset(
+        address, static_cast<int>(flags.clock_probes), deadline, call.security);
     if (!offset.ok()) {
       std::fprintf(stderr, "softwire diagnose: %s\n", offset.status().message().c_str());
       return kExitRunFailed;

@@ -23,8 +23,16 @@ std::string Usage() {
          "  run JOB.pbtxt       compile a job and run it in this process\n"
          "  compile JOB.pbtxt   compile a job and print its plan\n"
          "  trace summary|render|check FILE   read an actor trace (softwire run --trace FILE)\n"
-         "  diagnose ADDR       ask a job run with --listen ADDR what its actors wait for\n"
+         "  diagnose ADDR       ask a job run with --listen ADDR (or served, --job ID) what its\n"
+         "                      actors wait for\n"
          "  simulate JOB.pbtxt  compile a job and run its plan in virtual time\n"
+         "\n"
+         "  serve               serve jobs over gRPC (the job service) until stopped\n"
+         "  submit JOB.pbtxt    send a job to a server and follow it (--to ADDR)\n"
+         "  jobs                list a server's jobs (--devices: its devices)\n"
+         "  watch ID            follow a served job\n"
+         "  cancel ID           cancel a served job\n"
+         "  fetch ID            fetch a served job's metrics, variables and trace\n"
          "  help [COMMAND]      show this help, or a command's\n"
          "\n"
          "--verbose logs what the engine does to stderr (glog, INFO and up).\n"
@@ -46,6 +54,18 @@ int Help(const std::vector<std::string>& args) {
     std::fputs(DiagnoseHelp().c_str(), stdout);
   } else if (args[0] == "simulate") {
     std::fputs(SimulateHelp().c_str(), stdout);
+  } else if (args[0] == "serve") {
+    std::fputs(ServeHelp().c_str(), stdout);
+  } else if (args[0] == "submit") {
+    std::fputs(SubmitHelp().c_str(), stdout);
+  } else if (args[0] == "jobs") {
+    std::fputs(JobsHelp().c_str(), stdout);
+  } else if (args[0] == "watch") {
+    std::fputs(WatchHelp().c_str(), stdout);
+  } else if (args[0] == "cancel") {
+    std::fputs(CancelHelp().c_str(), stdout);
+  } else if (args[0] == "fetch") {
+    std::fputs(FetchHelp().c_str(), stdout);
   } else if (args[0] == "help") {
     std::fputs(Usage().c_str(), stdout);
   } else {
@@ -77,6 +97,12 @@ int Main(int argc, char** argv) {
   if (command == "trace") return TraceCommand(args);
   if (command == "diagnose") return DiagnoseCommand(args);
   if (command == "simulate") return SimulateCommand(args);
+  if (command == "serve") return ServeCommand(args);
+  if (command == "submit") return SubmitCommand(args);
+  if (command == "jobs") return JobsCommand(args);
+  if (command == "watch") return WatchCommand(args);
+  if (command == "cancel") return CancelCommand(args);
+  if (command == "fetch") return FetchCommand(args);
   if (command == "help") return Help(args);
   if (command == "--help" || command == "-h") return Help({});
   std::fprintf(stderr, "softwire: unknown command '%s'\n%s", command.c_str(), Usage().c_str());

@@ -1,5 +1,7 @@
 #include "runtime/rpc/rpc_security.h"
 
+#include <grpcpp/grpcpp.h>
+
 #include <algorithm>
 
 namespace softwire {

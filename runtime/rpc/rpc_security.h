@@ -17,10 +17,17 @@
 #ifndef SOFTWIRE_RUNTIME_RPC_RPC_SECURITY_H_
 #define SOFTWIRE_RUNTIME_RPC_RPC_SECURITY_H_
 
-#include <grpcpp/grpcpp.h>
-
 #include <memory>
 #include <string>
+
+// Declared, not included: this header reaches code that includes base/thread_annotations.h,
+// whose macro names gRPC's headers (abseil's) define too.
+namespace grpc {
+class Channel;
+class ClientContext;
+class ServerContext;
+class Status;
+}  // namespace grpc
 
 namespace softwire {
 namespace rpc {

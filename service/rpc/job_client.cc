@@ -3,11 +3,13 @@
 #include <grpcpp/grpcpp.h>
 
 #include <algorithm>
+#include <mutex>
+#include <set>
 
 #include "proto/diagnostics.grpc.pb.h"
 #include "proto/job_service.grpc.pb.h"
 #include "runtime/rpc/rpc_status.h"
-#include "service/rpc/job_service.h"
+#include "service/event_log.h"
 
 namespace softwire {
 namespace service {
@@ -18,18 +20,47 @@ constexpr int kMaxReceiveBytes = 256 << 20;
 
 }  // namespace
 
-class JobClient::Stubs {
+// std::mutex rather than base/mutex.h: base's thread annotations and gRPC's (abseil's) share
+// macro names, and this file needs gRPC's headers.
+class JobClient::Calls {
  public:
-  explicit Stubs(const std::shared_ptr<grpc::Channel>& channel)
+  explicit Calls(const std::shared_ptr<grpc::Channel>& channel)
       : jobs(proto::JobService::NewStub(channel)),
         diagnostics(proto::Diagnostics::NewStub(channel)) {}
-  std::unique_ptr<proto::JobService::Stub> jobs;
-  std::unique_ptr<proto::Diagnostics::Stub> diagnostics;
+
+  // Registers a stream's context so StopWatching can cancel it; false once stopped.
+  bool BeginStream(grpc::ClientContext* context) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (stopped_) return false;
+    streams_.insert(context);
+    return true;
+  }
+  void EndStream(grpc::ClientContext* context) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    streams_.erase(context);
+  }
+  void Stop() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopped_ = true;
+    for (grpc::ClientContext* context : streams_) context->TryCancel();
+  }
+  bool stopped() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return stopped_;
+  }
+
+  const std::unique_ptr<proto::JobService::Stub> jobs;
+  const std::unique_ptr<proto::Diagnostics::Stub> diagnostics;
+
+ private:
+  std::mutex mutex_;
+  bool stopped_ = false;                    // Guarded by mutex_.
+  std::set<grpc::ClientContext*> streams_;  // Guarded by mutex_.
 };
 
 JobClient::JobClient(JobClientOptions options)
     : options_(std::move(options)),
-      stubs_(std::make_unique<Stubs>(
+      calls_(std::make_unique<Calls>(
           rpc::CreateClientChannel(options_.address, options_.security, kMaxReceiveBytes))) {}
 
 JobClient::~JobClient() = default;
@@ -46,7 +77,7 @@ StatusOr<proto::SubmitJobResponse> JobClient::Submit(const proto::JobSubmission&
   *request.mutable_submission() = submission;
   proto::SubmitJobResponse response;
   SOFTWIRE_RETURN_IF_ERROR(rpc::FromGrpcStatus(
-      stubs_->jobs->SubmitJob(&context, request, &response), "SubmitJob to " + options_.address));
+      calls_->jobs->SubmitJob(&context, request, &response), "SubmitJob to " + options_.address));
   return response;
 }
 
@@ -56,7 +87,7 @@ StatusOr<proto::JobInfo> JobClient::GetJob(const std::string& job_id) {
   proto::GetJobRequest request;
   request.set_job_id(job_id);
   proto::GetJobResponse response;
-  SOFTWIRE_RETURN_IF_ERROR(rpc::FromGrpcStatus(stubs_->jobs->GetJob(&context, request, &response),
+  SOFTWIRE_RETURN_IF_ERROR(rpc::FromGrpcStatus(calls_->jobs->GetJob(&context, request, &response),
                                                "GetJob to " + options_.address));
   return response.job();
 }
@@ -69,7 +100,7 @@ StatusOr<std::vector<proto::JobInfo>> JobClient::ListJobs(
   for (proto::JobState state : states) request.add_state(state);
   request.set_limit(limit);
   proto::ListJobsResponse response;
-  SOFTWIRE_RETURN_IF_ERROR(rpc::FromGrpcStatus(stubs_->jobs->ListJobs(&context, request, &response),
+  SOFTWIRE_RETURN_IF_ERROR(rpc::FromGrpcStatus(calls_->jobs->ListJobs(&context, request, &response),
                                                "ListJobs to " + options_.address));
   return std::vector<proto::JobInfo>(response.job().begin(), response.job().end());
 }
@@ -82,7 +113,7 @@ StatusOr<proto::JobInfo> JobClient::Cancel(const std::string& job_id, const std:
   request.set_reason(reason);
   proto::CancelJobResponse response;
   SOFTWIRE_RETURN_IF_ERROR(rpc::FromGrpcStatus(
-      stubs_->jobs->CancelJob(&context, request, &response), "CancelJob to " + options_.address));
+      calls_->jobs->CancelJob(&context, request, &response), "CancelJob to " + options_.address));
   return response.job();
 }
 
@@ -91,27 +122,13 @@ StatusOr<proto::ListDevicesResponse> JobClient::ListDevices() {
   PrepareUnary(&context);
   proto::ListDevicesResponse response;
   SOFTWIRE_RETURN_IF_ERROR(rpc::FromGrpcStatus(
-      stubs_->jobs->ListDevices(&context, proto::ListDevicesRequest(), &response),
+      calls_->jobs->ListDevices(&context, proto::ListDevicesRequest(), &response),
       "ListDevices to " + options_.address));
   return response;
 }
 
-bool JobClient::BeginStream(grpc::ClientContext* context) {
-  MutexLock lock(&mutex_);
-  if (stopped_) return false;
-  streams_.insert(context);
-  return true;
-}
-
-void JobClient::EndStream(grpc::ClientContext* context) {
-  MutexLock lock(&mutex_);
-  streams_.erase(context);
-}
-
 void JobClient::StopWatching() {
-  MutexLock lock(&mutex_);
-  stopped_ = true;
-  for (grpc::ClientContext* context : streams_) context->TryCancel();
+  calls_->Stop();
 }
 
 Status JobClient::Watch(const std::string& job_id, int64_t from_sequence,
@@ -119,12 +136,12 @@ Status JobClient::Watch(const std::string& job_id, int64_t from_sequence,
   const std::string what = "WatchJob to " + options_.address;
   grpc::ClientContext context;
   rpc::AttachToken(options_.security, &context);
-  if (!BeginStream(&context)) return CancelledError(what + ": stopped");
+  if (!calls_->BeginStream(&context)) return CancelledError(what + ": stopped");
   proto::WatchJobRequest request;
   request.set_job_id(job_id);
   request.set_from_sequence(from_sequence);
   std::unique_ptr<grpc::ClientReader<proto::WatchJobResponse>> reader =
-      stubs_->jobs->WatchJob(&context, request);
+      calls_->jobs->WatchJob(&context, request);
   proto::WatchJobResponse response;
   bool ended = false;
   while (!ended && reader->Read(&response)) {
@@ -133,12 +150,9 @@ Status JobClient::Watch(const std::string& job_id, int64_t from_sequence,
   }
   if (ended) context.TryCancel();  // Leaves the rest of the stream unread.
   grpc::Status status = reader->Finish();
-  EndStream(&context);
+  calls_->EndStream(&context);
   if (ended) return Status::Ok();
-  {
-    MutexLock lock(&mutex_);
-    if (stopped_) return CancelledError(what + ": stopped");
-  }
+  if (calls_->stopped()) return CancelledError(what + ": stopped");
   if (status.ok()) return UnavailableError(what + ": the stream ended before the job did");
   return rpc::FromGrpcStatus(status, what);
 }
@@ -148,15 +162,15 @@ Status JobClient::Fetch(const proto::FetchResultsRequest& request,
   const std::string what = "FetchResults to " + options_.address;
   grpc::ClientContext context;
   rpc::AttachToken(options_.security, &context);
-  if (!BeginStream(&context)) return CancelledError(what + ": stopped");
+  if (!calls_->BeginStream(&context)) return CancelledError(what + ": stopped");
   std::unique_ptr<grpc::ClientReader<proto::FetchResultsResponse>> reader =
-      stubs_->jobs->FetchResults(&context, request);
+      calls_->jobs->FetchResults(&context, request);
   proto::FetchResultsResponse part;
   Status failed;
   while (failed.ok() && reader->Read(&part)) failed = on_part(part);
   if (!failed.ok()) context.TryCancel();
   grpc::Status status = reader->Finish();
-  EndStream(&context);
+  calls_->EndStream(&context);
   if (!failed.ok()) return failed;
   return rpc::FromGrpcStatus(status, what);
 }
@@ -172,7 +186,7 @@ StatusOr<proto::GetWaitStatesResponse> JobClient::GetWaitStates(
       static_cast<int32_t>(std::clamp<int64_t>(deadline.count() * 3 / 4, 1, 60000)));
   proto::GetWaitStatesResponse response;
   SOFTWIRE_RETURN_IF_ERROR(
-      rpc::FromGrpcStatus(stubs_->diagnostics->GetWaitStates(&context, request, &response),
+      rpc::FromGrpcStatus(calls_->diagnostics->GetWaitStates(&context, request, &response),
                           "GetWaitStates to " + options_.address));
   return response;
 }

@@ -23,11 +23,9 @@
 #include <chrono>
 #include <functional>
 #include <memory>
-#include <set>
 #include <string>
 #include <vector>
 
-#include "base/mutex.h"
 #include "base/status.h"
 #include "proto/diagnostics.pb.h"
 #include "proto/job_service.pb.h"
@@ -87,17 +85,12 @@ class JobClient {
   void StopWatching();
 
  private:
-  class Stubs;
-  // Registers a stream's context so StopWatching can cancel it; false once stopped.
-  bool BeginStream(grpc::ClientContext* context);
-  void EndStream(grpc::ClientContext* context);
+  // The stubs and the streams in progress (job_client.cc).
+  class Calls;
   void PrepareUnary(grpc::ClientContext* context) const;
 
   const JobClientOptions options_;
-  std::unique_ptr<Stubs> stubs_;
-  Mutex mutex_;
-  bool stopped_ GUARDED_BY(mutex_) = false;
-  std::set<grpc::ClientContext*> streams_ GUARDED_BY(mutex_);
+  std::unique_ptr<Calls> calls_;
 };
 
 }  // namespace service

@@ -7,6 +7,7 @@
 #include "base/npy.h"
 #include "runtime/rpc/rpc_security.h"
 #include "runtime/rpc/rpc_status.h"
+#include "service/event_log.h"
 
 namespace softwire {
 namespace service {
@@ -121,10 +122,6 @@ grpc::Status WriteTrace(const StoredResults& results,
 }
 
 }  // namespace
-
-bool IsTerminalEvent(const proto::JobEvent& event) {
-  return event.has_finished() || event.has_failed() || event.has_cancelled();
-}
 
 JobServiceImpl::JobServiceImpl(JobManager* jobs, std::string token)
     : jobs_(jobs), token_(std::move(token)) {}

@@ -58,9 +58,6 @@ class JobServiceImpl final : public proto::JobService::Service {
   std::atomic<bool> stopping_{false};
 };
 
-// Whether `event` ends its job's feed (finished, failed, cancelled).
-bool IsTerminalEvent(const proto::JobEvent& event);
-
 }  // namespace service
 }  // namespace softwire
 

@@ -1,0 +1,182 @@
+// `softwire submit` against a real `softwire serve`: the same per-step losses as `softwire run`
+// of the same job (its npy data uploaded), then watch, jobs, fetch and diagnose on the server.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "base/file.h"
+#include "base/npy.h"
+#include "cli/testing/softwire_process.h"
+#include "service/rpc/job_client.h"
+#include "tests/service/serve_process.h"
+
+namespace softwire {
+namespace {
+
+using cli_testing::Contains;
+using service_testing::ClientFor;
+using service_testing::CommandOutcome;
+using service_testing::ServeProcess;
+using service_testing::TestDirectory;
+
+CommandOutcome Softwire(const std::string& args) {
+  return service_testing::RunSoftwire(SOFTWIRE_BINARY, args);
+}
+
+// The tiny job reading its samples from npy files beside it.
+std::string WriteNpyJob(const std::string& directory) {
+  std::vector<float> x(64 * 4);
+  std::vector<int32_t> labels(64);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = std::sin(0.37 * static_cast<double>(i));
+  for (size_t i = 0; i < labels.size(); ++i) labels[i] = static_cast<int32_t>((i * 7) % 3);
+  EXPECT_TRUE(MakeDirectories(directory + "/data").ok());
+  EXPECT_TRUE(WriteNpy(directory + "/data/x.npy", DType::kFloat32, Shape({64, 4}), x.data()).ok());
+  EXPECT_TRUE(
+      WriteNpy(directory + "/data/labels.npy", DType::kInt32, Shape({64}), labels.data()).ok());
+  std::string job = cli_testing::kTinyJob;
+  const std::string synthetic = "synthetic { seed: 7 int_high: 3 }";
+  job.replace(job.find(synthetic), synthetic.size(),
+              "npy { path: \"data/x.npy\" path: \"data/labels.npy\" }");
+  const std::string path = directory + "/npy_tiny.pbtxt";
+  EXPECT_TRUE(WriteFileAtomically(path, job).ok());
+  return path;
+}
+
+// The "loss" of each line of a --metrics-out file, as written.
+std::vector<std::string> Losses(const std::string& metrics_path) {
+  StatusOr<std::string> text = ReadFile(metrics_path);
+  EXPECT_TRUE(text.ok()) << metrics_path;
+  std::vector<std::string> losses;
+  std::istringstream lines(text.ok() ? *text : "");
+  for (std::string line; std::getline(lines, line);) {
+    const size_t at = line.find("\"loss\":");
+    if (at == std::string::npos) continue;
+    losses.push_back(line.substr(at + 7, line.find(',', at) - at - 7));
+  }
+  return losses;
+}
+
+class SubmitTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    directory_ = TestDirectory("submit");
+    server_ = std::make_unique<ServeProcess>(
+        SOFTWIRE_BINARY, std::vector<std::string>{"--cluster", "1cpu"}, directory_ + "/state");
+    ASSERT_TRUE(server_->Start()) << server_->Output();
+    to_ = " --to " + server_->address();
+  }
+  void TearDown() override {
+    if (server_ != nullptr) {
+      const int status = server_->Stop(SIGTERM);
+      EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+          << "SIGTERM stops the server cleanly\n"
+          << server_->Output();
+    }
+  }
+
+  std::string directory_;
+  std::unique_ptr<ServeProcess> server_;
+  std::string to_;
+};
+
+TEST_F(SubmitTest, ASubmittedJobGivesTheSameLossesAsRunAndItsResultsCanBeFetched) {
+  const std::string job = WriteNpyJob(directory_);
+  const std::string run_metrics = directory_ + "/run.jsonl";
+  const std::string submit_metrics = directory_ + "/submit.jsonl";
+  CommandOutcome run =
+      Softwire("run " + job + " --cluster 1cpu --steps 8 --metrics-out " + run_metrics);
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  CommandOutcome submit =
+      Softwire("submit " + job + to_ + " --steps 8 --trace --metrics-out " + submit_metrics);
+  ASSERT_EQ(submit.exit_code, 0) << submit.output;
+  // Not a terminal: the lines `softwire run` prints.
+  EXPECT_TRUE(Contains(submit.output, "step 1/8  loss ")) << submit.output;
+  EXPECT_TRUE(Contains(submit.output, "done: 8 steps")) << submit.output;
+  const std::vector<std::string> run_losses = Losses(run_metrics);
+  ASSERT_EQ(run_losses.size(), 8u);
+  EXPECT_EQ(Losses(submit_metrics), run_losses);
+
+  // The job as the server lists it, watched again, and what it made.
+  CommandOutcome jobs = Softwire("jobs" + to_);
+  ASSERT_EQ(jobs.exit_code, 0) << jobs.output;
+  EXPECT_TRUE(Contains(jobs.output, "job-")) << jobs.output;
+  EXPECT_TRUE(Contains(jobs.output, "SUCCEEDED")) << jobs.output;
+  service::JobClient client(ClientFor(server_->address()));
+  StatusOr<std::vector<proto::JobInfo>> listed = client.ListJobs();
+  ASSERT_TRUE(listed.ok()) << listed.status();
+  ASSERT_EQ(listed->size(), 1u);
+  const std::string id = listed->front().job_id();
+  const std::string watch_metrics = directory_ + "/watch.jsonl";
+  CommandOutcome watch = Softwire("watch " + id + to_ + " --metrics-out " + watch_metrics);
+  ASSERT_EQ(watch.exit_code, 0) << watch.output;
+  EXPECT_EQ(Losses(watch_metrics), run_losses);
+
+  const std::string saved = directory_ + "/saved";
+  const std::string trace = directory_ + "/trace.json";
+  const std::string fetched_metrics = directory_ + "/fetched.jsonl";
+  CommandOutcome fetch = Softwire("fetch " + id + to_ + " --save " + saved + " --trace " + trace +
+                                  " --metrics-out " + fetched_metrics);
+  ASSERT_EQ(fetch.exit_code, 0) << fetch.output;
+  EXPECT_EQ(Losses(fetched_metrics), run_losses);
+  StatusOr<NpyArray> w = ReadNpy(saved + "/w.npy");
+  ASSERT_TRUE(w.ok()) << w.status();
+  EXPECT_EQ(w->shape, Shape({4, 3}));
+  StatusOr<std::string> trace_text = ReadFile(trace);
+  ASSERT_TRUE(trace_text.ok());
+  EXPECT_TRUE(Contains(*trace_text, "traceEvents")) << trace_text->substr(0, 200);
+  EXPECT_TRUE(ReadFile(trace + ".summary.txt").ok());
+
+  // An unknown job is bad input naming it.
+  CommandOutcome unknown = Softwire("watch job-999" + to_);
+  EXPECT_EQ(unknown.exit_code, 2) << unknown.output;
+  EXPECT_TRUE(Contains(unknown.output, "job-999")) << unknown.output;
+}
+
+TEST_F(SubmitTest, DetachPrintsTheIdAndAFailedJobExitsWithOneAndItsError) {
+  const std::string job = directory_ + "/tiny.pbtxt";
+  ASSERT_TRUE(WriteFileAtomically(job, cli_testing::kTinyJob).ok());
+  CommandOutcome detached = Softwire("submit " + job + to_ + " --detach");
+  ASSERT_EQ(detached.exit_code, 0) << detached.output;
+  EXPECT_EQ(detached.output.rfind("job-", 0), 0u) << detached.output;
+
+  std::string bad_labels = cli_testing::kTinyJob;  // Labels up to 9 for 3 classes.
+  bad_labels.replace(bad_labels.find("int_high: 3"), 11, "int_high: 10");
+  const std::string failing = directory_ + "/bad_labels.pbtxt";
+  ASSERT_TRUE(WriteFileAtomically(failing, bad_labels).ok());
+  CommandOutcome failed = Softwire("submit " + failing + to_);
+  EXPECT_EQ(failed.exit_code, 1) << failed.output;
+  EXPECT_TRUE(Contains(failed.output, "failed: ")) << failed.output;
+  EXPECT_TRUE(Contains(failed.output, "actor 'xent")) << failed.output;
+}
+
+TEST_F(SubmitTest, DiagnoseAsksARunningServedJobWhatItsActorsWaitFor) {
+  service::JobClient client(ClientFor(server_->address()));
+  StatusOr<proto::SubmitJobResponse> submitted =
+      client.Submit(service_testing::TinySubmission(10000000));
+  ASSERT_TRUE(submitted.ok()) << submitted.status();
+  const std::string id = submitted->job().job_id();
+  ASSERT_EQ(service_testing::WaitForState(&client, id, proto::JOB_STATE_RUNNING, 30).state(),
+            proto::JOB_STATE_RUNNING);
+  // Running, its actors may not all have started: ask again for a few seconds.
+  CommandOutcome diagnose;
+  for (int attempt = 0; attempt < 50; ++attempt) {
+    diagnose = Softwire("diagnose " + server_->address() + " --job " + id);
+    if (diagnose.exit_code == 0) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_EQ(diagnose.exit_code, 0) << diagnose.output;
+  EXPECT_TRUE(Contains(diagnose.output, "wait states of job 'tiny'")) << diagnose.output;
+  CommandOutcome unnamed = Softwire("diagnose " + server_->address());
+  EXPECT_NE(unnamed.exit_code, 0) << unnamed.output;
+  EXPECT_TRUE(Contains(unnamed.output, "--job")) << unnamed.output;
+  CommandOutcome cancel = Softwire("cancel " + id + to_);
+  EXPECT_EQ(cancel.exit_code, 0) << cancel.output;
+  EXPECT_TRUE(Contains(cancel.output, id + ": CANCELLED")) << cancel.output;
+}
+
+}  // namespace
+}  // namespace softwire
