@@ -1,8 +1,12 @@
 #include "tests/service/serve_process.h"
 
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -58,6 +62,8 @@ bool ServeProcess::Start() {
   const int err = open(err_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   pid_ = fork();
   if (pid_ == 0) {
+    // Dies with the test, also when the test itself crashes.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
     dup2(out, 1);
     dup2(err, 2);
     execv(raw[0], raw.data());
@@ -105,6 +111,75 @@ int ServeProcess::Stop(int signal, std::chrono::seconds within) {
 
 std::string ServeProcess::Output() const {
   return ReadOrEmpty(out_path_) + ReadOrEmpty(err_path_);
+}
+
+BackgroundSoftwire::BackgroundSoftwire(const std::string& binary, const std::string& args,
+                                       std::string output)
+    : output_(std::move(output)) {
+  const int out = open(output_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  const std::string command = "exec " + binary + " " + args;
+  pid_ = fork();
+  if (pid_ == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    dup2(out, 1);
+    dup2(out, 2);
+    execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  close(out);
+}
+
+BackgroundSoftwire::~BackgroundSoftwire() {
+  if (pid_ > 0) {
+    kill(pid_, SIGKILL);
+    waitpid(pid_, nullptr, 0);
+  }
+}
+
+std::string BackgroundSoftwire::Output() const {
+  return ReadOrEmpty(output_);
+}
+
+bool BackgroundSoftwire::WaitFor(const std::string& part, double seconds) {
+  const Clock::time_point give_up = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                                       std::chrono::duration<double>(seconds));
+  while (Clock::now() < give_up) {
+    if (Output().find(part) != std::string::npos) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return false;
+}
+
+int BackgroundSoftwire::Finish(int signal, double seconds) {
+  if (pid_ <= 0) return -1;
+  if (signal != 0) kill(pid_, signal);
+  const Clock::time_point give_up = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                                       std::chrono::duration<double>(seconds));
+  int status = 0;
+  while (Clock::now() < give_up) {
+    if (waitpid(pid_, &status, WNOHANG) == pid_) {
+      pid_ = -1;
+      return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return -1;
+}
+
+int FreeLoopbackPort() {
+  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  address.sin_port = 0;
+  socklen_t length = sizeof(address);
+  int port = 0;
+  if (bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0 &&
+      getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0) {
+    port = ntohs(address.sin_port);
+  }
+  close(fd);
+  return port;
 }
 
 std::string TestDirectory(const std::string& name) {

@@ -22,7 +22,7 @@ namespace service_testing {
 
 // A `softwire serve --listen 127.0.0.1:0 --state-dir STATE ARGS...` process, its stdout and
 // stderr in files beside the state directory. The destructor kills it (SIGKILL) if it still
-// runs, so no test leaves one behind.
+// runs, and it gets SIGKILL when the test process dies, so no test leaves one behind.
 class ServeProcess {
  public:
   ServeProcess(std::string binary, std::vector<std::string> args, std::string state_directory);
@@ -52,6 +52,30 @@ class ServeProcess {
   pid_t pid_ = -1;
   std::string address_;
 };
+
+// `softwire ARGS` (a shell command line after the binary) in the background, stdout and stderr
+// into `output`. Killed (SIGKILL) when destroyed if still running, and when the test dies.
+class BackgroundSoftwire {
+ public:
+  BackgroundSoftwire(const std::string& binary, const std::string& args, std::string output);
+  ~BackgroundSoftwire();
+  BackgroundSoftwire(const BackgroundSoftwire&) = delete;
+  BackgroundSoftwire& operator=(const BackgroundSoftwire&) = delete;
+
+  std::string Output() const;
+  // Waits up to `seconds` until `part` is in the output; false when it did not come.
+  bool WaitFor(const std::string& part, double seconds);
+  // Sends `signal` (0: none) and waits up to `seconds` for the exit; its exit code, or -1 when
+  // it did not exit normally in time.
+  int Finish(int signal, double seconds);
+
+ private:
+  const std::string output_;
+  pid_t pid_ = -1;
+};
+
+// A loopback port nothing listens on now (bound, then let go).
+int FreeLoopbackPort();
 
 // A fresh, empty directory for one test under the test temp directory.
 std::string TestDirectory(const std::string& name);

@@ -19,6 +19,7 @@ namespace softwire {
 namespace {
 
 using cli_testing::Contains;
+using service_testing::BackgroundSoftwire;
 using service_testing::ClientFor;
 using service_testing::ServeProcess;
 using service_testing::TestDirectory;
@@ -81,59 +82,6 @@ TEST(CancelTest, CancelStopsARunningJobWithinTwoSecondsAndFreesItsMemory) {
   EXPECT_EQ(client.Cancel("job-424242").status().code(), StatusCode::kNotFound);
 }
 
-// `softwire submit` in the background, its output in a file.
-class BackgroundSubmit {
- public:
-  BackgroundSubmit(const std::string& args, const std::string& output) : output_(output) {
-    pid_ = fork();
-    if (pid_ == 0) {
-      std::FILE* out = std::freopen(output.c_str(), "w", stdout);
-      if (out == nullptr) _exit(127);
-      dup2(1, 2);
-      const std::string command = std::string("exec ") + SOFTWIRE_BINARY + " " + args;
-      execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
-      _exit(127);
-    }
-  }
-  ~BackgroundSubmit() {
-    if (pid_ > 0) {
-      kill(pid_, SIGKILL);
-      waitpid(pid_, nullptr, 0);
-    }
-  }
-  std::string Output() const {
-    StatusOr<std::string> text = ReadFile(output_);
-    return text.ok() ? *text : "";
-  }
-  bool WaitFor(const std::string& part, double seconds) {
-    const Clock::time_point give_up =
-        Clock::now() + std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
-    while (Clock::now() < give_up) {
-      if (Contains(Output(), part)) return true;
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    return false;
-  }
-  // Sends SIGINT and returns the exit code (-1 when it did not exit within 10 s).
-  int Interrupt() {
-    kill(pid_, SIGINT);
-    const Clock::time_point give_up = Clock::now() + std::chrono::seconds(10);
-    int status = 0;
-    while (Clock::now() < give_up) {
-      if (waitpid(pid_, &status, WNOHANG) == pid_) {
-        pid_ = -1;
-        return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    return -1;
-  }
-
- private:
-  std::string output_;
-  pid_t pid_ = -1;
-};
-
 TEST(CancelTest, CtrlCInSubmitLeavesTheJobRunningUnlessToldToCancelIt) {
   const std::string directory = TestDirectory("interrupt");
   ServeProcess server(SOFTWIRE_BINARY, {"--cluster", "2cpu"}, directory + "/state");
@@ -144,15 +92,16 @@ TEST(CancelTest, CtrlCInSubmitLeavesTheJobRunningUnlessToldToCancelIt) {
   const std::string args = "submit " + job + " --to " + server.address() + " --log-every 1000 " +
                            "--steps " + std::to_string(kEndlessSteps);
 
-  BackgroundSubmit left(args, directory + "/left.out");
+  BackgroundSoftwire left(SOFTWIRE_BINARY, args, directory + "/left.out");
   ASSERT_TRUE(left.WaitFor("/100000000  loss", 30)) << left.Output();
-  EXPECT_EQ(left.Interrupt(), 1) << left.Output();
+  EXPECT_EQ(left.Finish(SIGINT, 10), 1) << left.Output();
   EXPECT_TRUE(Contains(left.Output(), "keeps running")) << left.Output();
   EXPECT_TRUE(Contains(left.Output(), "softwire cancel job-")) << left.Output();
 
-  BackgroundSubmit cancelling(args + " --cancel-on-interrupt", directory + "/cancel.out");
+  BackgroundSoftwire cancelling(SOFTWIRE_BINARY, args + " --cancel-on-interrupt",
+                                directory + "/cancel.out");
   ASSERT_TRUE(cancelling.WaitFor("/100000000  loss", 30)) << cancelling.Output();
-  EXPECT_EQ(cancelling.Interrupt(), 1) << cancelling.Output();
+  EXPECT_EQ(cancelling.Finish(SIGINT, 10), 1) << cancelling.Output();
   EXPECT_TRUE(Contains(cancelling.Output(), "cancelled")) << cancelling.Output();
 
   StatusOr<std::vector<proto::JobInfo>> jobs = client.ListJobs();

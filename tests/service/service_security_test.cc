@@ -57,6 +57,46 @@ grpc::Status CheckHealth(const std::string& address, std::string* response_bytes
   return status;
 }
 
+// grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo with list_services: the
+// response's bytes (the service names are in there as strings).
+grpc::Status ListServicesByReflection(const std::string& address, std::string* response_bytes) {
+  grpc::GenericStub stub(rpc::CreateClientChannel(address, rpc::ClientSecurity()));
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+  grpc::CompletionQueue queue;
+  auto call = stub.PrepareCall(
+      &context, "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo", &queue);
+  auto step = [&queue](auto start) {
+    start();
+    void* tag = nullptr;
+    bool ok = false;
+    return queue.Next(&tag, &ok) && ok;
+  };
+  const std::string list_services("\x3a\x00", 2);  // Field 7 (list_services), "".
+  grpc::Slice slice(list_services);
+  grpc::ByteBuffer request(&slice, 1);
+  grpc::ByteBuffer response;
+  grpc::Status status;
+  const bool talked = step([&] { call->StartCall(reinterpret_cast<void*>(1)); }) &&
+                      step([&] { call->Write(request, reinterpret_cast<void*>(2)); }) &&
+                      step([&] { call->WritesDone(reinterpret_cast<void*>(3)); }) &&
+                      step([&] { call->Read(&response, reinterpret_cast<void*>(4)); });
+  step([&] { call->Finish(&status, reinterpret_cast<void*>(5)); });
+  queue.Shutdown();
+  void* tag = nullptr;
+  bool ok = false;
+  while (queue.Next(&tag, &ok)) {
+  }
+  if (!talked && status.ok()) return grpc::Status(grpc::StatusCode::UNKNOWN, "no answer");
+  std::vector<grpc::Slice> slices;
+  if (response.Dump(&slices).ok()) {
+    for (const grpc::Slice& part : slices) {
+      response_bytes->append(reinterpret_cast<const char*>(part.begin()), part.size());
+    }
+  }
+  return status;
+}
+
 class SecurityTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -106,6 +146,11 @@ TEST_F(SecurityTest, CallsWithoutTheTokenAreRefusedAndHealthAnswersAnyway) {
   grpc::Status healthy = CheckHealth(server.address(), &health);
   ASSERT_TRUE(healthy.ok()) << healthy.error_message();
   EXPECT_EQ(health, std::string("\x08\x01", 2)) << "status: SERVING";
+  std::string services;
+  grpc::Status reflected = ListServicesByReflection(server.address(), &services);
+  ASSERT_TRUE(reflected.ok()) << reflected.error_message();
+  EXPECT_TRUE(Contains(services, "softwire.proto.JobService")) << services;
+  EXPECT_TRUE(Contains(services, "softwire.proto.Diagnostics")) << services;
 
   // With the token everything works, from the library and from the command line.
   service::JobClient client(ClientFor(server.address(), kToken));
@@ -167,6 +212,30 @@ TEST_F(SecurityTest, DataPathsOutsideTheDataRootAreRefusedBeforeAnythingRuns) {
       service_testing::WaitForState(&client, inside->job().job_id(), proto::JOB_STATE_SUCCEEDED, 60)
           .state(),
       proto::JOB_STATE_SUCCEEDED);
+}
+
+TEST_F(SecurityTest, UploadsOverTheLimitsAreRefused) {
+  ServeProcess server(
+      SOFTWIRE_BINARY,
+      {"--cluster", "1cpu", "--max-upload-bytes", "1000", "--max-job-bytes", "100000"},
+      directory_ + "/state");
+  ASSERT_TRUE(server.Start()) << server.Output();
+  service::JobClient client(ClientFor(server.address()));
+  proto::JobSubmission submission = service_testing::TinySubmission(2);
+  proto::DataFile* file = submission.add_data_file();
+  file->set_path("data/unused.bin");
+  file->set_content(std::string(2000, 'x'));
+  StatusOr<proto::SubmitJobResponse> over = client.Submit(submission);
+  ASSERT_FALSE(over.ok());
+  EXPECT_EQ(over.status().code(), StatusCode::kResourceExhausted) << over.status();
+  // Far past the limits, the message itself is refused before the manager sees it.
+  file->set_content(std::string(3 << 20, 'x'));
+  StatusOr<proto::SubmitJobResponse> huge = client.Submit(submission);
+  ASSERT_FALSE(huge.ok());
+  EXPECT_EQ(huge.status().code(), StatusCode::kResourceExhausted) << huge.status();
+  // And the server goes on.
+  StatusOr<proto::SubmitJobResponse> fine = client.Submit(service_testing::TinySubmission(2));
+  EXPECT_TRUE(fine.ok()) << fine.status();
 }
 
 TEST_F(SecurityTest, AWideAddressNeedsTlsAndAToken) {

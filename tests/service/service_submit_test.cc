@@ -60,6 +60,34 @@ std::vector<std::string> Losses(const std::string& metrics_path) {
   return losses;
 }
 
+TEST(ServiceCommandsTest, HaveHelpAndRefuseBadCommandLinesWithTwo) {
+  for (const char* command : {"serve", "submit", "jobs", "watch", "cancel", "fetch"}) {
+    CommandOutcome help = Softwire(std::string("help ") + command);
+    EXPECT_EQ(help.exit_code, 0) << command << "\n" << help.output;
+    EXPECT_TRUE(Contains(help.output, std::string("usage: softwire ") + command)) << help.output;
+    EXPECT_TRUE(Contains(help.output, "exit codes:")) << help.output;
+  }
+  struct Case {
+    std::string args;
+    std::string message;
+  };
+  for (const Case& c :
+       {Case{"submit", "no job file given"}, Case{"watch", "no job id given"},
+        Case{"serve --tls-cert a.pem", "--tls-cert and --tls-key go together"},
+        Case{"serve extra", "takes no operand"}, Case{"jobs --limit -1", "--limit must be >= 0"},
+        Case{"submit x.pbtxt --token-file /nonexistent/token", "--token-file"},
+        Case{"submit x.pbtxt --detach --metrics-out m.jsonl", "--detach"}}) {
+    CommandOutcome outcome = Softwire(c.args);
+    EXPECT_EQ(outcome.exit_code, 2) << c.args << "\n" << outcome.output;
+    EXPECT_TRUE(Contains(outcome.output, c.message)) << c.args << "\n" << outcome.output;
+  }
+  // Nothing listens: the client says where it tried, exit 1.
+  const std::string nowhere = "127.0.0.1:" + std::to_string(service_testing::FreeLoopbackPort());
+  CommandOutcome unreachable = Softwire("jobs --to " + nowhere);
+  EXPECT_EQ(unreachable.exit_code, 1) << unreachable.output;
+  EXPECT_TRUE(Contains(unreachable.output, nowhere)) << unreachable.output;
+}
+
 class SubmitTest : public ::testing::Test {
  protected:
   void SetUp() override {
