@@ -37,6 +37,10 @@ class ProgressBar {
   void OnStep(const proto::StepMetrics& step) {
     elapsed_ += step.seconds();
     const int64_t done = step.step() + 1;
+    // At most ten redraws a second, and always the last step's.
+    const Clock::time_point now = Clock::now();
+    if (drawn_ && done < total_steps_ && now - last_draw_ < std::chrono::milliseconds(100)) return;
+    last_draw_ = now;
     const int filled =
         static_cast<int>(kWidth * std::min<int64_t>(done, total_steps_) / total_steps_);
     const double left = done > 0 ? elapsed_ / done * std::max<int64_t>(total_steps_ - done, 0) : 0;
@@ -71,6 +75,7 @@ class ProgressBar {
   const int64_t total_steps_;
   double elapsed_ = 0;
   bool drawn_ = false;
+  Clock::time_point last_draw_;
 };
 
 // Prints one job's events as they come and gathers what the command needs at the end.

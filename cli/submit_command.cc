@@ -157,7 +157,11 @@ StatusOr<proto::JobSubmission> MakeSubmission(const std::string& job_path,
                                               const SubmitFlags& flags) {
   proto::JobSubmission submission;
   StatusOr<std::string> text = ReadFile(job_path);
-  if (!text.ok()) return InvalidArgumentError("cannot read job file '" + job_path + "'");
+  if (!text.ok()) {
+    // What `softwire run` says about a job file it cannot read.
+    StatusOr<compiler::JobFile> unreadable = compiler::ParseJobFile(job_path);
+    return unreadable.ok() ? text.status() : unreadable.status();
+  }
   submission.set_job_text(std::move(*text));
   submission.set_file_name(job_path);
   if (!flags.no_upload) SOFTWIRE_RETURN_IF_ERROR(AddDataFiles(job_path, &submission));

@@ -81,6 +81,12 @@ TEST(ServiceCommandsTest, HaveHelpAndRefuseBadCommandLinesWithTwo) {
     EXPECT_EQ(outcome.exit_code, 2) << c.args << "\n" << outcome.output;
     EXPECT_TRUE(Contains(outcome.output, c.message)) << c.args << "\n" << outcome.output;
   }
+  // A job file that is not there: what `softwire run` says.
+  CommandOutcome run_missing = Softwire("run /nonexistent/job.pbtxt");
+  CommandOutcome submit_missing = Softwire("submit /nonexistent/job.pbtxt");
+  EXPECT_EQ(submit_missing.exit_code, 2) << submit_missing.output;
+  EXPECT_EQ(submit_missing.output.substr(submit_missing.output.find(':')),
+            run_missing.output.substr(run_missing.output.find(':')));
   // Nothing listens: the client says where it tried, exit 1.
   const std::string nowhere = "127.0.0.1:" + std::to_string(service_testing::FreeLoopbackPort());
   CommandOutcome unreachable = Softwire("jobs --to " + nowhere);
