@@ -5,14 +5,14 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "actors/testing/plan_builder.h"
+#include "plan/testing/plan_builder.h"
 
 namespace softwire {
 namespace actors {
 namespace {
 
+using plan::testing::PlanBuilder;
 using ::testing::HasSubstr;
-using testing::PlanBuilder;
 
 // source -> x -> forward(x, w) -> dw -> acc -> g -> update(g, w), with weight -> w.
 proto::Plan TrainingLoop() {
