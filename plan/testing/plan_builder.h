@@ -8,11 +8,11 @@
 //   plan.AddActor({"sink", proto::ACTOR_KIND_SINK, {"y"}, {}});
 //   proto::Plan built = plan.Build();
 //
-// Build() fills what DescribeActors checks: ids, producers, consumers and phases, firings,
-// one cpu device whose arena holds every register back to back, and the settings each kind
-// needs (dataset, variable, optimizer, sink output). Registers hold a float32 scalar unless
-// given dims. Tests then break one thing to check an error. Test-only; aborts on misuse
-// (an unknown register name).
+// Build() fills what the plan checks (plan_invariants.h, actor_kind_rules.h) ask for: ids,
+// producers, consumers and phases, firings, one cpu device whose arena holds every register
+// back to back, and the settings each kind needs (dataset, variable, optimizer, sink output).
+// Registers hold a float32 scalar unless given dims. Tests then break one thing to check an
+// error. Test-only; aborts on misuse (an unknown register name).
 #ifndef SOFTWIRE_PLAN_TESTING_PLAN_BUILDER_H_
 #define SOFTWIRE_PLAN_TESTING_PLAN_BUILDER_H_
 
