@@ -32,11 +32,13 @@ using ::testing::HasSubstr;
 using Clock = std::chrono::steady_clock;
 
 constexpr char kMlpPath[] = "tests/compiler/jobs/mlp.pbtxt";
+// The MLP bench job (784-1024-1024-10, 256 samples a micro-batch): steps of a tenth of a second.
+constexpr char kBenchMlpPath[] = "bench/training/mlp.pbtxt";
 constexpr int64_t kLongSteps = 1000000;  // Runs until cancelled.
 
-proto::JobSubmission MlpSubmission(int64_t steps) {
+proto::JobSubmission MlpSubmission(int64_t steps, const std::string& path = kMlpPath) {
   proto::JobSubmission submission;
-  submission.set_job_text(*ReadFile(kMlpPath));
+  submission.set_job_text(*ReadFile(path));
   submission.set_file_name("mlp.pbtxt");
   submission.mutable_settings()->set_steps(steps);
   return submission;
@@ -350,7 +352,7 @@ TEST_F(JobManagerTest, TwoJobsRunAtOnceOnDisjointDevices) {
 TEST_F(JobManagerTest, CancellingARunningJobStopsItWithinTwoSecondsAndFreesItsDevices) {
   std::unique_ptr<JobManager> manager = StartManager("2cpu");
   ASSERT_NE(manager, nullptr);
-  proto::JobSubmission wide = MlpSubmission(kLongSteps);
+  proto::JobSubmission wide = MlpSubmission(kLongSteps, kBenchMlpPath);
   wide.mutable_settings()->mutable_parallel()->set_data_parallel(2);
   const std::string running = Submit(manager.get(), wide);
   const std::string queued = Submit(manager.get(), MlpSubmission(2));
