@@ -21,12 +21,13 @@
 #include "cli/live_diagnosis.h"
 #include "cli/parallel_flags.h"
 #include "cli/step_output.h"
-#include "cli/trace_files.h"
 #include "compiler/compiler.h"
 #include "plan/labels.h"
 #include "runtime/device/device.h"
 #include "runtime/host/job_runner.h"
+#include "runtime/host/plan_variables.h"
 #include "runtime/rpc/diagnostics_server.h"
+#include "trace/trace_files.h"
 
 namespace softwire {
 namespace cli {
@@ -130,7 +131,8 @@ Status PrepareOutputs(const RunFlags& flags) {
     Status made = MakeDirectories(flags.save);
     if (!made.ok()) return made.WithContext("--save");
   }
-  if (!flags.trace.empty()) SOFTWIRE_RETURN_IF_ERROR(CheckTraceOutput(flags.trace, "--trace"));
+  if (!flags.trace.empty())
+    SOFTWIRE_RETURN_IF_ERROR(trace::CheckTraceOutput(flags.trace, "--trace"));
   return Status::Ok();
 }
 
@@ -138,7 +140,7 @@ Status PrepareOutputs(const RunFlags& flags) {
 Status WriteTrace(const std::string& path, runtime::LoadedPlan* loaded, bool quiet) {
   std::optional<trace::TraceLog> log = loaded->TakeTrace();
   if (!log) return InternalError("--trace: the run recorded no trace");
-  StatusOr<std::string> summary = WriteTraceFiles(path, *log);
+  StatusOr<std::string> summary = trace::WriteTraceFiles(path, *log);
   if (!summary.ok()) return summary.status().WithContext("--trace");
   if (!quiet) {
     std::string dropped;
@@ -148,32 +150,6 @@ Status WriteTrace(const std::string& path, runtime::LoadedPlan* loaded, bool qui
     std::printf("trace: %s (%lld firings%s); summary %s.summary.txt; timeline %s.svg\n",
                 path.c_str(), static_cast<long long>(log->info.events_recorded), dropped.c_str(),
                 path.c_str(), path.c_str());
-  }
-  return Status::Ok();
-}
-
-// "w1" -> "DIR/w1.npy". Names may hold '/' (a folder per scope) but no "." or ".." part and
-// no leading '/', so every file stays inside DIR.
-StatusOr<std::string> VariablePath(const std::string& directory, const std::string& name) {
-  size_t begin = 0;
-  while (begin <= name.size()) {
-    size_t end = name.find('/', begin);
-    if (end == std::string::npos) end = name.size();
-    std::string part = name.substr(begin, end - begin);
-    if (part.empty() || part == "." || part == "..") {
-      return InvalidArgumentError("variable '" + name + "' cannot be saved under its name");
-    }
-    begin = end + 1;
-  }
-  return directory + "/" + name + ".npy";
-}
-
-Status SaveVariables(const std::string& directory,
-                     const std::map<std::string, NpyArray>& variables) {
-  for (const auto& [name, array] : variables) {
-    SOFTWIRE_ASSIGN_OR_RETURN(std::string path, VariablePath(directory, name));
-    SOFTWIRE_RETURN_IF_ERROR(MakeDirectories(DirectoryOf(path)));
-    SOFTWIRE_RETURN_IF_ERROR(WriteNpy(path, array.dtype, array.shape, array.data.data()));
   }
   return Status::Ok();
 }
@@ -315,7 +291,7 @@ int FinishRun(const RunFlags& flags, const proto::Plan& plan, const std::string&
   }
   if (!written.ok()) return Fail(written.message(), kExitRunFailed);
   if (!flags.save.empty()) {
-    Status saved = SaveVariables(flags.save, result->variables);
+    Status saved = runtime::SaveVariables(flags.save, result->variables);
     if (!saved.ok()) return Fail("--save: " + saved.message(), kExitRunFailed);
   }
   if (!flags.quiet) PrintDone(flags, plan, loss_name, *result);
@@ -378,7 +354,7 @@ int RunCommand(const std::vector<std::string>& args) {
   ProgressPrinter printer(stdout, plan.schedule().steps(), flags.log_every, loss_name);
   std::string metrics;
   runtime::RunOptions options = MakeRunOptions(flags, [&](const runtime::StepResult& step) {
-    metrics += MetricsJsonLine(step) + "\n";
+    metrics += runtime::MetricsJsonLine(step) + "\n";
     if (!flags.quiet) printer.OnStep(step);
   });
   // The plan names its data relative to the job file, wherever it is run from.

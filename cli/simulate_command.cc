@@ -20,12 +20,12 @@
 #include "cli/commands.h"
 #include "cli/flag_parser.h"
 #include "cli/parallel_flags.h"
-#include "cli/trace_files.h"
 #include "compiler/compiler.h"
 #include "placement/cluster_model.h"
 #include "simulator/simulation_report.h"
 #include "simulator/simulation_trace.h"
 #include "simulator/simulator.h"
+#include "trace/trace_files.h"
 
 namespace softwire {
 namespace cli {
@@ -149,7 +149,7 @@ int SimulateCommand(const std::vector<std::string>& args) {
     options.trace_steps = *window;
   }
   if (!flags.trace.empty()) {
-    Status writable = CheckTraceOutput(flags.trace, "--trace");
+    Status writable = trace::CheckTraceOutput(flags.trace, "--trace");
     if (!writable.ok()) return Fail(writable);
   }
   StatusOr<compiler::JobFile> job = compiler::ParseJobFile(job_path);
@@ -174,7 +174,7 @@ int SimulateCommand(const std::vector<std::string>& args) {
   std::fputs(simulator::FormatSimulationReport(*result).c_str(), stdout);
   if (trace != nullptr) {
     const trace::TraceLog log = trace->TakeLog(*plan, result->steps, options.trace_steps, "ok");
-    StatusOr<std::string> written = WriteTraceFiles(flags.trace, log);
+    StatusOr<std::string> written = trace::WriteTraceFiles(flags.trace, log);
     if (!written.ok()) return Fail(written.status().WithContext("--trace"));
     std::string dropped;
     if (log.info.events_dropped > 0) {

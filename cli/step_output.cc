@@ -4,64 +4,6 @@
 
 namespace softwire {
 namespace cli {
-namespace {
-
-std::string JsonNumber(double value) {
-  if (!std::isfinite(value)) return "null";
-  char text[40];
-  std::snprintf(text, sizeof(text), "%.9g", value);
-  return text;
-}
-
-std::string JsonString(const std::string& value) {
-  std::string text = "\"";
-  for (char c : value) {
-    switch (c) {
-      case '"':
-        text += "\\\"";
-        break;
-      case '\\':
-        text += "\\\\";
-        break;
-      case '\n':
-        text += "\\n";
-        break;
-      case '\t':
-        text += "\\t";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char escaped[8];
-          std::snprintf(escaped, sizeof(escaped), "\\u%04x", c);
-          text += escaped;
-        } else {
-          text += c;
-        }
-    }
-  }
-  return text + "\"";
-}
-
-bool IsFixedKey(const std::string& name) {
-  return name == "step" || name == "loss" || name == "samples_per_second" || name == "seconds";
-}
-
-}  // namespace
-
-std::string MetricsJsonLine(const runtime::StepResult& step) {
-  std::string line = "{\"step\":" + std::to_string(step.step) +
-                     ",\"loss\":" + JsonNumber(step.loss) +
-                     ",\"samples_per_second\":" + JsonNumber(step.samples_per_second) +
-                     ",\"seconds\":" + JsonNumber(step.seconds);
-  for (const auto& [name, value] : step.outputs) {
-    // The loss output itself, when it is named "loss", is already the "loss" key.
-    if (name == "loss" && (value == step.loss || (std::isnan(value) && std::isnan(step.loss)))) {
-      continue;
-    }
-    line += "," + JsonString(IsFixedKey(name) ? "output:" + name : name) + ":" + JsonNumber(value);
-  }
-  return line + "}";
-}
 
 int64_t ProgressPrinter::AutoInterval(int64_t total_steps) {
   const int64_t target = std::max<int64_t>(1, total_steps / 20);

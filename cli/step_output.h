@@ -1,4 +1,5 @@
-// How `softwire run` shows steps: progress lines for people, JSON lines for programs.
+// How `softwire run` shows steps to people: progress lines. (The JSON lines for programs are
+// runtime::MetricsJsonLine, runtime/host/step_results.h, which the job service writes too.)
 #ifndef SOFTWIRE_CLI_STEP_OUTPUT_H_
 #define SOFTWIRE_CLI_STEP_OUTPUT_H_
 
@@ -10,14 +11,6 @@
 
 namespace softwire {
 namespace cli {
-
-// One JSON object, no newline:
-//   {"step":0,"loss":2.30,"samples_per_second":1234.5,"seconds":0.01,"accuracy":0.12}
-// `step` counts from 0 like the plan's steps; every output of the step follows the four fixed
-// keys. An output named like a fixed key is written as "output:<name>", except the loss
-// output named "loss", which is the "loss" key. Numbers that JSON cannot hold (NaN,
-// infinities) are written as null.
-std::string MetricsJsonLine(const runtime::StepResult& step);
 
 // Prints a readable line for the first step, every `every`-th step and the last, with the
 // throughput averaged over the steps since the previous line:

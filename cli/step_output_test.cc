@@ -21,30 +21,6 @@ runtime::StepResult Step(int64_t index, double loss) {
   return step;
 }
 
-TEST(StepOutputTest, MetricsLinesAreOneJsonObjectWithFixedKeysThenEveryOutput) {
-  EXPECT_EQ(MetricsJsonLine(Step(3, 1.5)),
-            "{\"step\":3,\"loss\":1.5,\"samples_per_second\":256,\"seconds\":0.25,"
-            "\"accuracy\":0.5}");
-}
-
-TEST(StepOutputTest, AnOutputNamedLikeAFixedKeyIsPrefixed) {
-  runtime::StepResult step = Step(1, 2.0);
-  step.outputs["loss"] = 7.0;  // Not the loss: the loss output has another name.
-  step.outputs["seconds"] = 3.0;
-  std::string line = MetricsJsonLine(step);
-  EXPECT_NE(line.find("\"output:loss\":7"), std::string::npos) << line;
-  EXPECT_NE(line.find("\"output:seconds\":3"), std::string::npos) << line;
-}
-
-TEST(StepOutputTest, NumbersJsonCannotHoldBecomeNullAndNamesAreEscaped) {
-  runtime::StepResult step = Step(0, std::numeric_limits<double>::quiet_NaN());
-  step.outputs.clear();
-  step.outputs["say \"hi\""] = std::numeric_limits<double>::infinity();
-  EXPECT_EQ(MetricsJsonLine(step),
-            "{\"step\":0,\"loss\":null,\"samples_per_second\":256,\"seconds\":0.25,"
-            "\"say \\\"hi\\\"\":null}");
-}
-
 TEST(StepOutputTest, AutomaticIntervalsGiveAboutTwentyLinesOnRoundNumbers) {
   EXPECT_EQ(ProgressPrinter::AutoInterval(5), 1);
   EXPECT_EQ(ProgressPrinter::AutoInterval(40), 2);

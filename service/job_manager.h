@@ -117,7 +117,9 @@ class JobManager {
   JobManager& operator=(const JobManager&) = delete;
 
   // Checks, compiles, stores and queues a job; returns once it is queued (its first events,
-  // compiled and queued, are in its feed). The file header lists the errors.
+  // compiled and queued, are in its feed). The file header lists the errors. Job ids are
+  // "job-1", "job-2", ... in the order submissions are taken (a refused submission may use up a
+  // number); a restarted manager goes on after the highest it finds.
   StatusOr<SubmittedJob> Submit(const proto::JobSubmission& submission);
 
   // The job's events with sequence >= `from_sequence` (1 is the first): at once when there are
@@ -149,6 +151,8 @@ class JobManager {
   StatusOr<runtime::JobWaitStates> DescribeWaits(const std::string& job_id,
                                                  std::chrono::milliseconds timeout);
 
+  // The options it runs with: `cluster` is the one it hosts (DefaultCluster's when none was
+  // given).
   const JobManagerOptions& options() const;
 
  private:

@@ -1,25 +1,15 @@
 #include "runtime/host/job.h"
 
 #include <algorithm>
-#include <thread>
 
 #include "base/mutex.h"
-#include "base/thread_affinity.h"
 #include "plan/labels.h"
+#include "runtime/host/node_runtime_options.h"
+#include "runtime/host/plan_variables.h"
 
 namespace softwire {
 namespace runtime {
 namespace {
-
-// Cores for a device of `threads` kernel threads whose first thread takes allowed[first]: the
-// next `threads` allowed cores, wrapping around when the process has fewer.
-std::vector<int> DeviceCores(const std::vector<int>& allowed, size_t first, int threads) {
-  std::vector<int> cores;
-  for (int thread = 0; thread < threads; ++thread) {
-    cores.push_back(allowed[(first + static_cast<size_t>(thread)) % allowed.size()]);
-  }
-  return cores;
-}
 
 // Queues per device: one more than the highest index its actors name.
 StatusOr<std::vector<int>> QueuesPerDevice(const proto::Plan& plan) {
@@ -40,55 +30,26 @@ StatusOr<std::vector<int>> QueuesPerDevice(const proto::Plan& plan) {
 // settings for them (what a process that runs one plan and exits needs).
 StatusOr<NodeRuntimeOptions> RuntimeOptionsForPlan(const proto::Plan& plan,
                                                    const JobOptions& options) {
-  NodeRuntimeOptions runtime;
-  runtime.kernels = options.kernels;
-  runtime.sim = options.sim;
-  runtime.caf = options.caf;
-  runtime.blas_threads = options.blas_threads;
   SOFTWIRE_ASSIGN_OR_RETURN(std::vector<int> queues, QueuesPerDevice(plan));
-  const std::vector<int> allowed_cores = AllowedCores();
-  size_t next_core = 0;  // With pinned threads: the first core of the next cpu device.
-  int cpu_devices = 0;
-  const proto::PlanDevice* cpu_device = nullptr;  // The last cpu device.
-  bool sim_devices = false;
+  std::vector<DeviceSpec> devices;
   for (int id = 0; id < plan.device_size(); ++id) {
-    const proto::PlanDevice& plan_device = plan.device(id);
     DeviceSpec spec;
-    spec.device = plan_device;
+    spec.device = plan.device(id);
     spec.queues = queues[static_cast<size_t>(id)];
-    spec.options = options.device;
-    if (plan_device.kind() == proto::DEVICE_KIND_CPU) {
-      ++cpu_devices;
-      cpu_device = &plan_device;
-      if (options.pin_threads && !allowed_cores.empty()) {
-        spec.options.cores =
-            DeviceCores(allowed_cores, next_core, KernelThreads(plan_device, spec.options));
-        next_core += spec.options.cores.size();
-        // The worker holding the device's strand is its thread 0: it runs on the same core.
-        if (options.caf.worker_cores.empty())
-          runtime.caf.worker_cores.push_back(spec.options.cores[0]);
-      }
-    }
-    sim_devices = sim_devices || plan_device.kind() == proto::DEVICE_KIND_SIM;
-    runtime.devices.push_back(std::move(spec));
+    devices.push_back(std::move(spec));
   }
-  // One cpu device and one worker: that worker is always the device's thread 0.
-  if (cpu_devices == 1 && CafThreads(runtime.caf, 1) == 1 && runtime.caf.worker_names.empty()) {
-    runtime.caf.worker_names.push_back(plan::DeviceThreadName(*cpu_device, 0));
+  HostingOptions hosting;
+  hosting.caf = options.caf;
+  hosting.device = options.device;
+  hosting.kernels = options.kernels;
+  hosting.sim = options.sim;
+  hosting.pin_threads = options.pin_threads;
+  hosting.blas_threads = options.blas_threads;
+  for (const proto::ActorDef& actor : plan.actor()) {
+    hosting.longest_sim_launch_seconds =
+        std::max(hosting.longest_sim_launch_seconds, actor.estimated_seconds());
   }
-  // The long spin only pays while the workers leave a core to the sim timer thread: with more
-  // workers, those woken for the spinner's overflow take the timer's core (six workers on two
-  // cores stretched 10 ms launches to 11 ms).
-  const int cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-  if (runtime.caf.worker_spin_us < 0 && sim_devices && cpu_devices == 0 &&
-      runtime.caf.policy == "sharing" && CafThreads(runtime.caf, 0) < cores) {
-    double longest = 0;
-    for (const proto::ActorDef& actor : plan.actor()) {
-      longest = std::max(longest, actor.estimated_seconds());
-    }
-    runtime.caf.worker_spin_us = SimOnlyWorkerSpinUs(longest);
-  }
-  return runtime;
+  return NodeRuntimeOptionsFor(std::move(devices), hosting);
 }
 
 }  // namespace
@@ -178,6 +139,10 @@ void Job::Cancel(const std::string& reason) {
 std::optional<trace::TraceLog> Job::TakeTrace() {
   MutexLock lock(&execution_mutex_);
   return execution_ ? execution_->TakeTrace() : std::nullopt;
+}
+
+StatusOr<std::map<std::string, NpyArray>> Job::ReadVariables() const {
+  return ReadHostedVariables(*hosted_);
 }
 
 SimClockStats Job::sim_stats() const {

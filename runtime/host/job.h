@@ -22,6 +22,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -29,6 +30,7 @@
 
 #include "actors/actor_description.h"
 #include "base/mutex.h"
+#include "base/npy.h"
 #include "base/status.h"
 #include "data/data_root.h"
 #include "proto/plan.pb.h"
@@ -105,6 +107,8 @@ class Job {
   std::optional<trace::TraceLog> TakeTrace();
   // How exactly sim launches kept their durations (zero without sim devices).
   SimClockStats sim_stats() const;
+  // After Run: every variable's value (ReadHostedVariables, plan_variables.h).
+  StatusOr<std::map<std::string, NpyArray>> ReadVariables() const;
 
  private:
   class StepEvents;

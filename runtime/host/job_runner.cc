@@ -8,7 +8,7 @@
 
 #include "plan/steps.h"
 #include "runtime/host/job.h"
-#include "runtime/host/plan_edits.h"
+#include "runtime/host/plan_variables.h"
 #include "runtime/kernels/cpu/cpu_kernels.h"
 
 namespace softwire {
@@ -19,42 +19,21 @@ using Clock = std::chrono::steady_clock;
 
 }  // namespace
 
-// Turns the collector's steps into StepResults: wall time per step and throughput.
+// Times the collector's steps (StepTimer) into the result and the progress listener.
 class StepRecorder {
  public:
   StepRecorder(const proto::Plan& plan, const RunOptions& options, RunResult* result)
-      : options_(options),
-        result_(result),
-        samples_per_step_(
-            static_cast<double>(std::max<int64_t>(1, plan.schedule().pieces_per_step()) *
-                                plan.schedule().micro_batch_size())) {
-    for (const proto::PlanOutput& output : plan.output()) {
-      if (output.is_loss()) loss_name_ = output.name();
-    }
-  }
+      : options_(options), result_(result), timer_(plan) {}
 
   void Record(const CollectedStep& step, Clock::time_point started_at) {
-    StepResult recorded;
-    recorded.step = step.step;
-    recorded.outputs = step.outputs;
-    auto loss = step.outputs.find(loss_name_);
-    recorded.loss =
-        loss != step.outputs.end() ? loss->second : std::numeric_limits<double>::quiet_NaN();
-    Clock::time_point previous = result_->steps.empty() ? started_at : previous_;
-    recorded.seconds =
-        std::max(0.0, std::chrono::duration<double>(step.completed_at - previous).count());
-    recorded.samples_per_second = recorded.seconds > 0 ? samples_per_step_ / recorded.seconds : 0.0;
-    previous_ = std::max(previous, step.completed_at);
-    result_->steps.push_back(recorded);
-    if (options_.progress) options_.progress(recorded);
+    result_->steps.push_back(timer_.Time(step, started_at));
+    if (options_.progress) options_.progress(result_->steps.back());
   }
 
  private:
   const RunOptions& options_;
   RunResult* result_;
-  const double samples_per_step_;
-  std::string loss_name_;
-  Clock::time_point previous_;
+  StepTimer timer_;
 };
 
 StatusOr<std::unique_ptr<LoadedPlan>> LoadedPlan::Load(const proto::Plan& plan,
@@ -111,7 +90,7 @@ StatusOr<RunResult> LoadedPlan::Run() {
     memory.allocated_bytes = job_->arenas()[i]->allocated_bytes();
     result_.memory.push_back(memory);
   }
-  SOFTWIRE_ASSIGN_OR_RETURN(result_.variables, ReadVariables(plan_, job_->register_slots()));
+  SOFTWIRE_ASSIGN_OR_RETURN(result_.variables, job_->ReadVariables());
   result_.sim_timing = job_->sim_stats();
   return std::move(result_);
 }

@@ -33,24 +33,12 @@
 #include "runtime/host/caf_options.h"
 #include "runtime/host/job_trace.h"
 #include "runtime/host/stall_report.h"
+#include "runtime/host/step_results.h"
 #include "runtime/kernels/kernel.h"
 #include "trace/trace_model.h"
 
 namespace softwire {
 namespace runtime {
-
-// One completed step.
-struct StepResult {
-  int64_t step = 0;
-  // Mean of the loss output over the step's pieces; NaN when the plan has no loss.
-  double loss = 0;
-  // Every output (the loss included) by name: the mean over the step's pieces.
-  std::map<std::string, double> outputs;
-  // Wall seconds since the previous step completed (the first: since the actors started).
-  double seconds = 0;
-  // Samples (pieces_per_step * micro_batch_size) per wall second of this step.
-  double samples_per_second = 0;
-};
 
 struct RunOptions {
   // Steps to run; <= 0: the plan's. May not exceed the plan's.

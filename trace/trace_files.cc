@@ -1,4 +1,4 @@
-#include "cli/trace_files.h"
+#include "trace/trace_files.h"
 
 #include <unistd.h>
 
@@ -10,7 +10,7 @@
 #include "trace/trace_summary.h"
 
 namespace softwire {
-namespace cli {
+namespace trace {
 
 Status CheckTraceOutput(const std::string& path, const std::string& flag) {
   if (path.empty()) return InvalidArgumentError(flag + ": no file given");
@@ -22,16 +22,15 @@ Status CheckTraceOutput(const std::string& path, const std::string& flag) {
   return Status::Ok();
 }
 
-StatusOr<std::string> WriteTraceFiles(const std::string& path, const trace::TraceLog& log) {
-  SOFTWIRE_ASSIGN_OR_RETURN(trace::TraceModel model, trace::BuildTraceModel(log));
-  const trace::TraceSummary summary = trace::Summarize(model);
-  const std::string text = trace::FormatSummary(model, summary);
-  SOFTWIRE_RETURN_IF_ERROR(trace::WriteChromeTrace(path, model));
+StatusOr<std::string> WriteTraceFiles(const std::string& path, const TraceLog& log) {
+  SOFTWIRE_ASSIGN_OR_RETURN(TraceModel model, BuildTraceModel(log));
+  const TraceSummary summary = Summarize(model);
+  const std::string text = FormatSummary(model, summary);
+  SOFTWIRE_RETURN_IF_ERROR(WriteChromeTrace(path, model));
   SOFTWIRE_RETURN_IF_ERROR(WriteFileAtomically(path + ".summary.txt", text));
-  SOFTWIRE_RETURN_IF_ERROR(
-      WriteFileAtomically(path + ".svg", trace::RenderTimelineSvg(model, &summary)));
+  SOFTWIRE_RETURN_IF_ERROR(WriteFileAtomically(path + ".svg", RenderTimelineSvg(model, &summary)));
   return text;
 }
 
-}  // namespace cli
+}  // namespace trace
 }  // namespace softwire

@@ -1,0 +1,805 @@
+#include "service/job_manager.h"
+
+#include <glog/logging.h>
+
+#include <algorithm>
+#include <cctype>
+#include <condition_variable>
+#include <filesystem>
+#include <limits>
+#include <map>
+#include <set>
+#include <thread>
+#include <utility>
+
+#include "base/dtype.h"
+#include "base/file.h"
+#include "base/mutex.h"
+#include "base/thread_affinity.h"
+#include "plan/device_assignment.h"
+#include "plan/labels.h"
+#include "proto/tensor_desc.h"
+#include "runtime/host/node_runtime.h"
+#include "runtime/host/node_runtime_options.h"
+#include "runtime/host/plan_variables.h"
+#include "runtime/kernels/cpu/cpu_kernels.h"
+#include "service/event_log.h"
+#include "service/job_compilation.h"
+#include "service/job_data.h"
+#include "service/job_execution.h"
+#include "service/job_queue.h"
+#include "service/job_store.h"
+
+namespace softwire {
+namespace service {
+namespace {
+
+constexpr char kServerStopped[] = "the server stopped";
+constexpr char kDiedWhileRunning[] = "the server stopped while the job was running";
+
+double UnixNow() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+bool IsTerminal(proto::JobState state) {
+  return state == proto::JOB_STATE_SUCCEEDED || state == proto::JOB_STATE_FAILED ||
+         state == proto::JOB_STATE_CANCELLED;
+}
+
+// "DEVICE_KIND_CPU" -> "cpu".
+std::string DeviceKindName(proto::DeviceKind kind) {
+  std::string name = proto::DeviceKind_Name(kind);
+  const std::string prefix = "DEVICE_KIND_";
+  if (name.compare(0, prefix.size(), prefix) == 0) name = name.substr(prefix.size());
+  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return name;
+}
+
+// The cluster a server without one hosts: one cpu device of every core it may use.
+proto::Cluster DefaultCluster() {
+  proto::Cluster cluster;
+  proto::NodeSpec* node = cluster.add_node();
+  node->set_name("node0");
+  proto::DeviceSpec* device = node->add_device();
+  device->set_name("cpu:0");
+  device->set_kind(proto::DEVICE_KIND_CPU);
+  device->set_cores(std::max(1, static_cast<int>(AllowedCores().size())));
+  return cluster;
+}
+
+JobManagerOptions WithCluster(JobManagerOptions options) {
+  if (options.cluster.node_size() == 0) options.cluster = DefaultCluster();
+  return options;
+}
+
+int64_t GraphBytes(const proto::JobSubmission& submission) {
+  return submission.graph_case() == proto::JobSubmission::kJob
+             ? static_cast<int64_t>(submission.job().ByteSizeLong())
+             : static_cast<int64_t>(submission.job_text().size());
+}
+
+// The submission as the record keeps it: its data files without their bytes.
+proto::JobSubmission WithoutDataBytes(const proto::JobSubmission& submission) {
+  proto::JobSubmission kept = submission;
+  for (proto::DataFile& file : *kept.mutable_data_file()) file.clear_content();
+  return kept;
+}
+
+// The state a feed's terminal event means.
+proto::JobState StateOfTerminal(const proto::JobEvent& event) {
+  if (event.has_finished()) return proto::JOB_STATE_SUCCEEDED;
+  if (event.has_cancelled()) return proto::JOB_STATE_CANCELLED;
+  return proto::JOB_STATE_FAILED;
+}
+
+}  // namespace
+
+// One job as the manager knows it.
+struct ManagedJob {
+  proto::JobRecord record;  // info() kept current; written at every change of state.
+  std::string directory;    // jobs/<id>.
+  int devices_needed = 1;
+  // Shared with watchers, which may wait on it after the job was deleted (max_kept_jobs).
+  std::shared_ptr<EventLog> events;
+  // The compiled plan while queued (read back from plan.pb after a restart).
+  std::unique_ptr<proto::Plan> plan;
+  // While running. Shared with Cancel, DescribeWaits and ListDevices, which call it without the
+  // manager's lock while the job's thread runs it.
+  std::shared_ptr<JobExecution> execution;
+  std::vector<int> devices;  // Indices into the server's devices, while running.
+};
+
+class JobManager::Impl {
+ public:
+  explicit Impl(JobManagerOptions options)
+      : options_(WithCluster(std::move(options))), store_(options_.state_directory) {}
+  ~Impl();
+
+  Status Start();
+  StatusOr<SubmittedJob> Submit(const proto::JobSubmission& submission);
+  StatusOr<std::vector<proto::JobEvent>> WaitForEvents(const std::string& job_id, int64_t from,
+                                                       std::chrono::milliseconds timeout);
+  StatusOr<proto::JobInfo> GetJob(const std::string& job_id) const;
+  std::vector<proto::JobInfo> ListJobs(const std::vector<proto::JobState>& states, int limit) const;
+  StatusOr<proto::JobInfo> Cancel(const std::string& job_id, const std::string& reason);
+  std::vector<proto::DeviceInfo> ListDevices() const;
+  int64_t QueuedJobs() const;
+  StatusOr<StoredResults> GetResults(const std::string& job_id) const;
+  StatusOr<runtime::JobWaitStates> DescribeWaits(const std::string& job_id,
+                                                 std::chrono::milliseconds timeout);
+  const JobManagerOptions& options() const { return options_; }
+
+ private:
+  class Listener;
+
+  // Submit's steps.
+  Status WaitForIdempotencyKey(const std::string& key, std::string* existing) EXCLUDES(mutex_);
+  void ReleaseIdempotencyKey(const std::string& key) EXCLUDES(mutex_);
+  StatusOr<SubmittedJob> Accept(const proto::JobSubmission& submission, const std::string& job_id)
+      EXCLUDES(mutex_);
+
+  // Start's steps.
+  Status CreateRuntime();
+  void RecoverJobs() EXCLUDES(mutex_);
+
+  // Starts the queued jobs that fit the free devices.
+  void ScheduleLocked() REQUIRES(mutex_);
+  void StartJobLocked(ManagedJob* job, const std::vector<int>& devices) REQUIRES(mutex_);
+  // The job's thread: runs it, records how it ended, frees its devices.
+  void RunJob(ManagedJob* job, std::shared_ptr<JobExecution> execution) EXCLUDES(mutex_);
+  void EndJobLocked(ManagedJob* job, proto::JobEvent terminal) REQUIRES(mutex_);
+  void OnStep(ManagedJob* job, const proto::StepMetrics& step) EXCLUDES(mutex_);
+  void WriteRecordLocked(ManagedJob* job) REQUIRES(mutex_);
+  void DropOldJobsLocked() REQUIRES(mutex_);
+  // Joins the threads of jobs that ended.
+  void ReapThreads() EXCLUDES(mutex_);
+
+  ManagedJob* FindLocked(const std::string& job_id) const REQUIRES(mutex_);
+  proto::JobInfo InfoLocked(const ManagedJob& job) const REQUIRES(mutex_);
+
+  const JobManagerOptions options_;
+  const JobStore store_;
+  runtime::KernelRegistry cpu_kernels_;
+  std::vector<proto::PlanDevice> devices_;  // The server's, in cluster order.
+  std::unique_ptr<runtime::NodeRuntime> runtime_;
+
+  mutable Mutex mutex_;
+  CondVar changed_;  // A key was released, or a job ended.
+  std::map<std::string, std::unique_ptr<ManagedJob>> jobs_ GUARDED_BY(mutex_);
+  std::map<std::string, std::string> job_by_key_ GUARDED_BY(mutex_);
+  std::set<std::string> keys_in_submission_ GUARDED_BY(mutex_);
+  JobQueue queue_ GUARDED_BY(mutex_);
+  std::vector<std::string> device_holders_ GUARDED_BY(mutex_);  // Job id per device; "": free.
+  int64_t last_job_number_ GUARDED_BY(mutex_) = 0;
+  bool stopping_ GUARDED_BY(mutex_) = false;
+  std::map<std::string, std::thread> threads_ GUARDED_BY(mutex_);
+  std::vector<std::string> ended_threads_ GUARDED_BY(mutex_);
+};
+
+// Hands one job's steps to the manager.
+class JobManager::Impl::Listener final : public JobExecutionListener {
+ public:
+  Listener(Impl* impl, ManagedJob* job) : impl_(impl), job_(job) {}
+  void OnJobStarted() override {}
+  void OnJobStep(const proto::StepMetrics& step) override { impl_->OnStep(job_, step); }
+
+ private:
+  Impl* const impl_;
+  ManagedJob* const job_;
+};
+
+JobManager::Impl::~Impl() {
+  std::vector<std::shared_ptr<JobExecution>> running;
+  {
+    MutexLock lock(&mutex_);
+    stopping_ = true;
+    for (auto& [id, job] : jobs_) {
+      if (job->execution) running.push_back(job->execution);
+    }
+  }
+  for (const std::shared_ptr<JobExecution>& execution : running) execution->Cancel(kServerStopped);
+  for (;;) {
+    std::map<std::string, std::thread> threads;
+    {
+      MutexLock lock(&mutex_);
+      threads.swap(threads_);
+    }
+    if (threads.empty()) break;
+    for (auto& [id, thread] : threads) thread.join();
+  }
+  {
+    MutexLock lock(&mutex_);
+    jobs_.clear();
+  }
+  runtime_.reset();
+}
+
+Status JobManager::Impl::CreateRuntime() {
+  RegisterCpuKernels(&cpu_kernels_);
+  std::vector<runtime::DeviceSpec> specs = runtime::ClusterDeviceSpecs(options_.cluster);
+  if (specs.empty()) return InvalidArgumentError("the cluster has no devices");
+  std::set<std::string> names;
+  for (const runtime::DeviceSpec& spec : specs) {
+    if (!names.insert(plan::DeviceName(spec.device)).second) {
+      return InvalidArgumentError("the cluster names device " + plan::DeviceName(spec.device) +
+                                  " twice");
+    }
+    devices_.push_back(spec.device);
+  }
+  runtime::HostingOptions hosting;
+  hosting.kernels.cpu = &cpu_kernels_;
+  hosting.blas_threads = options_.blas_threads;
+  SOFTWIRE_ASSIGN_OR_RETURN(runtime_, runtime::NodeRuntime::Create(runtime::NodeRuntimeOptionsFor(
+                                          std::move(specs), hosting)));
+  MutexLock lock(&mutex_);
+  device_holders_.assign(devices_.size(), "");
+  return Status::Ok();
+}
+
+Status JobManager::Impl::Start() {
+  SOFTWIRE_RETURN_IF_ERROR(store_.Prepare());
+  SOFTWIRE_RETURN_IF_ERROR(CreateRuntime());
+  RecoverJobs();
+  MutexLock lock(&mutex_);
+  ScheduleLocked();
+  return Status::Ok();
+}
+
+void JobManager::Impl::RecoverJobs() {
+  std::vector<ManagedJob*> queued;
+  MutexLock lock(&mutex_);
+  for (proto::JobRecord& record : store_.ReadRecords()) {
+    auto job = std::make_unique<ManagedJob>();
+    const std::string id = record.info().job_id();
+    job->directory = store_.JobDirectory(id);
+    StatusOr<std::unique_ptr<EventLog>> events =
+        EventLog::Open(JobStore::EventsPath(job->directory));
+    if (!events.ok()) {
+      LOG(WARNING) << "skipping job " << id << ": " << events.status();
+      continue;
+    }
+    job->events = std::move(*events);
+    job->record = std::move(record);
+    proto::JobInfo* info = job->record.mutable_info();
+    last_job_number_ = std::max(last_job_number_, JobNumber(id));
+    const std::vector<proto::JobEvent> events_so_far = job->events->events();
+    int64_t steps = 0;
+    for (const proto::JobEvent& event : events_so_far) {
+      if (event.has_step()) {
+        ++steps;
+        info->set_last_loss(event.step().loss());
+        info->set_samples_per_second(event.step().samples_per_second());
+      }
+    }
+    info->set_completed_steps(steps);
+    if (!IsTerminal(info->state()) && job->events->ended()) {
+      // It ended, and the server died before the record said so.
+      const proto::JobEvent& last = events_so_far.back();
+      info->set_state(StateOfTerminal(last));
+      info->set_ended_unix(last.time_unix());
+      if (last.has_failed()) info->set_error(last.failed().error());
+      if (last.has_cancelled()) info->set_error(last.cancelled().reason());
+      WriteRecordLocked(job.get());
+    } else if (info->state() == proto::JOB_STATE_RUNNING) {
+      proto::JobEvent failed;
+      failed.mutable_failed()->set_error(kDiedWhileRunning);
+      failed.mutable_failed()->set_code(StatusCodeName(StatusCode::kAborted));
+      EndJobLocked(job.get(), std::move(failed));
+    } else if (info->state() == proto::JOB_STATE_QUEUED) {
+      StatusOr<proto::Plan> plan = JobStore::ReadPlan(job->directory);
+      if (!plan.ok()) {
+        proto::JobEvent failed;
+        failed.mutable_failed()->set_error("its plan cannot be read back: " +
+                                           plan.status().message());
+        failed.mutable_failed()->set_code(StatusCodeName(plan.status().code()));
+        EndJobLocked(job.get(), std::move(failed));
+      } else {
+        job->devices_needed = std::max(1, plan->device_size());
+        job->plan = std::make_unique<proto::Plan>(std::move(*plan));
+        queued.push_back(job.get());
+      }
+    }
+    info->set_last_event(job->events->last_sequence());
+    if (!info->idempotency_key().empty()) job_by_key_[info->idempotency_key()] = id;
+    jobs_[id] = std::move(job);
+  }
+  std::sort(queued.begin(), queued.end(), [](const ManagedJob* a, const ManagedJob* b) {
+    const proto::JobInfo& x = a->record.info();
+    const proto::JobInfo& y = b->record.info();
+    if (x.submitted_unix() != y.submitted_unix()) return x.submitted_unix() < y.submitted_unix();
+    return JobNumber(x.job_id()) < JobNumber(y.job_id());
+  });
+  for (ManagedJob* job : queued) queue_.Push(job->record.info().job_id(), job->devices_needed);
+}
+
+StatusOr<SubmittedJob> JobManager::Impl::Submit(const proto::JobSubmission& submission) {
+  ReapThreads();
+  const JobLimits& limits = options_.limits;
+  if (GraphBytes(submission) > limits.max_job_bytes) {
+    return ResourceExhaustedError("the job graph takes " + std::to_string(GraphBytes(submission)) +
+                                  " bytes, over the server's limit of " +
+                                  std::to_string(limits.max_job_bytes));
+  }
+  const std::string& key = submission.idempotency_key();
+  std::string existing;
+  SOFTWIRE_RETURN_IF_ERROR(WaitForIdempotencyKey(key, &existing));
+  if (!existing.empty()) {
+    SOFTWIRE_ASSIGN_OR_RETURN(proto::JobInfo info, GetJob(existing));
+    return SubmittedJob{std::move(info), true};
+  }
+  std::string job_id;
+  {
+    MutexLock lock(&mutex_);
+    if (queue_.size() >= limits.max_queued_jobs) {
+      if (!key.empty()) keys_in_submission_.erase(key);
+      changed_.NotifyAll();
+      return ResourceExhaustedError("the queue is full (" + std::to_string(limits.max_queued_jobs) +
+                                    " jobs)");
+    }
+    job_id = "job-" + std::to_string(++last_job_number_);
+  }
+  StatusOr<SubmittedJob> accepted = Accept(submission, job_id);
+  if (!key.empty()) ReleaseIdempotencyKey(key);
+  return accepted;
+}
+
+Status JobManager::Impl::WaitForIdempotencyKey(const std::string& key, std::string* existing) {
+  if (key.empty()) return Status::Ok();
+  MutexLock lock(&mutex_);
+  for (;;) {
+    auto found = job_by_key_.find(key);
+    if (found != job_by_key_.end()) {
+      *existing = found->second;
+      return Status::Ok();
+    }
+    if (keys_in_submission_.insert(key).second) return Status::Ok();
+    changed_.Wait(&lock);  // Another submission with this key is being accepted.
+  }
+}
+
+void JobManager::Impl::ReleaseIdempotencyKey(const std::string& key) {
+  MutexLock lock(&mutex_);
+  keys_in_submission_.erase(key);
+  changed_.NotifyAll();
+}
+
+StatusOr<SubmittedJob> JobManager::Impl::Accept(const proto::JobSubmission& submission,
+                                                const std::string& job_id) {
+  const std::string directory = store_.JobDirectory(job_id);
+  SOFTWIRE_ASSIGN_OR_RETURN(
+      CompiledJob compiled,
+      CompileSubmission(submission, options_.cluster, JobStore::DataDirectory(directory)));
+  SOFTWIRE_ASSIGN_OR_RETURN(JobData data,
+                            CheckJobData(submission, compiled.file.job, options_.data_root,
+                                         options_.limits.max_upload_bytes));
+
+  // Staged whole, then committed: a killed server leaves the job recorded whole or not at all.
+  const std::string staging = store_.StagingDirectory(job_id);
+  auto job = std::make_unique<ManagedJob>();
+  job->directory = directory;
+  job->devices_needed = compiled.devices;
+  proto::JobInfo* info = job->record.mutable_info();
+  info->set_job_id(job_id);
+  info->set_name(compiled.name);
+  info->set_state(proto::JOB_STATE_QUEUED);
+  info->set_idempotency_key(submission.idempotency_key());
+  info->set_steps(compiled.plan.schedule().steps());
+  info->set_last_loss(std::numeric_limits<double>::quiet_NaN());
+  *info->mutable_plan() = compiled.summary;
+  *job->record.mutable_submission() = WithoutDataBytes(submission);
+  auto stage = [&]() -> Status {
+    SOFTWIRE_RETURN_IF_ERROR(MakeDirectories(staging));
+    SOFTWIRE_RETURN_IF_ERROR(WriteJobData(data, JobStore::DataDirectory(staging)));
+    SOFTWIRE_RETURN_IF_ERROR(JobStore::WritePlan(staging, compiled.plan));
+    SOFTWIRE_ASSIGN_OR_RETURN(job->events, EventLog::Open(JobStore::EventsPath(staging)));
+    proto::JobEvent event;
+    *event.mutable_compiled() = compiled.summary;
+    return job->events->Append(std::move(event)).status();
+  };
+  Status staged = stage();
+  if (!staged.ok()) {
+    store_.Remove(staging);
+    return staged;
+  }
+  job->plan = std::make_unique<proto::Plan>(std::move(compiled.plan));
+
+  // Queued and committed under the lock, so queue order is submission order.
+  MutexLock lock(&mutex_);
+  auto fail = [&](Status status) {
+    store_.Remove(staging);
+    return status;
+  };
+  if (queue_.size() >= options_.limits.max_queued_jobs) {
+    return fail(ResourceExhaustedError("the queue is full (" +
+                                       std::to_string(options_.limits.max_queued_jobs) + " jobs)"));
+  }
+  if (stopping_) return fail(UnavailableError("the server is stopping"));
+  proto::JobEvent queued;
+  queued.mutable_queued()->set_position(queue_.size());
+  StatusOr<proto::JobEvent> appended = job->events->Append(std::move(queued));
+  if (!appended.ok()) return fail(appended.status());
+  info->set_submitted_unix(appended->time_unix());
+  info->set_last_event(appended->sequence());
+  Status recorded = JobStore::WriteRecord(staging, job->record);
+  if (recorded.ok()) recorded = store_.Commit(job_id);
+  if (!recorded.ok()) return fail(recorded);
+  ManagedJob* accepted = job.get();
+  if (!submission.idempotency_key().empty()) {
+    job_by_key_[submission.idempotency_key()] = job_id;
+  }
+  queue_.Push(job_id, accepted->devices_needed);
+  jobs_[job_id] = std::move(job);
+  SubmittedJob submitted{InfoLocked(*accepted), false};
+  ScheduleLocked();
+  return submitted;
+}
+
+void JobManager::Impl::ScheduleLocked() {
+  if (stopping_) return;
+  std::vector<bool> free(device_holders_.size());
+  for (size_t i = 0; i < free.size(); ++i) free[i] = device_holders_[i].empty();
+  for (const JobQueue::Start& start : queue_.TakeStartable(&free)) {
+    ManagedJob* job = FindLocked(start.job_id);
+    CHECK(job != nullptr) << "queued job " << start.job_id << " is unknown";
+    StartJobLocked(job, start.devices);
+  }
+}
+
+void JobManager::Impl::StartJobLocked(ManagedJob* job, const std::vector<int>& devices) {
+  const std::string id = job->record.info().job_id();
+  std::vector<proto::PlanDevice> targets;
+  for (int device : devices) targets.push_back(devices_[static_cast<size_t>(device)]);
+  JobRunSpec spec;
+  spec.job_id = id;
+  spec.plan = std::move(*job->plan);
+  job->plan.reset();
+  spec.data_directory = JobStore::DataDirectory(job->directory);
+  spec.results_directory = JobStore::ResultsDirectory(job->directory);
+  spec.settings = job->record.submission().settings();
+  Status assigned = plan::AssignDevices(targets, &spec.plan);
+  if (!assigned.ok()) {
+    proto::JobEvent failed;
+    failed.mutable_failed()->set_error("cannot load job '" + spec.plan.job_name() +
+                                       "': " + assigned.message());
+    failed.mutable_failed()->set_code(StatusCodeName(assigned.code()));
+    EndJobLocked(job, std::move(failed));
+    return;
+  }
+  proto::JobInfo* info = job->record.mutable_info();
+  info->set_state(proto::JOB_STATE_RUNNING);
+  info->set_started_unix(UnixNow());
+  info->clear_device();
+  proto::JobEvent started;
+  for (const proto::PlanDevice& device : targets) {
+    info->add_device(plan::DeviceName(device));
+    started.mutable_started()->add_device(plan::DeviceName(device));
+  }
+  for (int device : devices) device_holders_[static_cast<size_t>(device)] = id;
+  job->devices = devices;
+  StatusOr<proto::JobEvent> appended = job->events->Append(std::move(started));
+  if (!appended.ok()) LOG(WARNING) << "job " << id << ": " << appended.status();
+  WriteRecordLocked(job);
+  // The listener lives as long as the execution that calls it (its deleter holds it).
+  auto listener = std::make_shared<Listener>(this, job);
+  job->execution = std::shared_ptr<JobExecution>(
+      new JobExecution(runtime_.get(), std::move(spec), listener.get()),
+      [listener](JobExecution* execution) { delete execution; });
+  threads_[id] = std::thread(&Impl::RunJob, this, job, job->execution);
+}
+
+void JobManager::Impl::RunJob(ManagedJob* job, std::shared_ptr<JobExecution> execution) {
+  const JobOutcome outcome = execution->Run();
+  proto::JobEvent terminal;
+  if (outcome.status.ok()) {
+    proto::JobFinished* finished = terminal.mutable_finished();
+    finished->set_steps(outcome.steps);
+    finished->set_seconds(outcome.seconds);
+    finished->set_samples_per_second(outcome.samples_per_second);
+    *finished->mutable_last_step() = outcome.last_step;
+  } else if (outcome.cancelled) {
+    terminal.mutable_cancelled()->set_reason(outcome.cancel_reason);
+  } else {
+    terminal.mutable_failed()->set_error(outcome.status.message());
+    terminal.mutable_failed()->set_code(StatusCodeName(outcome.status.code()));
+  }
+  MutexLock lock(&mutex_);
+  EndJobLocked(job, std::move(terminal));
+  ended_threads_.push_back(job->record.info().job_id());
+  ScheduleLocked();
+}
+
+void JobManager::Impl::EndJobLocked(ManagedJob* job, proto::JobEvent terminal) {
+  proto::JobInfo* info = job->record.mutable_info();
+  StatusOr<proto::JobEvent> appended = job->events->Append(terminal);
+  if (!appended.ok()) LOG(WARNING) << "job " << info->job_id() << ": " << appended.status();
+  info->set_state(StateOfTerminal(terminal));
+  info->set_ended_unix(appended.ok() ? appended->time_unix() : UnixNow());
+  if (terminal.has_failed()) info->set_error(terminal.failed().error());
+  if (terminal.has_cancelled()) info->set_error(terminal.cancelled().reason());
+  for (int device : job->devices) device_holders_[static_cast<size_t>(device)].clear();
+  job->devices.clear();
+  job->execution.reset();
+  job->plan.reset();
+  WriteRecordLocked(job);
+  changed_.NotifyAll();
+  DropOldJobsLocked();
+}
+
+void JobManager::Impl::OnStep(ManagedJob* job, const proto::StepMetrics& step) {
+  proto::JobEvent event;
+  *event.mutable_step() = step;
+  StatusOr<proto::JobEvent> appended = job->events->Append(std::move(event));
+  MutexLock lock(&mutex_);
+  proto::JobInfo* info = job->record.mutable_info();
+  if (!appended.ok()) {
+    LOG(WARNING) << "job " << info->job_id() << ": " << appended.status();
+    return;
+  }
+  info->set_completed_steps(info->completed_steps() + 1);
+  info->set_last_loss(step.loss());
+  info->set_samples_per_second(step.samples_per_second());
+}
+
+void JobManager::Impl::WriteRecordLocked(ManagedJob* job) {
+  job->record.mutable_info()->set_last_event(job->events->last_sequence());
+  Status written = JobStore::WriteRecord(job->directory, job->record);
+  if (!written.ok()) LOG(WARNING) << "job " << job->record.info().job_id() << ": " << written;
+}
+
+void JobManager::Impl::DropOldJobsLocked() {
+  const int64_t kept = options_.limits.max_kept_jobs;
+  if (kept <= 0 || static_cast<int64_t>(jobs_.size()) <= kept) return;
+  std::vector<ManagedJob*> ended;
+  for (auto& [id, job] : jobs_) {
+    if (IsTerminal(job->record.info().state())) ended.push_back(job.get());
+  }
+  std::sort(ended.begin(), ended.end(), [](const ManagedJob* a, const ManagedJob* b) {
+    return JobNumber(a->record.info().job_id()) < JobNumber(b->record.info().job_id());
+  });
+  for (ManagedJob* job : ended) {
+    if (static_cast<int64_t>(jobs_.size()) <= kept) break;
+    const std::string id = job->record.info().job_id();
+    if (threads_.count(id) > 0) continue;  // Its thread still ends it; dropped later.
+    job_by_key_.erase(job->record.info().idempotency_key());
+    store_.Remove(job->directory);
+    jobs_.erase(id);
+  }
+}
+
+void JobManager::Impl::ReapThreads() {
+  std::vector<std::thread> ended;
+  {
+    MutexLock lock(&mutex_);
+    for (const std::string& id : ended_threads_) {
+      auto found = threads_.find(id);
+      if (found == threads_.end()) continue;
+      ended.push_back(std::move(found->second));
+      threads_.erase(found);
+    }
+    ended_threads_.clear();
+  }
+  for (std::thread& thread : ended) thread.join();
+}
+
+ManagedJob* JobManager::Impl::FindLocked(const std::string& job_id) const {
+  auto found = jobs_.find(job_id);
+  return found == jobs_.end() ? nullptr : found->second.get();
+}
+
+proto::JobInfo JobManager::Impl::InfoLocked(const ManagedJob& job) const {
+  proto::JobInfo info = job.record.info();
+  info.set_last_event(job.events->last_sequence());
+  return info;
+}
+
+StatusOr<std::vector<proto::JobEvent>> JobManager::Impl::WaitForEvents(
+    const std::string& job_id, int64_t from, std::chrono::milliseconds timeout) {
+  std::shared_ptr<EventLog> events;
+  {
+    MutexLock lock(&mutex_);
+    ManagedJob* job = FindLocked(job_id);
+    if (job == nullptr) return NotFoundError("no job '" + job_id + "'");
+    events = job->events;
+  }
+  return events->WaitSince(from, timeout);
+}
+
+StatusOr<proto::JobInfo> JobManager::Impl::GetJob(const std::string& job_id) const {
+  MutexLock lock(&mutex_);
+  ManagedJob* job = FindLocked(job_id);
+  if (job == nullptr) return NotFoundError("no job '" + job_id + "'");
+  return InfoLocked(*job);
+}
+
+std::vector<proto::JobInfo> JobManager::Impl::ListJobs(const std::vector<proto::JobState>& states,
+                                                       int limit) const {
+  std::vector<proto::JobInfo> jobs;
+  {
+    MutexLock lock(&mutex_);
+    for (const auto& [id, job] : jobs_) {
+      if (!states.empty() &&
+          std::find(states.begin(), states.end(), job->record.info().state()) == states.end()) {
+        continue;
+      }
+      jobs.push_back(InfoLocked(*job));
+    }
+  }
+  std::sort(jobs.begin(), jobs.end(), [](const proto::JobInfo& a, const proto::JobInfo& b) {
+    return JobNumber(a.job_id()) > JobNumber(b.job_id());
+  });
+  if (limit > 0 && static_cast<int>(jobs.size()) > limit) jobs.resize(static_cast<size_t>(limit));
+  return jobs;
+}
+
+StatusOr<proto::JobInfo> JobManager::Impl::Cancel(const std::string& job_id,
+                                                  const std::string& reason) {
+  const std::string why = reason.empty() ? "cancelled by a client" : reason;
+  std::shared_ptr<JobExecution> execution;
+  {
+    MutexLock lock(&mutex_);
+    ManagedJob* job = FindLocked(job_id);
+    if (job == nullptr) return NotFoundError("no job '" + job_id + "'");
+    if (IsTerminal(job->record.info().state())) return InfoLocked(*job);
+    if (queue_.Remove(job_id)) {
+      proto::JobEvent cancelled;
+      cancelled.mutable_cancelled()->set_reason(why);
+      EndJobLocked(job, std::move(cancelled));
+      return InfoLocked(*job);
+    }
+    execution = job->execution;
+  }
+  if (execution != nullptr) execution->Cancel(why);
+  // Returns once the job's thread recorded the end: its hosted plan is gone by then.
+  MutexLock lock(&mutex_);
+  for (;;) {
+    ManagedJob* job = FindLocked(job_id);
+    if (job == nullptr) return NotFoundError("no job '" + job_id + "'");
+    if (IsTerminal(job->record.info().state())) return InfoLocked(*job);
+    changed_.Wait(&lock);
+  }
+}
+
+std::vector<proto::DeviceInfo> JobManager::Impl::ListDevices() const {
+  std::vector<proto::DeviceInfo> devices;
+  std::vector<std::shared_ptr<JobExecution>> holders;
+  {
+    MutexLock lock(&mutex_);
+    for (size_t i = 0; i < devices_.size(); ++i) {
+      const proto::PlanDevice& device = devices_[i];
+      proto::DeviceInfo info;
+      info.set_device(plan::DeviceName(device));
+      info.set_kind(DeviceKindName(device.kind()));
+      info.set_cores(device.cores());
+      info.set_memory_bytes(device.memory_budget());
+      info.set_job_id(device_holders_[i]);
+      ManagedJob* holder = device_holders_[i].empty() ? nullptr : FindLocked(device_holders_[i]);
+      holders.push_back(holder != nullptr ? holder->execution : nullptr);
+      devices.push_back(std::move(info));
+    }
+  }
+  for (size_t i = 0; i < devices.size(); ++i) {
+    if (holders[i]) devices[i].set_allocated_bytes(holders[i]->AllocatedBytes(devices[i].device()));
+  }
+  return devices;
+}
+
+int64_t JobManager::Impl::QueuedJobs() const {
+  MutexLock lock(&mutex_);
+  return queue_.size();
+}
+
+StatusOr<StoredResults> JobManager::Impl::GetResults(const std::string& job_id) const {
+  StoredResults results;
+  std::shared_ptr<EventLog> events;
+  std::string directory;
+  {
+    MutexLock lock(&mutex_);
+    ManagedJob* job = FindLocked(job_id);
+    if (job == nullptr) return NotFoundError("no job '" + job_id + "'");
+    if (!IsTerminal(job->record.info().state())) {
+      return FailedPreconditionError("job '" + job_id + "' has not ended");
+    }
+    results.job = InfoLocked(*job);
+    events = job->events;
+    directory = job->directory;
+  }
+  for (const proto::JobEvent& event : events->events()) {
+    if (event.has_step()) results.steps.push_back(event.step());
+  }
+  const std::string results_directory = JobStore::ResultsDirectory(directory);
+  std::error_code error;
+  if (results.job.state() == proto::JOB_STATE_SUCCEEDED) {
+    SOFTWIRE_ASSIGN_OR_RETURN(proto::Plan plan, JobStore::ReadPlan(directory));
+    for (const proto::PlanVariable& variable : plan.variable()) {
+      StatusOr<std::string> path =
+          runtime::VariableFilePath(results_directory + "/variables", variable.name());
+      if (!path.ok() || !std::filesystem::is_regular_file(*path, error)) continue;
+      StoredVariable stored;
+      stored.name = variable.name();
+      stored.npy_path = *path;
+      stored.desc = variable.tensor();
+      stored.bytes = ShapeOf(variable.tensor()).NumElements() * SizeOf(DTypeOf(variable.tensor()));
+      results.variables.push_back(std::move(stored));
+    }
+  }
+  const std::string trace = results_directory + "/trace.json";
+  if (std::filesystem::is_regular_file(trace, error)) {
+    results.trace_path = trace;
+    StatusOr<std::string> summary = ReadFile(trace + ".summary.txt");
+    if (summary.ok()) results.trace_summary = std::move(*summary);
+  }
+  return results;
+}
+
+StatusOr<runtime::JobWaitStates> JobManager::Impl::DescribeWaits(
+    const std::string& job_id, std::chrono::milliseconds timeout) {
+  std::shared_ptr<JobExecution> execution;
+  {
+    MutexLock lock(&mutex_);
+    ManagedJob* job = FindLocked(job_id);
+    if (job == nullptr) return NotFoundError("no job '" + job_id + "'");
+    if (job->record.info().state() != proto::JOB_STATE_RUNNING || !job->execution) {
+      return FailedPreconditionError("job '" + job_id + "' is not running");
+    }
+    execution = job->execution;
+  }
+  return execution->DescribeWaits(timeout);
+}
+
+// The facade.
+
+StatusOr<std::unique_ptr<JobManager>> JobManager::Start(JobManagerOptions options) {
+  auto impl = std::make_unique<Impl>(std::move(options));
+  SOFTWIRE_RETURN_IF_ERROR(impl->Start());
+  return std::unique_ptr<JobManager>(new JobManager(std::move(impl)));
+}
+
+JobManager::JobManager(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+JobManager::~JobManager() = default;
+
+StatusOr<SubmittedJob> JobManager::Submit(const proto::JobSubmission& submission) {
+  return impl_->Submit(submission);
+}
+
+StatusOr<std::vector<proto::JobEvent>> JobManager::WaitForEvents(
+    const std::string& job_id, int64_t from_sequence, std::chrono::milliseconds timeout) {
+  return impl_->WaitForEvents(job_id, from_sequence, timeout);
+}
+
+StatusOr<proto::JobInfo> JobManager::GetJob(const std::string& job_id) const {
+  return impl_->GetJob(job_id);
+}
+
+std::vector<proto::JobInfo> JobManager::ListJobs(const std::vector<proto::JobState>& states,
+                                                 int limit) const {
+  return impl_->ListJobs(states, limit);
+}
+
+StatusOr<proto::JobInfo> JobManager::Cancel(const std::string& job_id, const std::string& reason) {
+  return impl_->Cancel(job_id, reason);
+}
+
+std::vector<proto::DeviceInfo> JobManager::ListDevices() const {
+  return impl_->ListDevices();
+}
+
+int64_t JobManager::QueuedJobs() const {
+  return impl_->QueuedJobs();
+}
+
+StatusOr<StoredResults> JobManager::GetResults(const std::string& job_id) const {
+  return impl_->GetResults(job_id);
+}
+
+StatusOr<runtime::JobWaitStates> JobManager::DescribeWaits(const std::string& job_id,
+                                                           std::chrono::milliseconds timeout) {
+  return impl_->DescribeWaits(job_id, timeout);
+}
+
+const JobManagerOptions& JobManager::options() const {
+  return impl_->options();
+}
+
+}  // namespace service
+}  // namespace softwire
