@@ -1,6 +1,8 @@
 #include "actors/actor_description.h"
 
-#include "actors/kinds/actor_kind_check.h"
+#include <glog/logging.h>
+
+#include "plan/actor_kind_rules.h"
 #include "plan/labels.h"
 #include "plan/plan_invariants.h"
 #include "proto/plan.pb.h"
@@ -9,34 +11,14 @@ namespace softwire {
 namespace actors {
 
 const char* ActorKindName(ActorKind kind) {
-  switch (kind) {
-    case ActorKind::kSource:
-      return "source";
-    case ActorKind::kCompute:
-      return "compute";
-    case ActorKind::kVariable:
-      return "variable";
-    case ActorKind::kAccumulate:
-      return "accumulate";
-    case ActorKind::kUpdate:
-      return "update";
-    case ActorKind::kSink:
-      return "sink";
-    case ActorKind::kCopy:
-      return "copy";
-    case ActorKind::kSend:
-      return "send";
-    case ActorKind::kRecv:
-      return "recv";
-    case ActorKind::kBoxing:
-      return "boxing";
-  }
-  return "unknown";
+  // ActorKind mirrors proto::ActorKind in its order, one past UNSPECIFIED.
+  return plan::ActorKindName(static_cast<proto::ActorKind>(static_cast<int>(kind) + 1));
 }
 
 namespace {
 
-StatusOr<ActorKind> KindOf(const proto::ActorDef& actor) {
+// The kind was checked (plan::CheckActorKind): an actor without one never gets here.
+ActorKind KindOf(const proto::ActorDef& actor) {
   switch (actor.kind()) {
     case proto::ACTOR_KIND_SOURCE:
       return ActorKind::kSource;
@@ -59,9 +41,10 @@ StatusOr<ActorKind> KindOf(const proto::ActorDef& actor) {
     case proto::ACTOR_KIND_BOXING:
       return ActorKind::kBoxing;
     default:
-      return InvalidArgumentError(plan::ActorLabel(actor) + ": kind " +
-                                  std::to_string(actor.kind()) + " is not an actor kind");
+      LOG(FATAL) << plan::ActorLabel(actor) << ": kind " << actor.kind()
+                 << " passed plan::CheckActorKind but is not an actor kind";
   }
+  return ActorKind::kCompute;  // Unreachable.
 }
 
 int PhaseOf(const proto::RegisterDef& r, ActorId consumer) {
@@ -72,11 +55,11 @@ int PhaseOf(const proto::RegisterDef& r, ActorId consumer) {
 }
 
 // Fills the description of `actor`; ids are known to be in range.
-StatusOr<ActorDescription> Describe(const proto::Plan& plan, const proto::ActorDef& actor) {
+ActorDescription Describe(const proto::Plan& plan, const proto::ActorDef& actor) {
   ActorDescription description;
   description.id = actor.id();
   description.name = actor.name();
-  SOFTWIRE_ASSIGN_OR_RETURN(description.kind, KindOf(actor));
+  description.kind = KindOf(actor);
   description.device = actor.device();
   description.period = actor.period();
   description.firings = actor.firings();
@@ -96,44 +79,14 @@ StatusOr<ActorDescription> Describe(const proto::Plan& plan, const proto::ActorD
   return description;
 }
 
-// PlanOutputs are observed by sink actors reporting them; variable parts live in registers
-// that variable actors write.
-Status CheckOutputsAndVariables(const proto::Plan& plan,
-                                const std::vector<ActorDescription>& actors) {
-  for (const proto::PlanOutput& output : plan.output()) {
-    const proto::ActorDef& sink = plan.actor(output.sink_actor());
-    if (actors[sink.id()].kind != ActorKind::kSink || sink.sink().output() != output.name()) {
-      return InvalidArgumentError("output '" + output.name() + "': " + plan::ActorLabel(sink) +
-                                  " is not a sink reporting it");
-    }
-  }
-  for (const proto::PlanVariable& variable : plan.variable()) {
-    for (const proto::VariablePart& part : variable.part()) {
-      const proto::RegisterDef& r = plan.register_def(part.register_id());
-      if (actors[r.producer()].kind != ActorKind::kVariable) {
-        return InvalidArgumentError("variable '" + variable.name() + "': part " +
-                                    plan::RegisterLabel(r) + " is not written by a variable actor");
-      }
-    }
-  }
-  return Status::Ok();
-}
-
 }  // namespace
 
 StatusOr<std::vector<ActorDescription>> DescribeActors(const proto::Plan& plan) {
   SOFTWIRE_RETURN_IF_ERROR(plan::CheckPlanInvariants(plan));
+  SOFTWIRE_RETURN_IF_ERROR(plan::CheckActorKindRules(plan));
   std::vector<ActorDescription> actors;
   actors.reserve(plan.actor_size());
-  for (const proto::ActorDef& actor : plan.actor()) {
-    SOFTWIRE_ASSIGN_OR_RETURN(ActorDescription description, Describe(plan, actor));
-    actors.push_back(std::move(description));
-  }
-  for (const proto::ActorDef& actor : plan.actor()) {
-    SOFTWIRE_RETURN_IF_ERROR(
-        CheckActorKind(ActorKindCheck{plan, actor, actors[actor.id()], actors}));
-  }
-  SOFTWIRE_RETURN_IF_ERROR(CheckOutputsAndVariables(plan, actors));
+  for (const proto::ActorDef& actor : plan.actor()) actors.push_back(Describe(plan, actor));
   return actors;
 }
 

@@ -22,7 +22,8 @@ namespace actors {
 using ActorId = int64_t;
 using RegisterId = int64_t;
 
-// Mirrors proto::ActorKind (without its UNSPECIFIED value, which DescribeActors rejects).
+// Mirrors proto::ActorKind, in its order, without its UNSPECIFIED value (which DescribeActors
+// rejects).
 enum class ActorKind {
   kSource,
   kCompute,
@@ -36,7 +37,7 @@ enum class ActorKind {
   kBoxing,
 };
 
-// "source", "compute", ...
+// "source", "compute", ... (plan::ActorKindName).
 const char* ActorKindName(ActorKind kind);
 
 // One reader of a register (see docs/PROTOCOL.md, "Slots come back").
@@ -75,11 +76,11 @@ struct ActorDescription {
   std::vector<OutputDescription> outputs;  // Kernel output order.
 };
 
-// Builds every actor's description from `plan` and checks the plan invariants of
-// docs/PROTOCOL.md (ids, producer/consumer symmetry, periods, phases, slots and arena layout)
-// and the rules of each actor kind (actors/kinds/). The error (InvalidArgument) names the actor
-// or register at fault, e.g. "actor 'relu' (2): reads register 'x' (0) with period 3, which
-// its period 2 does not divide". Result index == actor id.
+// Builds every actor's description from `plan` after checking the plan invariants of
+// docs/PROTOCOL.md (ids, producer/consumer symmetry, periods, phases, slots and arena layout:
+// plan/plan_invariants.h) and the rules of each actor kind (plan/actor_kind_rules.h). The error
+// (InvalidArgument) names the actor or register at fault, e.g. "actor 'relu' (2): reads register
+// 'x' (0) with period 3, which its period 2 does not divide". Result index == actor id.
 //
 // An actor may list one register several times among its inputs (mul(x, x)): it is one
 // consumer of that register, receives one Ready per fill and sends one Release.

@@ -12,14 +12,14 @@
 #include <vector>
 
 #include "actors/actor_protocol.h"
-#include "actors/testing/plan_builder.h"
 #include "base/testing/allocation_counter.h"
+#include "plan/testing/plan_builder.h"
 
 namespace softwire {
 namespace actors {
 namespace {
 
-using testing::PlanBuilder;
+using plan::testing::PlanBuilder;
 
 // Delivers messages first-in first-out from a fixed ring; completes kernels at once.
 class RingHost {

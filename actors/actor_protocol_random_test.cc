@@ -12,15 +12,15 @@
 #include <vector>
 
 #include "actors/actor_protocol.h"
-#include "actors/testing/plan_builder.h"
 #include "actors/testing/protocol_test_host.h"
+#include "plan/testing/plan_builder.h"
 
 namespace softwire {
 namespace actors {
 namespace {
 
-using testing::ActorSpec;
-using testing::PlanBuilder;
+using plan::testing::ActorSpec;
+using plan::testing::PlanBuilder;
 using testing::ProtocolTestHost;
 
 // Random plans that cannot deadlock: per-piece actors form a DAG and may also read per-step

@@ -9,15 +9,15 @@
 #include <string>
 #include <vector>
 
-#include "actors/testing/plan_builder.h"
 #include "actors/testing/protocol_test_host.h"
+#include "plan/testing/plan_builder.h"
 
 namespace softwire {
 namespace actors {
 namespace {
 
-using testing::ActorSpec;
-using testing::PlanBuilder;
+using plan::testing::ActorSpec;
+using plan::testing::PlanBuilder;
 using testing::ProtocolTestHost;
 
 std::string Join(const std::vector<std::string>& lines) {

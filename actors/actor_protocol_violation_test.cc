@@ -8,15 +8,15 @@
 #include <vector>
 
 #include "actors/actor_protocol.h"
-#include "actors/testing/plan_builder.h"
 #include "actors/testing/protocol_test_host.h"
+#include "plan/testing/plan_builder.h"
 
 namespace softwire {
 namespace actors {
 namespace {
 
+using plan::testing::PlanBuilder;
 using ::testing::HasSubstr;
-using testing::PlanBuilder;
 using testing::ProtocolTestHost;
 
 constexpr ActorId kSource = 0;

@@ -85,6 +85,16 @@ TEST(CompileJob, EmitsAPlanThatSatisfiesTheProtocolInvariants) {
   EXPECT_EQ(plan.schedule().micro_batch_size(), 8);
 }
 
+// The check runs plan/'s actor kind rules, as the engines do; each rule has its own test in
+// plan/actor_kind_rules_test.cc.
+TEST(CompileJob, EmittedPlanCheckRejectsAnActorBreakingItsKindsRules) {
+  proto::Plan plan = Compile(kLinearJob);
+  const int64_t w = FindActor(plan, "w")->id();
+  plan.mutable_actor(static_cast<int>(w))->mutable_variable()->clear_variable();
+  EXPECT_EQ(CheckEmittedPlan(plan).message(),
+            "actor 'w' (" + std::to_string(w) + "): variable actor names no variable");
+}
+
 TEST(CompileJob, GivesEachTrainableVariableAOneSlotRegisterItsUpdateWritesInPhaseOne) {
   proto::Plan plan = Compile(kLinearJob);
   const proto::ActorDef* variable = FindActor(plan, "w");

@@ -1,6 +1,7 @@
-// Checks every plan the compiler emits (Compilation::Verify), and plans tests build by hand:
-// the plan invariants of docs/PROTOCOL.md (plan/plan_invariants.h, the same checks the engines
-// run when they load a plan), then that each actor carries the settings of its kind.
+// Checks every plan the compiler emits (Compilation::Verify), and plans tests build by hand,
+// with the very checks the engines run when they load a plan (actors' DescribeActors): the plan
+// invariants of docs/PROTOCOL.md (plan/plan_invariants.h), then the rules of each actor kind
+// (plan/actor_kind_rules.h).
 #ifndef SOFTWIRE_COMPILER_EMITTED_PLAN_CHECK_H_
 #define SOFTWIRE_COMPILER_EMITTED_PLAN_CHECK_H_
 
@@ -11,10 +12,9 @@ namespace softwire {
 namespace compiler {
 
 // OK, or InvalidArgument naming the first actor, register or device that breaks a plan
-// invariant (plan::CheckPlanInvariants); or naming an actor without a kind or without its
-// kind's settings (source, variable with one 1-slot output, update with two inputs, sink), or
-// an output that does not name a sink actor. The engines check the kinds' rules in full
-// (actors/kinds/); this is the part the compiler can check without an actor description.
+// invariant (plan::CheckPlanInvariants), the first actor that breaks its kind's rules, or the
+// first output or variable not reported or written by an actor of the right kind
+// (plan::CheckActorKindRules). A plan this accepts, the engines accept.
 Status CheckEmittedPlan(const proto::Plan& plan);
 
 }  // namespace compiler

@@ -31,6 +31,35 @@ std::string DeviceName(const proto::PlanDevice& device) {
   return device.node().empty() ? device.name() : device.node() + "/" + device.name();
 }
 
+const char* ActorKindName(proto::ActorKind kind) {
+  switch (kind) {
+    case proto::ACTOR_KIND_UNSPECIFIED:
+      return "unspecified";
+    case proto::ACTOR_KIND_SOURCE:
+      return "source";
+    case proto::ACTOR_KIND_COMPUTE:
+      return "compute";
+    case proto::ACTOR_KIND_VARIABLE:
+      return "variable";
+    case proto::ACTOR_KIND_ACCUMULATE:
+      return "accumulate";
+    case proto::ACTOR_KIND_UPDATE:
+      return "update";
+    case proto::ACTOR_KIND_SINK:
+      return "sink";
+    case proto::ACTOR_KIND_COPY:
+      return "copy";
+    case proto::ACTOR_KIND_SEND:
+      return "send";
+    case proto::ACTOR_KIND_RECV:
+      return "recv";
+    case proto::ACTOR_KIND_BOXING:
+      return "boxing";
+    default:
+      return "unknown";
+  }
+}
+
 std::string DeviceLabel(const proto::PlanDevice& device) {
   return "device " + std::to_string(device.id()) + " (" + DeviceName(device) + ")";
 }

@@ -27,6 +27,10 @@ std::string RegisterLabel(const std::string& name, int64_t id);
 // "register 'x' (0)": name and id of `register_def`.
 std::string RegisterLabel(const proto::RegisterDef& register_def);
 
+// "source", "compute", "variable", "accumulate", "update", "sink", "copy", "send", "recv",
+// "boxing"; "unspecified" for ACTOR_KIND_UNSPECIFIED and "unknown" for a value that is no kind.
+const char* ActorKindName(proto::ActorKind kind);
+
 // "node0/cpu:0" (the name alone when the device has no node).
 std::string DeviceName(const proto::PlanDevice& device);
 // "device 0 (node0/cpu:0)".

@@ -20,6 +20,14 @@ TEST(LabelsTest, NamesActorsAndRegistersWithOrWithoutTheirId) {
   EXPECT_EQ(RegisterLabel("x", 7), "register 'x' (7)");
 }
 
+TEST(LabelsTest, NamesActorKindsInLowerCase) {
+  EXPECT_STREQ(ActorKindName(proto::ACTOR_KIND_SOURCE), "source");
+  EXPECT_STREQ(ActorKindName(proto::ACTOR_KIND_ACCUMULATE), "accumulate");
+  EXPECT_STREQ(ActorKindName(proto::ACTOR_KIND_BOXING), "boxing");
+  EXPECT_STREQ(ActorKindName(proto::ACTOR_KIND_UNSPECIFIED), "unspecified");
+  EXPECT_STREQ(ActorKindName(static_cast<proto::ActorKind>(42)), "unknown");
+}
+
 TEST(LabelsTest, NamesADeviceByNodeAndName) {
   proto::PlanDevice device;
   device.set_id(1);

@@ -32,11 +32,13 @@ using ::testing::HasSubstr;
 using Clock = std::chrono::steady_clock;
 
 constexpr char kMlpPath[] = "tests/compiler/jobs/mlp.pbtxt";
+// The MLP bench job (784-1024-1024-10, 256 samples a micro-batch): steps of a tenth of a second.
+constexpr char kBenchMlpPath[] = "bench/training/mlp.pbtxt";
 constexpr int64_t kLongSteps = 1000000;  // Runs until cancelled.
 
-proto::JobSubmission MlpSubmission(int64_t steps) {
+proto::JobSubmission MlpSubmission(int64_t steps, const std::string& path = kMlpPath) {
   proto::JobSubmission submission;
-  submission.set_job_text(*ReadFile(kMlpPath));
+  submission.set_job_text(*ReadFile(path));
   submission.set_file_name("mlp.pbtxt");
   submission.mutable_settings()->set_steps(steps);
   return submission;
@@ -88,8 +90,11 @@ class JobManagerTest : public ::testing::Test {
     return options;
   }
 
-  std::unique_ptr<JobManager> StartManager(const std::string& cluster) const {
-    StatusOr<std::unique_ptr<JobManager>> manager = JobManager::Start(Options(cluster));
+  std::unique_ptr<JobManager> StartManager(const std::string& cluster,
+                                           const JobLimits& limits = JobLimits()) const {
+    JobManagerOptions options = Options(cluster);
+    options.limits = limits;
+    StatusOr<std::unique_ptr<JobManager>> manager = JobManager::Start(std::move(options));
     EXPECT_TRUE(manager.ok()) << manager.status();
     return manager.ok() ? std::move(*manager) : nullptr;
   }
@@ -347,7 +352,7 @@ TEST_F(JobManagerTest, TwoJobsRunAtOnceOnDisjointDevices) {
 TEST_F(JobManagerTest, CancellingARunningJobStopsItWithinTwoSecondsAndFreesItsDevices) {
   std::unique_ptr<JobManager> manager = StartManager("2cpu");
   ASSERT_NE(manager, nullptr);
-  proto::JobSubmission wide = MlpSubmission(kLongSteps);
+  proto::JobSubmission wide = MlpSubmission(kLongSteps, kBenchMlpPath);
   wide.mutable_settings()->mutable_parallel()->set_data_parallel(2);
   const std::string running = Submit(manager.get(), wide);
   const std::string queued = Submit(manager.get(), MlpSubmission(2));
@@ -387,7 +392,9 @@ TEST_F(JobManagerTest, AGracefulStopCancelsTheRunningJobAndTheNextStartRunsTheQu
     std::unique_ptr<JobManager> manager = StartManager("1cpu");
     ASSERT_NE(manager, nullptr);
     running = Submit(manager.get(), MlpSubmission(kLongSteps));
-    queued = Submit(manager.get(), MlpSubmission(3));
+    proto::JobSubmission keyed = MlpSubmission(3);
+    keyed.set_idempotency_key("queued-key");
+    queued = Submit(manager.get(), keyed);
     AwaitFirstStep(manager.get(), running);
   }
   std::unique_ptr<JobManager> manager = StartManager("1cpu");
@@ -397,6 +404,13 @@ TEST_F(JobManagerTest, AGracefulStopCancelsTheRunningJobAndTheNextStartRunsTheQu
   EXPECT_EQ(stopped->state(), proto::JOB_STATE_CANCELLED);
   EXPECT_EQ(stopped->error(), "the server stopped");
   EXPECT_TRUE(FollowToEnd(manager.get(), queued).back().has_finished());
+  // The key is remembered across the restart.
+  proto::JobSubmission keyed = MlpSubmission(3);
+  keyed.set_idempotency_key("queued-key");
+  StatusOr<SubmittedJob> again = manager->Submit(keyed);
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_TRUE(again->existing);
+  EXPECT_EQ(again->job.job_id(), queued);
   EXPECT_EQ(Submit(manager.get(), MlpSubmission(1)), "job-3");
 }
 
@@ -443,6 +457,42 @@ TEST_F(JobManagerTest, AKilledServerLosesNoRecordFailsTheRunningJobAndRunsTheQue
   EXPECT_EQ(events.back().sequence(), static_cast<int64_t>(events.size()));
   EXPECT_TRUE(FollowToEnd(manager.get(), "job-2").back().has_finished());
   EXPECT_EQ(Submit(manager.get(), MlpSubmission(1)), "job-3");
+}
+
+TEST_F(JobManagerTest, SubmissionsOverTheLimitsAreRefusedAndOldJobsAreDropped) {
+  JobLimits limits;
+  limits.max_queued_jobs = 1;
+  limits.max_job_bytes = 1 << 16;
+  limits.max_upload_bytes = 100;
+  limits.max_kept_jobs = 2;
+  std::unique_ptr<JobManager> manager = StartManager("1cpu", limits);
+  ASSERT_NE(manager, nullptr);
+  proto::JobSubmission big = MlpSubmission(1);
+  big.set_job_text(big.job_text() + std::string(1 << 16, ' '));
+  EXPECT_EQ(manager->Submit(big).status().code(), StatusCode::kResourceExhausted);
+  proto::JobSubmission upload = MlpSubmission(1);
+  proto::DataFile* file = upload.add_data_file();
+  file->set_path("unused.bin");
+  file->set_content(std::string(101, 'x'));
+  EXPECT_EQ(manager->Submit(upload).status().code(), StatusCode::kResourceExhausted);
+
+  const std::string running = Submit(manager.get(), MlpSubmission(kLongSteps));
+  AwaitFirstStep(manager.get(), running);
+  const std::string queued = Submit(manager.get(), MlpSubmission(1));
+  StatusOr<SubmittedJob> full = manager->Submit(MlpSubmission(1));
+  EXPECT_EQ(full.status().code(), StatusCode::kResourceExhausted);
+  ASSERT_TRUE(manager->Cancel(running, "").ok());
+  EXPECT_TRUE(FollowToEnd(manager.get(), queued).back().has_finished());
+  const std::string third = Submit(manager.get(), MlpSubmission(1));
+  EXPECT_TRUE(FollowToEnd(manager.get(), third).back().has_finished());
+  // Two kept: the oldest ended job and its folder are gone.
+  const std::string fourth = Submit(manager.get(), MlpSubmission(1));
+  EXPECT_TRUE(FollowToEnd(manager.get(), fourth).back().has_finished());
+  const std::vector<proto::JobInfo> kept = manager->ListJobs({}, 0);
+  EXPECT_LE(kept.size(), 2u);
+  EXPECT_EQ(kept.front().job_id(), fourth);
+  EXPECT_EQ(manager->GetJob(running).status().code(), StatusCode::kNotFound);
+  EXPECT_FALSE(std::filesystem::exists(state_ + "/jobs/" + running));
 }
 
 TEST_F(JobManagerTest, FiftyConcurrentSubmissionsAllCompleteAndNoneTwice) {

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "actors/testing/plan_builder.h"
+#include "plan/testing/plan_builder.h"
 #include "simulator/simulation_report.h"
 #include "simulator/simulation_trace.h"
 #include "trace/trace_recorder.h"
@@ -18,8 +18,8 @@ namespace softwire {
 namespace simulator {
 namespace {
 
-using actors::testing::ActorSpec;
-using actors::testing::PlanBuilder;
+using plan::testing::ActorSpec;
+using plan::testing::PlanBuilder;
 using ::testing::HasSubstr;
 
 constexpr SimTime kMicrosecond = 1000;

@@ -5,7 +5,7 @@
 #include <map>
 #include <thread>
 
-#include "actors/testing/kind_settings.h"
+#include "plan/testing/kind_settings.h"
 
 namespace softwire {
 namespace runtime {
@@ -149,7 +149,7 @@ proto::Plan TestPlan::Build() const {
     actor->set_queue(spec.queue);
     actor->set_estimated_seconds(spec.estimated_seconds);
     devices = std::max(devices, spec.device + 1);
-    int64_t period = actors::testing::FiresOncePerStep(spec.kind) ? pieces_per_step_ : 1;
+    int64_t period = plan::testing::FiresOncePerStep(spec.kind) ? pieces_per_step_ : 1;
     actor->set_period(period);
     actor->set_firings(total_pieces / period);
     actor->mutable_kernel()->set_op_type(spec.op_type);
@@ -175,12 +175,12 @@ proto::Plan TestPlan::Build() const {
       r->set_period(period);
       actor->add_output_register(r->id());
     }
-    actors::testing::KindNames names;
+    plan::testing::KindNames names;
     names.dataset = spec.name;
     names.outputs = spec.outputs;
     names.variable = spec.name;
     names.sink_output = spec.sink_output.empty() ? spec.name : spec.sink_output;
-    actors::testing::SetKindSettings(names, pieces_per_step_, actor);
+    plan::testing::SetKindSettings(names, pieces_per_step_, actor);
     actor_ids[spec.name] = actor->id();
   }
   std::vector<int64_t> used(devices, 0);

@@ -8,12 +8,13 @@
 //   plan.AddActor({"sink", proto::ACTOR_KIND_SINK, {"y"}, {}});
 //   proto::Plan built = plan.Build();
 //
-// Build() fills what DescribeActors checks: ids, producers, consumers and phases, firings,
-// one cpu device whose arena holds every register back to back, and the settings each kind
-// needs (dataset, variable, optimizer, sink output). Registers hold a float32 scalar unless
-// given dims. Tests then break one thing to check an error. Test-only; CHECK-fails on misuse.
-#ifndef SOFTWIRE_ACTORS_TESTING_PLAN_BUILDER_H_
-#define SOFTWIRE_ACTORS_TESTING_PLAN_BUILDER_H_
+// Build() fills what the plan checks (plan_invariants.h, actor_kind_rules.h) ask for: ids,
+// producers, consumers and phases, firings, one cpu device whose arena holds every register
+// back to back, and the settings each kind needs (dataset, variable, optimizer, sink output).
+// Registers hold a float32 scalar unless given dims. Tests then break one thing to check an
+// error. Test-only; aborts on misuse (an unknown register name).
+#ifndef SOFTWIRE_PLAN_TESTING_PLAN_BUILDER_H_
+#define SOFTWIRE_PLAN_TESTING_PLAN_BUILDER_H_
 
 #include <cstdint>
 #include <string>
@@ -23,7 +24,7 @@
 #include "proto/plan.pb.h"
 
 namespace softwire {
-namespace actors {
+namespace plan {
 namespace testing {
 
 struct ActorSpec {
@@ -65,7 +66,7 @@ class PlanBuilder {
 };
 
 }  // namespace testing
-}  // namespace actors
+}  // namespace plan
 }  // namespace softwire
 
-#endif  // SOFTWIRE_ACTORS_TESTING_PLAN_BUILDER_H_
+#endif  // SOFTWIRE_PLAN_TESTING_PLAN_BUILDER_H_

@@ -1,8 +1,8 @@
 // What a hand-built test plan's actor needs beside its registers, by kind, shared by the
-// actors' PlanBuilder and the runtime's TestPlan so that both build plans DescribeActors and
+// plan/'s PlanBuilder and the runtime's TestPlan so that both build plans DescribeActors and
 // the kernels accept in the same way.
-#ifndef SOFTWIRE_ACTORS_TESTING_KIND_SETTINGS_H_
-#define SOFTWIRE_ACTORS_TESTING_KIND_SETTINGS_H_
+#ifndef SOFTWIRE_PLAN_TESTING_KIND_SETTINGS_H_
+#define SOFTWIRE_PLAN_TESTING_KIND_SETTINGS_H_
 
 #include <cstdint>
 #include <string>
@@ -11,7 +11,7 @@
 #include "proto/plan.pb.h"
 
 namespace softwire {
-namespace actors {
+namespace plan {
 namespace testing {
 
 // Variable and update actors fire once per step; every other kind once per piece.
@@ -31,7 +31,7 @@ struct KindNames {
 void SetKindSettings(const KindNames& names, int64_t pieces_per_step, proto::ActorDef* actor);
 
 }  // namespace testing
-}  // namespace actors
+}  // namespace plan
 }  // namespace softwire
 
-#endif  // SOFTWIRE_ACTORS_TESTING_KIND_SETTINGS_H_
+#endif  // SOFTWIRE_PLAN_TESTING_KIND_SETTINGS_H_

@@ -1,7 +1,7 @@
-#include "actors/testing/kind_settings.h"
+#include "plan/testing/kind_settings.h"
 
 namespace softwire {
-namespace actors {
+namespace plan {
 namespace testing {
 
 bool FiresOncePerStep(proto::ActorKind kind) {
@@ -40,5 +40,5 @@ void SetKindSettings(const KindNames& names, int64_t pieces_per_step, proto::Act
 }
 
 }  // namespace testing
-}  // namespace actors
+}  // namespace plan
 }  // namespace softwire

@@ -1,14 +1,14 @@
-#include "actors/testing/plan_builder.h"
-
-#include <glog/logging.h>
+#include "plan/testing/plan_builder.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 
-#include "actors/testing/kind_settings.h"
+#include "plan/testing/kind_settings.h"
 
 namespace softwire {
-namespace actors {
+namespace plan {
 namespace testing {
 
 PlanBuilder::PlanBuilder(int64_t steps, int64_t pieces_per_step)
@@ -45,7 +45,11 @@ proto::Plan PlanBuilder::Build() const {
     register_ids[r.name()] = r.id();
   }
   auto id_of = [&](const std::string& name) {
-    CHECK(register_ids.count(name)) << "unknown register " << name;
+    if (register_ids.count(name) == 0) {
+      // plan/ does not use glog; a misused builder is a broken test, so stop here.
+      std::fprintf(stderr, "PlanBuilder: unknown register '%s'\n", name.c_str());
+      std::abort();
+    }
     return register_ids[name];
   };
   for (const ActorSpec& spec : actors_) {
@@ -114,5 +118,5 @@ proto::Plan PlanBuilder::Build() const {
 }
 
 }  // namespace testing
-}  // namespace actors
+}  // namespace plan
 }  // namespace softwire
