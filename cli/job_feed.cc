@@ -1,5 +1,7 @@
 #include "cli/job_feed.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -248,6 +250,16 @@ Status WatchToTheEnd(service::JobClient* client, const std::string& job_id,
 }
 
 }  // namespace
+
+Status CheckMetricsOutput(const std::string& path) {
+  if (path.empty()) return Status::Ok();
+  const std::string probe = path + ".probe.tmp." + std::to_string(::getpid());
+  if (!WriteFileAtomically(probe, "").ok()) {
+    return InvalidArgumentError("--metrics-out: cannot write into '" + DirectoryOf(path) + "'");
+  }
+  std::remove(probe.c_str());
+  return Status::Ok();
+}
 
 StatusOr<FeedOutcome> FollowJob(service::JobClient* client, const std::string& job_id,
                                 const FeedOptions& options) {

@@ -46,6 +46,10 @@ struct FeedOutcome {
   std::string error;  // Failed: the failure; cancelled: the reason.
 };
 
+// Fails before a job is followed, not after it, when `path` (--metrics-out) cannot be written:
+// InvalidArgument naming the flag and the directory.
+Status CheckMetricsOutput(const std::string& path);
+
 // Follows the job's events to the terminal one, printing as it goes. Cancelled when
 // client->StopWatching() was called (an interrupt); the stream's error when reconnecting did
 // not help; the metrics file's error when it cannot be written.

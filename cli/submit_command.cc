@@ -261,6 +261,8 @@ int SubmitCommand(const std::vector<std::string>& args) {
   };
   StatusOr<service::JobClientOptions> options = ClientOptionsFor(flags.server);
   if (!options.ok()) return fail(options.status().message(), kExitBadInput);
+  Status writable = CheckMetricsOutput(flags.metrics_out);
+  if (!writable.ok()) return fail(writable.message(), kExitBadInput);
   StatusOr<proto::JobSubmission> submission = MakeSubmission(job_path, flags);
   if (!submission.ok()) return fail(submission.status().message(), kExitBadInput);
 

@@ -60,7 +60,7 @@ int WatchCommand(const std::vector<std::string>& args) {
   const FlagParser parser = MakeParser(&flags);
   auto check = [&]() -> Status {
     if (flags.log_every < 0) return InvalidArgumentError("--log-every must be at least 1");
-    return Status::Ok();
+    return CheckMetricsOutput(flags.metrics_out);
   };
   const CommandLineSpec spec{"watch", "ID",        "job id",  "job-3",
                              &parser, &flags.help, WatchHelp, check};

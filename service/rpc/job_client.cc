@@ -3,9 +3,9 @@
 #include <grpcpp/grpcpp.h>
 
 #include <algorithm>
-#include <mutex>
 #include <set>
 
+#include "base/mutex.h"
 #include "proto/diagnostics.grpc.pb.h"
 #include "proto/job_service.grpc.pb.h"
 #include "runtime/rpc/rpc_status.h"
@@ -20,8 +20,6 @@ constexpr int kMaxReceiveBytes = 256 << 20;
 
 }  // namespace
 
-// std::mutex rather than base/mutex.h: base's thread annotations and gRPC's (abseil's) share
-// macro names, and this file needs gRPC's headers.
 class JobClient::Calls {
  public:
   explicit Calls(const std::shared_ptr<grpc::Channel>& channel)
@@ -29,23 +27,23 @@ class JobClient::Calls {
         diagnostics(proto::Diagnostics::NewStub(channel)) {}
 
   // Registers a stream's context so StopWatching can cancel it; false once stopped.
-  bool BeginStream(grpc::ClientContext* context) {
-    std::lock_guard<std::mutex> lock(mutex_);
+  bool BeginStream(grpc::ClientContext* context) EXCLUDES(mutex_) {
+    MutexLock lock(&mutex_);
     if (stopped_) return false;
     streams_.insert(context);
     return true;
   }
-  void EndStream(grpc::ClientContext* context) {
-    std::lock_guard<std::mutex> lock(mutex_);
+  void EndStream(grpc::ClientContext* context) EXCLUDES(mutex_) {
+    MutexLock lock(&mutex_);
     streams_.erase(context);
   }
-  void Stop() {
-    std::lock_guard<std::mutex> lock(mutex_);
+  void Stop() EXCLUDES(mutex_) {
+    MutexLock lock(&mutex_);
     stopped_ = true;
     for (grpc::ClientContext* context : streams_) context->TryCancel();
   }
-  bool stopped() {
-    std::lock_guard<std::mutex> lock(mutex_);
+  bool stopped() EXCLUDES(mutex_) {
+    MutexLock lock(&mutex_);
     return stopped_;
   }
 
@@ -53,9 +51,10 @@ class JobClient::Calls {
   const std::unique_ptr<proto::Diagnostics::Stub> diagnostics;
 
  private:
-  std::mutex mutex_;
-  bool stopped_ = false;                    // Guarded by mutex_.
-  std::set<grpc::ClientContext*> streams_;  // Guarded by mutex_.
+  Mutex mutex_;
+  bool stopped_ GUARDED_BY(mutex_) = false;
+  // The Watch and Fetch calls in progress, which Stop cancels.
+  std::set<grpc::ClientContext*> streams_ GUARDED_BY(mutex_);
 };
 
 JobClient::JobClient(JobClientOptions options)

@@ -60,14 +60,14 @@ int64_t FileBytes(const std::string& path) {
   return file ? static_cast<int64_t>(file.tellg()) : 0;
 }
 
-// Sends `bytes` as chunks made by `make_chunk(offset, data)`; false when the client went away.
+// Sends `size` bytes at `data` as chunks made by `make_chunk(offset, chunk)`; false when the
+// client went away.
 template <typename MakeChunk>
-bool WriteChunks(const std::string& bytes, grpc::ServerWriter<proto::FetchResultsResponse>* writer,
-                 MakeChunk make_chunk) {
-  for (int64_t offset = 0; offset < static_cast<int64_t>(bytes.size());
-       offset += kResultChunkBytes) {
-    const int64_t length = std::min<int64_t>(kResultChunkBytes, bytes.size() - offset);
-    if (!writer->Write(make_chunk(offset, bytes.substr(offset, length)))) return false;
+bool WriteChunks(const char* data, int64_t size,
+                 grpc::ServerWriter<proto::FetchResultsResponse>* writer, MakeChunk make_chunk) {
+  for (int64_t offset = 0; offset < size; offset += kResultChunkBytes) {
+    const int64_t length = std::min<int64_t>(kResultChunkBytes, size - offset);
+    if (!writer->Write(make_chunk(offset, std::string(data + offset, length)))) return false;
   }
   return true;
 }
@@ -84,15 +84,16 @@ grpc::Status WriteVariables(const StoredResults& results,
       return ToGrpcStatus(DataLossError("variable '" + variable.name + "' of " +
                                         results.job.job_id() + ": " + array.status().message()));
     }
-    const std::string bytes(array->data.begin(), array->data.end());
-    const bool written = WriteChunks(bytes, writer, [&](int64_t offset, std::string data) {
-      proto::FetchResultsResponse part;
-      proto::VariableChunk* chunk = part.mutable_variable();
-      chunk->set_name(variable.name);
-      chunk->set_offset(offset);
-      chunk->set_data(std::move(data));
-      return part;
-    });
+    const int64_t size = static_cast<int64_t>(array->data.size());
+    const bool written =
+        WriteChunks(array->data.data(), size, writer, [&](int64_t offset, std::string data) {
+          proto::FetchResultsResponse part;
+          proto::VariableChunk* chunk = part.mutable_variable();
+          chunk->set_name(variable.name);
+          chunk->set_offset(offset);
+          chunk->set_data(std::move(data));
+          return part;
+        });
     if (!written) return ClientGone();
   }
   return grpc::Status::OK;
