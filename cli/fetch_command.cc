@@ -15,6 +15,9 @@
 #include "cli/server_connection.h"
 #include "cli/step_output.h"
 #include "proto/tensor_desc.h"
+#include "trace/chrome_trace.h"
+#include "trace/timeline_render.h"
+#include "trace/trace_summary.h"
 
 namespace softwire {
 namespace cli {
@@ -32,8 +35,10 @@ FlagParser MakeParser(FetchFlags* flags) {
   FlagParser parser;
   AddServerFlags(&parser, &flags->server);
   parser.AddString("save", &flags->save, "DIR", "save each trained variable as DIR/<name>.npy");
-  parser.AddString("trace", &flags->trace, "FILE",
-                   "write the job's actor trace to FILE (and its summary to FILE.summary.txt)");
+  parser.AddString(
+      "trace", &flags->trace, "FILE",
+      "write the job's actor trace to FILE (its summary to FILE.summary.txt, its timeline to "
+      "FILE.svg)");
   parser.AddString("metrics-out", &flags->metrics_out, "FILE",
                    "write one JSON object per step to FILE, as softwire run does");
   parser.AddBool("help", &flags->help, "show this help");
@@ -141,6 +146,14 @@ Status WriteOutputs(const FetchFlags& flags, const Fetched& fetched) {
     Status written = WriteFileAtomically(flags.trace, fetched.trace);
     if (written.ok() && !fetched.trace_summary.empty()) {
       written = WriteFileAtomically(flags.trace + ".summary.txt", fetched.trace_summary);
+    }
+    // The timeline is drawn here, from the trace as fetched, as `softwire run --trace` does.
+    if (written.ok()) {
+      StatusOr<trace::TraceModel> model = trace::ParseChromeTrace(fetched.trace, flags.trace);
+      if (!model.ok()) return model.status().WithContext("--trace");
+      const trace::TraceSummary summary = trace::Summarize(*model);
+      written =
+          WriteFileAtomically(flags.trace + ".svg", trace::RenderTimelineSvg(*model, &summary));
     }
     if (!written.ok()) return written.WithContext("--trace");
   }
