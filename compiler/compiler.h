@@ -70,6 +70,9 @@ struct CompileOptions {
   // Lifetime-based reuse (share_memory pass, `--no-memory-reuse` turns it off): registers that
   // are never live together share bytes.
   bool share_memory = true;
+  // Views (fold_views pass, `--no-views` turns it off): a reshape, and a transpose a matmul can
+  // read through its transpose flag, become no actor: their readers read the input's register.
+  bool fold_views = true;
 };
 
 // Validates, differentiates, places and plans `job_file`. Fails with InvalidArgument for bad
