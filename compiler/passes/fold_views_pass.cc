@@ -6,7 +6,11 @@
 // the reshaped type (plan.proto KernelDef.input; the engines bind a kernel's input by that
 // descriptor, not by the register's). A transpose of the last two axes is what a matmul reads
 // anyway when its transpose flag is set: its readers read the untransposed register with the
-// flag flipped, which computes the same products. Either way the task and its register go.
+// flag flipped, which computes the same products. A transpose that keeps the last axis last,
+// read only by batch_matmuls (attention's head split, [B, T, H, D] -> [B, H, T, D]), is read
+// strided: each matrix's rows stay contiguous, so the kernel takes each batch's matrix where it
+// lies with a row stride (the `a_perm`/`b_perm` kernel attributes, docs/OPS.md). Either way the
+// task and its register go.
 //
 // The readers of the view become readers of the underlying register, so its fills are released
 // only when they are done too: plan_registers then gives it the slots they need (a forward
@@ -19,10 +23,11 @@
 // register once, separate_repeated_inputs); the input has the same period as the view. An
 // input with a phase-1 reader (a variable its update writes in place) may be viewed: the view's
 // readers read it in phase 0, and the writer waits for their release as for any other. A transpose
-// also needs every reader to be a matmul or batch_matmul that can take the flag there (matmul
-// transposes only a rank-2 left input), and an input the transpose reads as its own register, not
-// as a view.
+// also needs every reader to read it as it is (not reshaped) with a matmul or batch_matmul that can
+// take the flag there (matmul transposes only a rank-2 left input), or a batch_matmul for a strided
+// read.
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "compiler/passes/passes.h"
@@ -71,31 +76,46 @@ bool SwapsLastTwoAxes(const std::vector<int64_t>& perm) {
          perm[rank - 1] == static_cast<int64_t>(rank - 2);
 }
 
-// A transpose's reader, the input position at which it reads the transpose, and the flag it
-// flips to read the untransposed register there.
-struct FlagFlip {
+// Keeps the last axis last: each matrix a batch_matmul reads through it has contiguous rows.
+bool KeepsLastAxis(const std::vector<int64_t>& perm) {
+  return !perm.empty() && perm.back() == static_cast<int64_t>(perm.size()) - 1;
+}
+
+// How one reader of a transpose reads its input instead: at input position `input`, with
+// `flag` flipped (a swap of the last two axes) or with `perm_attribute` set to the transpose's
+// perm (a strided view, batch_matmul only).
+struct TransposeRead {
   TaskId task = -1;
   size_t input = 0;
   std::string flag;
+  std::string perm_attribute;
 };
 
-// False when `consumer` cannot take the transpose of `view` as a flag: it is no matmul, or it
-// reads `view` as a view (a reshape of the transpose), or a matmul's rank > 2 left input.
-bool FlipFor(const TaskGraph& tasks, const TaskDef& consumer, RegisterId view, FlagFlip* flip) {
+// False when `consumer` cannot read `view` (a transpose by `perm`) from the transpose's input.
+bool ReadFor(const TaskGraph& tasks, const TaskDef& consumer, RegisterId view,
+             const std::vector<int64_t>& perm, TransposeRead* read) {
   if (consumer.op_type != "matmul" && consumer.op_type != "batch_matmul") return false;
   if (consumer.inputs.size() != 2) return false;
   const TaskRegister& reg = tasks.register_at(view);
-  flip->task = consumer.id;
-  flip->input = consumer.inputs[0] == view ? 0 : 1;
-  if (consumer.inputs[flip->input] != view) return false;
-  if (!consumer.input_types.empty() && !(consumer.input_types[flip->input] == reg.type)) {
+  read->task = consumer.id;
+  read->input = consumer.inputs[0] == view ? 0 : 1;
+  if (consumer.inputs[read->input] != view) return false;
+  // The consumer must read the transpose as it is, not reshaped.
+  if (!consumer.input_types.empty() && !(consumer.input_types[read->input] == reg.type)) {
     return false;
   }
-  if (flip->input == 0 && consumer.op_type == "matmul" && reg.type.shape.rank() != 2) {
-    return false;
+  const std::string name = read->input == 0 ? "a" : "b";
+  if (SwapsLastTwoAxes(perm)) {
+    if (read->input == 0 && consumer.op_type == "matmul" && reg.type.shape.rank() != 2) {
+      return false;
+    }
+    read->flag = "transpose_" + name;
+    return true;
   }
-  flip->flag = flip->input == 0 ? "transpose_a" : "transpose_b";
-  return true;
+  if (consumer.op_type != "batch_matmul" || !KeepsLastAxis(perm)) return false;
+  read->perm_attribute = name + "_perm";
+  const AttributeValue* existing = consumer.attributes.Find(read->perm_attribute);
+  return existing == nullptr || std::get<std::vector<int64_t>>(*existing).empty();
 }
 
 bool FoldReshape(TaskGraph& tasks, const TaskDef& task, std::vector<bool>* removed) {
@@ -109,22 +129,25 @@ bool FoldReshape(TaskGraph& tasks, const TaskDef& task, std::vector<bool>* remov
 
 bool FoldTranspose(TaskGraph& tasks, const TaskDef& task, std::vector<bool>* removed) {
   ViewEdge edge;
-  if (task.op_type != "transpose" || !SwapsLastTwoAxes(task.attributes.GetInts("perm")) ||
-      !task.input_types.empty() || !MayFold(tasks, task, &edge)) {
-    return false;
-  }
-  std::vector<FlagFlip> flips;
+  if (task.op_type != "transpose" || !MayFold(tasks, task, &edge)) return false;
+  const std::vector<int64_t> perm = task.attributes.GetInts("perm");
+  std::vector<TransposeRead> reads;
   for (const RegisterReader& reader : tasks.register_at(edge.output).readers) {
-    flips.emplace_back();
-    if (!FlipFor(tasks, tasks.task(reader.task), edge.output, &flips.back())) return false;
+    reads.emplace_back();
+    if (!ReadFor(tasks, tasks.task(reader.task), edge.output, perm, &reads.back())) return false;
   }
   const TaskId id = task.id;
-  const TensorType input_type = tasks.register_at(edge.input).type;
+  // What the transpose read: its input register, or a view of it (a reshape folded before).
+  const TensorType input_type = tasks.InputTypes(id)[0];
   tasks.MoveReaders(edge.output, edge.input);
-  for (const FlagFlip& flip : flips) {
-    TaskDef& consumer = tasks.mutable_task(flip.task);
-    consumer.attributes.Set(flip.flag, !consumer.attributes.GetBool(flip.flag));
-    consumer.input_types[flip.input] = input_type;  // The untransposed register, as itself.
+  for (const TransposeRead& read : reads) {
+    TaskDef& consumer = tasks.mutable_task(read.task);
+    if (!read.flag.empty()) {
+      consumer.attributes.Set(read.flag, !consumer.attributes.GetBool(read.flag));
+      consumer.input_types[read.input] = input_type;
+    } else {
+      consumer.attributes.Set(read.perm_attribute, perm);  // Reads the transposed type strided.
+    }
   }
   (*removed)[id] = true;
   return true;
