@@ -97,6 +97,15 @@ std::string OutputLines(const proto::Plan& plan, const proto::ActorDef& actor) {
     for (int i = 0; i < reg.shares_bytes_with_size(); ++i) {
       text += (i ? ", " : " shares bytes with ") + std::to_string(reg.shares_bytes_with(i));
     }
+    // In-place ops (docs/PROTOCOL.md): laid out exactly over an input this actor writes over.
+    for (int64_t other : reg.shares_bytes_with()) {
+      const proto::RegisterDef& input = plan.register_def(static_cast<int>(other));
+      if (input.offset() == reg.offset() && input.slots() == reg.slots() &&
+          input.bytes_per_slot() == reg.bytes_per_slot() &&
+          plan::KernelMayWriteOver(plan, actor, other)) {
+        text += ", in place over " + std::to_string(other) + " '" + input.name() + "'";
+      }
+    }
     text += "\n";
   }
   return text;

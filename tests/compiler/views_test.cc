@@ -254,13 +254,29 @@ TEST(Views, TheExampleTransformersHeadsAreReadStridedAndComputeWhatTheCopiesComp
   ExpectSameResults(copies, views);
 }
 
-// BENCHMARKS.md, "Memory": the planned bytes with views, reuse on, one cpu device.
+// BENCHMARKS.md, "Memory: views": the planned bytes with views (and in-place ops), reuse on,
+// one cpu device.
 constexpr int64_t kMiB = int64_t{1} << 20;
 
-TEST(Views, CharlmPlansAtMost58MiB) {
+TEST(Views, CharlmPlansAtMost58MiBWithViewsAnd56MiBWithInPlaceOpsToo) {
+  CompileOptions views_only;
+  views_only.cluster = OneCpuCluster();
+  views_only.in_place = false;
+  StatusOr<JobFile> job = ParseJobFile("demos/charlm/charlm.pbtxt");
+  ASSERT_TRUE(job.ok()) << job.status();
+  StatusOr<proto::Plan> without_in_place = CompileJob(*job, views_only);
+  ASSERT_TRUE(without_in_place.ok()) << without_in_place.status();
+  EXPECT_LE(without_in_place->device(0).planned_bytes(), 58 * kMiB);
   const proto::Plan plan = CompilePath("demos/charlm/charlm.pbtxt", true);
   ASSERT_EQ(plan.device_size(), 1);
-  EXPECT_LE(plan.device(0).planned_bytes(), 58 * kMiB);
+  EXPECT_LE(plan.device(0).planned_bytes(), 56 * kMiB);
+  // The first block's bias add writes in place over its matmul's output.
+  const proto::RegisterDef* fc = FindRegister(plan, "block0_fc");
+  const proto::RegisterDef* fc_bias = FindRegister(plan, "block0_fc_bias");
+  ASSERT_NE(fc, nullptr);
+  ASSERT_NE(fc_bias, nullptr);
+  EXPECT_EQ(fc_bias->offset(), fc->offset());
+  EXPECT_THAT(fc_bias->shares_bytes_with(), ::testing::Contains(fc->id()));
   EXPECT_EQ(CountOpType(plan, "reshape"), 0);
   // Left: each block's head merge and the three heads' gradients back to [B, T, H, D].
   EXPECT_EQ(CountOpType(plan, "transpose"), 8);
