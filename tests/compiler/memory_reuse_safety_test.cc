@@ -6,7 +6,10 @@
 // bytes still holds a fill (written and not yet released by every consumer), and that every
 // firing reading a register through a view (a reshape or transpose folded away, its kernel's
 // input descriptor differing from the register's tensor) reads a fill the register still holds:
-// the view's readers count among the register's consumers for release and for reuse.
+// the view's readers count among the register's consumers for release and for reuse. An
+// output written in place over an input (laid out identically) may begin its fill only in the
+// slot of the fill its writer reads in that firing, and only once every other consumer released
+// it.
 #include <gtest/gtest.h>
 
 #include <algorithm>
