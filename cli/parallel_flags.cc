@@ -19,6 +19,10 @@ void AddParallelFlags(FlagParser* parser, ParallelFlags* flags) {
                  "micro-batches per step (overrides the job's)");
   parser->AddBool("no-memory-reuse", &flags->no_memory_reuse,
                   "give every register bytes of its own (lifetime-based reuse off, to compare)");
+  parser->AddBool("no-views", &flags->no_views,
+                  "keep reshapes and transposes as copies (views off, to compare)");
+  parser->AddBool("no-in-place", &flags->no_in_place,
+                  "give element-wise ops outputs of their own (in-place ops off, to compare)");
 }
 
 Status ApplyParallelFlags(const ParallelFlags& flags, compiler::CompileOptions* options) {
@@ -40,6 +44,8 @@ Status ApplyParallelFlags(const ParallelFlags& flags, compiler::CompileOptions* 
   if (flags.pp > 0) options->parallel.set_pipeline_stages(static_cast<int32_t>(flags.pp));
   if (flags.micro_batches > 0) options->micro_batches_per_step = flags.micro_batches;
   options->share_memory = !flags.no_memory_reuse;
+  options->fold_views = !flags.no_views;
+  options->in_place = !flags.no_in_place;
   return Status::Ok();
 }
 

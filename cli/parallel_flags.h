@@ -32,6 +32,8 @@ struct ParallelFlags {
   int64_t pp = kNotGiven;
   int64_t micro_batches = kNotGiven;
   bool no_memory_reuse = false;  // Every register keeps bytes of its own (to compare).
+  bool no_views = false;         // Reshapes and transposes stay copies (to compare).
+  bool no_in_place = false;      // Element-wise ops write outputs of their own (to compare).
 };
 
 // Registers the six flags.

@@ -70,6 +70,12 @@ struct CompileOptions {
   // Lifetime-based reuse (share_memory pass, `--no-memory-reuse` turns it off): registers that
   // are never live together share bytes.
   bool share_memory = true;
+  // Views (fold_views pass, `--no-views` turns it off): a reshape, and a transpose a matmul can
+  // read through its transpose flag, become no actor: their readers read the input's register.
+  bool fold_views = true;
+  // In-place ops (share_memory pass, `--no-in-place` turns it off): an element-wise op that is
+  // its input's last reader writes its output over the input's slot. Needs share_memory.
+  bool in_place = true;
 };
 
 // Validates, differentiates, places and plans `job_file`. Fails with InvalidArgument for bad

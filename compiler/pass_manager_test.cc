@@ -97,7 +97,7 @@ TEST_F(PassManagerTest, DumpsTheGraphAfterTheNamedPass) {
   ASSERT_TRUE(shapes.ok()) << shapes.status();
   EXPECT_THAT(*shapes, HasSubstr("op 1 'act' = relu(x: float32[3, 4]) -> (y: float32[3, 4])"));
   EXPECT_THAT(*shapes, ::testing::Not(HasSubstr("# task graph")));
-  StatusOr<std::string> memory = ReadFile(directory + "/18-plan_memory.txt");
+  StatusOr<std::string> memory = ReadFile(directory + "/19-plan_memory.txt");
   ASSERT_TRUE(memory.ok()) << memory.status();
   EXPECT_THAT(*memory, HasSubstr("register 0 'x' float32[3, 4] producer 0 period 1 readers [1] "
                                  "slots 2 x 64 B at 0"));

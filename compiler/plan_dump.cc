@@ -61,14 +61,20 @@ std::string KernelLine(const proto::KernelDef& kernel) {
 
 std::string InputLines(const proto::Plan& plan, const proto::ActorDef& actor) {
   std::string text;
-  for (int64_t id : actor.input_register()) {
+  for (int k = 0; k < actor.input_register_size(); ++k) {
+    const int64_t id = actor.input_register(k);
     const proto::RegisterDef& reg = plan.register_def(id);
     int phase = 0;
     for (const proto::RegisterConsumer& consumer : reg.consumer()) {
       if (consumer.actor() == actor.id()) phase = consumer.phase();
     }
     text += "  in register " + std::to_string(id) + " '" + reg.name() + "' from '" +
-            plan.actor(reg.producer()).name() + "' phase " + std::to_string(phase) + "\n";
+            plan.actor(reg.producer()).name() + "' phase " + std::to_string(phase);
+    // A view (docs/PROTOCOL.md, "Views"): the kernel reads the register's bytes reshaped.
+    if (k < actor.kernel().input_size() && Type(actor.kernel().input(k)) != Type(reg.tensor())) {
+      text += " viewed as " + Type(actor.kernel().input(k));
+    }
+    text += "\n";
   }
   return text;
 }
@@ -90,6 +96,15 @@ std::string OutputLines(const proto::Plan& plan, const proto::ActorDef& actor) {
     text += "]";
     for (int i = 0; i < reg.shares_bytes_with_size(); ++i) {
       text += (i ? ", " : " shares bytes with ") + std::to_string(reg.shares_bytes_with(i));
+    }
+    // In-place ops (docs/PROTOCOL.md): laid out exactly over an input this actor writes over.
+    for (int64_t other : reg.shares_bytes_with()) {
+      const proto::RegisterDef& input = plan.register_def(static_cast<int>(other));
+      if (input.offset() == reg.offset() && input.slots() == reg.slots() &&
+          input.bytes_per_slot() == reg.bytes_per_slot() &&
+          plan::KernelMayWriteOver(plan, actor, other)) {
+        text += ", in place over " + std::to_string(other) + " '" + input.name() + "'";
+      }
     }
     text += "\n";
   }

@@ -1,7 +1,7 @@
 // Invariant 5 of docs/PROTOCOL.md: every register slot, workspace and actor state has its own
 // bytes in its device's arena, except registers that declare they share bytes
-// (RegisterDef.shares_bytes_with) and are proven never live together; the arena of
-// planned_bytes holds them all.
+// (RegisterDef.shares_bytes_with) and are proven never live together, or one written in place
+// over the other by its last reader; the arena of planned_bytes holds them all.
 #include <algorithm>
 #include <memory>
 #include <string>
@@ -97,8 +97,21 @@ Status CheckDeviceArena(const proto::Plan& plan, const proto::PlanDevice& device
   return Status::Ok();
 }
 
+// `output` is written in place over `input` (docs/PROTOCOL.md, "In-place ops"): laid out
+// identically, its producer's kernel may write over `input`, and lifetimes allow it.
+bool WrittenInPlace(const proto::Plan& plan, const RegisterLifetimes& lifetimes, int64_t input,
+                    int64_t output) {
+  const proto::RegisterDef& x = plan.register_def(static_cast<int>(input));
+  const proto::RegisterDef& y = plan.register_def(static_cast<int>(output));
+  return x.offset() == y.offset() && x.slots() == y.slots() &&
+         x.bytes_per_slot() == y.bytes_per_slot() &&
+         KernelMayWriteOver(plan, plan.actor(static_cast<int>(y.producer())), input) &&
+         lifetimes.WritesInPlace(input, output);
+}
+
 // Every declared pair: two distinct registers of one device, listed both ways, that the
-// protocol's dependencies keep from ever being live together.
+// protocol's dependencies keep from ever being live together, or one written in place over the
+// other.
 Status CheckSharedBytes(const proto::Plan& plan) {
   std::unique_ptr<RegisterLifetimes> lifetimes;
   for (const proto::RegisterDef& r : plan.register_def()) {
@@ -119,7 +132,9 @@ Status CheckSharedBytes(const proto::Plan& plan) {
       if (!lifetimes->analyzed()) {
         return InvalidArgumentError(pair + ", but lifetimes cannot be proven: " + lifetimes->why());
       }
-      if (!lifetimes->NeverLiveTogether(r.id(), other_id)) {
+      if (!lifetimes->NeverLiveTogether(r.id(), other_id) &&
+          !WrittenInPlace(plan, *lifetimes, r.id(), other_id) &&
+          !WrittenInPlace(plan, *lifetimes, other_id, r.id())) {
         return InvalidArgumentError(pair + " (" + RegisterLabel(other) +
                                     "), but both can be live at once under some firing order");
       }

@@ -1,6 +1,8 @@
 #include "plan/register_lifetimes.h"
 
 #include <algorithm>
+#include <string>
+#include <vector>
 
 #include "plan/fill_arithmetic.h"
 
@@ -36,6 +38,35 @@ bool MayShareBytes(const proto::Plan& plan, int64_t register_id) {
     }
   }
   return true;
+}
+
+bool KernelMayWriteOver(const proto::Plan& plan, const proto::ActorDef& writer, int64_t input) {
+  if (writer.kind() != proto::ACTOR_KIND_COMPUTE || writer.output_register_size() != 1) {
+    return false;
+  }
+  const proto::KernelDef& kernel = writer.kernel();
+  if (kernel.input_size() != writer.input_register_size() || kernel.output_size() != 1) {
+    return false;
+  }
+  int index = -1;
+  for (int k = 0; k < writer.input_register_size(); ++k) {
+    if (writer.input_register(k) == input) index = k;
+  }
+  if (index < 0) return false;
+  const std::string& op = kernel.op_type();
+  const bool element_local = op == "relu" || op == "gelu" || op == "relu_grad" ||
+                             op == "gelu_grad" || op == "scale" || op == "add" ||
+                             (op == "bias_add" && index == 0);
+  if (!element_local) return false;
+  const proto::TensorDesc& read = kernel.input(index);
+  const proto::TensorDesc& written = kernel.output(0);
+  const proto::TensorDesc& held = plan.register_def(static_cast<int>(input)).tensor();
+  auto same = [](const proto::TensorDesc& a, const proto::TensorDesc& b) {
+    return a.dtype() == b.dtype() &&
+           std::equal(a.dims().begin(), a.dims().end(), b.dims().begin(), b.dims().end());
+  };
+  const proto::RegisterDef& output = plan.register_def(static_cast<int>(writer.output_register(0)));
+  return same(read, written) && same(read, held) && same(written, output.tensor());
 }
 
 int64_t RegisterBytesWithoutSharing(const proto::Plan& plan, int device) {
@@ -207,6 +238,39 @@ bool RegisterLifetimes::NeverLiveTogether(int64_t a, int64_t b) const {
           !Precedes(second.ends[g], first.begins[f])) {
         return false;
       }
+    }
+  }
+  return true;
+}
+
+bool RegisterLifetimes::WritesInPlace(int64_t input, int64_t output) const {
+  if (!analyzed_ || input == output || !may_share_[input] || !may_share_[output]) return false;
+  const proto::RegisterDef& x = plan_.register_def(static_cast<int>(input));
+  const proto::RegisterDef& y = plan_.register_def(static_cast<int>(output));
+  const proto::ActorDef& writer = plan_.actor(static_cast<int>(y.producer()));
+  if (x.slots() != y.slots() || x.period() != y.period() || writer.period() != y.period() ||
+      std::find(writer.input_register().begin(), writer.input_register().end(), input) ==
+          writer.input_register().end()) {
+    return false;
+  }
+  const Lives& read = lives_[input];
+  const Lives& written = lives_[output];
+  const size_t slots = static_cast<size_t>(x.slots());
+  for (size_t f = 0; f < read.begins.size(); ++f) {
+    for (size_t g = f % slots; g < written.begins.size(); g += slots) {
+      if (f != g) {
+        if (!Precedes(read.ends[f], written.begins[g]) &&
+            !Precedes(written.ends[g], read.begins[f])) {
+          return false;
+        }
+        continue;
+      }
+      // The writer's firing g reads fill f and begins fill g: every other end of f before it.
+      std::vector<Firing> others;
+      for (Firing end : read.ends[f]) {
+        if (end != written.begins[g]) others.push_back(end);
+      }
+      if (!Precedes(others, written.begins[g])) return false;
     }
   }
   return true;

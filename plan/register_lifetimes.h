@@ -49,6 +49,13 @@ namespace plan {
 // or boxing actor, no consumer is a phase-1 (in-place) writer, and no consumer is a send actor.
 bool MayShareBytes(const proto::Plan& plan, int64_t register_id);
 
+// True when actor `writer`'s kernel may write its output over input register `input` while it
+// reads it (in place, docs/PROTOCOL.md "In-place ops"): `writer` is a compute actor with one
+// output whose op computes each output element from the same element of `input` alone (relu,
+// gelu, their gradients, scale, bias_add's x, add's operand of the output's shape), and it reads
+// `input` as a tensor of the output's shape and bytes.
+bool KernelMayWriteOver(const proto::Plan& plan, const proto::ActorDef& writer, int64_t input);
+
 // Bytes the slots of device `device`'s registers would take side by side, sharing nothing:
 // what reuse saved is this minus the device's register_bytes.
 int64_t RegisterBytesWithoutSharing(const proto::Plan& plan, int device);
@@ -72,6 +79,14 @@ class RegisterLifetimes {
   // True when no fill of `a` can be live while a fill of `b` is, under any firing order, and
   // both MayShareBytes. False for a == b.
   bool NeverLiveTogether(int64_t a, int64_t b) const;
+
+  // True when register `output`'s producer may write each fill f of `output` into the slot of
+  // fill f of `input`, which it reads in that very firing: `input`'s every other use of fill f
+  // ends before that firing launches (the writer is its last reader), and every other pair of
+  // fills of the two registers that would lie in one slot is ordered. Both MayShareBytes, the
+  // same slot count, the writer reads `input` and fires once per fill of both. The caller lays
+  // the two out identically (same offset and bytes per slot) and checks KernelMayWriteOver.
+  bool WritesInPlace(int64_t input, int64_t output) const;
 
   // Position of the firing that begins `register_id`'s first fill in a topological order of
   // the firing graph (0 when not analyzed): a lifetime-first packing order.

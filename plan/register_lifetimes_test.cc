@@ -74,6 +74,19 @@ class OneDevicePlan {
     plan_.mutable_register_def(static_cast<int>(b))->add_shares_bytes_with(a);
   }
 
+  // Gives actor `actor` a kernel of `op_type` over float32 scalars, one per input and output.
+  void SetKernel(int64_t actor_id, const std::string& op_type) {
+    proto::ActorDef* actor = plan_.mutable_actor(static_cast<int>(actor_id));
+    proto::KernelDef* kernel = actor->mutable_kernel();
+    kernel->set_op_type(op_type);
+    for (int k = 0; k < actor->input_register_size(); ++k) {
+      kernel->add_input()->set_dtype(proto::DATA_TYPE_FLOAT32);
+    }
+    for (int k = 0; k < actor->output_register_size(); ++k) {
+      kernel->add_output()->set_dtype(proto::DATA_TYPE_FLOAT32);
+    }
+  }
+
   proto::Plan& plan() { return plan_; }
 
  private:
@@ -169,6 +182,49 @@ TEST(RegisterLifetimesTest, PiecesOfOneStepOverlapEachOther) {
   // The per-step sum is live from the step's first piece to the update: piece 1's x is written
   // meanwhile.
   EXPECT_FALSE(lifetimes.NeverLiveTogether(x, sum));
+}
+
+// In-place ops: b (relu) is x's only reader, so it may write y over x; when c reads x too,
+// c may still read a fill b has overwritten.
+TEST(RegisterLifetimesTest, AnElementWiseOpWritesInPlaceOverAnInputItReadsLast) {
+  TrainingCycle cycle;
+  cycle.built.SetKernel(2, "relu");
+  RegisterLifetimes lifetimes(cycle.built.plan());
+  ASSERT_TRUE(lifetimes.analyzed()) << lifetimes.why();
+  EXPECT_FALSE(lifetimes.NeverLiveTogether(cycle.x, cycle.y));
+  EXPECT_TRUE(lifetimes.WritesInPlace(cycle.x, cycle.y));
+  EXPECT_FALSE(lifetimes.WritesInPlace(cycle.y, cycle.x)) << "a doesn't write y";
+  const proto::Plan& plan = cycle.built.plan();
+  EXPECT_TRUE(KernelMayWriteOver(plan, plan.actor(2), cycle.x));
+  cycle.built.SetKernel(3, "softmax");
+  EXPECT_FALSE(KernelMayWriteOver(plan, plan.actor(3), cycle.y)) << "not element-local";
+}
+
+TEST(RegisterLifetimesTest, NoInPlaceWriteOverAnInputAnotherOpMayReadLater) {
+  TrainingCycle cycle;
+  proto::Plan& plan = cycle.built.plan();
+  plan.mutable_actor(3)->add_input_register(cycle.x);  // c reads x too.
+  proto::RegisterConsumer* consumer =
+      plan.mutable_register_def(static_cast<int>(cycle.x))->add_consumer();
+  consumer->set_actor(3);
+  cycle.built.SetKernel(2, "relu");
+  RegisterLifetimes lifetimes(plan);
+  ASSERT_TRUE(lifetimes.analyzed()) << lifetimes.why();
+  EXPECT_FALSE(lifetimes.WritesInPlace(cycle.x, cycle.y));
+  cycle.built.Share(cycle.x, cycle.y);
+  EXPECT_THAT(CheckPlanInvariants(plan).message(), HasSubstr("both can be live at once"));
+}
+
+TEST(ArenaLayoutCheckTest, AcceptsAnOutputWrittenInPlaceOverItsInput) {
+  TrainingCycle cycle;
+  cycle.built.SetKernel(2, "relu");
+  cycle.built.Share(cycle.x, cycle.y);
+  EXPECT_TRUE(CheckPlanInvariants(cycle.built.plan()).ok())
+      << CheckPlanInvariants(cycle.built.plan());
+  // The same layout with a kernel that is not element-local is rejected.
+  cycle.built.plan().mutable_actor(2)->mutable_kernel()->set_op_type("softmax");
+  EXPECT_THAT(CheckPlanInvariants(cycle.built.plan()).message(),
+              HasSubstr("both can be live at once"));
 }
 
 TEST(ArenaLayoutCheckTest, AcceptsBytesSharedByRegistersNeverLiveTogether) {

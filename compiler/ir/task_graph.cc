@@ -35,6 +35,71 @@ void TaskGraph::AddReader(RegisterId register_id, TaskId task, int phase) {
   mutable_task(task).inputs.push_back(register_id);
 }
 
+void TaskGraph::MoveReaders(RegisterId from, RegisterId to) {
+  ++structure_version_;
+  TaskRegister& source = mutable_register(from);
+  CHECK_EQ(source.type.NumBytes(), register_at(to).type.NumBytes())
+      << "a view of " << registers_[to].name << " as " << source.name << " changes its size";
+  std::vector<RegisterReader> readers = std::move(source.readers);
+  source.readers.clear();
+  for (const RegisterReader& reader : readers) {
+    TaskDef& task = mutable_task(reader.task);
+    CHECK(std::find(task.inputs.begin(), task.inputs.end(), to) == task.inputs.end())
+        << "task '" << task.name << "' would read register '" << registers_[to].name << "' twice";
+    // The types the kernel reads stay what they were (a view of a view keeps its own).
+    if (task.input_types.empty()) {
+      for (RegisterId input : task.inputs) task.input_types.push_back(register_at(input).type);
+    }
+    std::replace(task.inputs.begin(), task.inputs.end(), from, to);
+    // Before an in-place (phase-1) reader, which the dump then still lists last.
+    std::vector<RegisterReader>& target = registers_[to].readers;
+    auto writer = std::find_if(target.begin(), target.end(),
+                               [](const RegisterReader& r) { return r.phase == 1; });
+    target.insert(writer, reader);
+  }
+}
+
+void TaskGraph::RemoveTasks(const std::vector<bool>& removed) {
+  ++structure_version_;
+  std::vector<TaskId> task_id(tasks_.size(), -1);
+  TaskId next_task = 0;
+  for (size_t i = 0; i < tasks_.size(); ++i) {
+    if (!removed[i]) task_id[i] = next_task++;
+  }
+  std::vector<RegisterId> register_id(registers_.size(), -1);
+  RegisterId next_register = 0;
+  for (size_t i = 0; i < registers_.size(); ++i) {
+    if (!removed[registers_[i].producer]) register_id[i] = next_register++;
+  }
+  std::vector<TaskDef> tasks;
+  tasks.reserve(static_cast<size_t>(next_task));
+  for (TaskDef& task : tasks_) {
+    if (removed[task.id]) continue;
+    task.id = task_id[task.id];
+    for (RegisterId& input : task.inputs) {
+      CHECK_GE(register_id[input], 0) << "task '" << task.name << "' reads a removed register";
+      input = register_id[input];
+    }
+    for (RegisterId& output : task.outputs) output = register_id[output];
+    tasks.push_back(std::move(task));
+  }
+  std::vector<TaskRegister> registers;
+  registers.reserve(static_cast<size_t>(next_register));
+  for (TaskRegister& reg : registers_) {
+    if (register_id[reg.id] < 0) continue;
+    reg.id = register_id[reg.id];
+    reg.producer = task_id[reg.producer];
+    std::vector<RegisterReader> readers;
+    for (const RegisterReader& reader : reg.readers) {
+      if (!removed[reader.task]) readers.push_back({task_id[reader.task], reader.phase});
+    }
+    reg.readers = std::move(readers);
+    registers.push_back(std::move(reg));
+  }
+  tasks_ = std::move(tasks);
+  registers_ = std::move(registers);
+}
+
 const TaskDef& TaskGraph::task(TaskId id) const {
   CHECK(id >= 0 && id < static_cast<TaskId>(tasks_.size())) << "task id " << id;
   return tasks_[id];
@@ -56,8 +121,10 @@ TaskRegister& TaskGraph::mutable_register(RegisterId id) {
 }
 
 std::vector<TensorType> TaskGraph::InputTypes(TaskId id) const {
+  const TaskDef& reader = task(id);
+  if (!reader.input_types.empty()) return reader.input_types;
   std::vector<TensorType> types;
-  for (RegisterId input : task(id).inputs) types.push_back(register_at(input).type);
+  for (RegisterId input : reader.inputs) types.push_back(register_at(input).type);
   return types;
 }
 
@@ -179,6 +246,15 @@ Status TaskGraph::Verify(int64_t total_pieces, bool slots_planned) const {
       return fail("period " + std::to_string(task.period) + " times firings " +
                   std::to_string(task.firings) + " is not total pieces " +
                   std::to_string(total_pieces));
+    }
+    if (!task.input_types.empty() && task.input_types.size() != task.inputs.size()) {
+      return fail("has " + std::to_string(task.input_types.size()) + " input types for " +
+                  std::to_string(task.inputs.size()) + " inputs");
+    }
+    for (size_t k = 0; k < task.input_types.size(); ++k) {
+      if (task.input_types[k].NumBytes() != register_at(task.inputs[k]).type.NumBytes()) {
+        return fail("views input '" + register_at(task.inputs[k]).name + "' at another size");
+      }
     }
     for (RegisterId input : task.inputs) {
       const TaskRegister& reg = register_at(input);

@@ -61,7 +61,10 @@ struct TaskDef {
   proto::ActorKind kind = proto::ACTOR_KIND_UNSPECIFIED;
   int device = -1;
   int queue = 0;
-  std::vector<RegisterId> inputs;   // Kernel input order.
+  std::vector<RegisterId> inputs;  // Kernel input order.
+  // Empty, or one per input: the type the kernel reads that input as. It differs from the
+  // register's type only for a view (fold_views): the same bytes, reshaped.
+  std::vector<TensorType> input_types;
   std::vector<RegisterId> outputs;  // Kernel output order.
   int64_t period = 1;               // Pieces per firing.
   int64_t firings = 0;
@@ -88,11 +91,19 @@ class TaskGraph {
   RegisterId AddRegister(TaskRegister register_def);
   // Makes `task` read `register_id` in `phase`, appending it to the task's inputs.
   void AddReader(RegisterId register_id, TaskId task, int phase);
+  // Every reader of `from` reads `to` instead, at the same input position and phase, and still
+  // as `from`'s type (a view of `to`'s bytes, TaskDef::input_types). `from` keeps no reader.
+  // Both registers must hold as many bytes; no reader of `from` may read `to` already.
+  void MoveReaders(RegisterId from, RegisterId to);
+  // Removes the tasks marked in `removed` (indexed by task id) with the registers they
+  // produce, which must have no reader but a removed task; renumbers the rest, keeping their
+  // order. O(tasks + registers + readers).
+  void RemoveTasks(const std::vector<bool>& removed);
 
   const TaskDef& task(TaskId id) const;
   // Mutable access is for annotations (slots, offsets, costs, attributes); change the structure
-  // (tasks, registers, readers) only through AddTask, AddRegister and AddReader, which is what
-  // structure_version() counts.
+  // (tasks, registers, readers) only through AddTask, AddRegister, AddReader, MoveReaders and
+  // RemoveTasks, which is what structure_version() counts.
   TaskDef& mutable_task(TaskId id);
   const TaskRegister& register_at(RegisterId id) const;
   TaskRegister& mutable_register(RegisterId id);
@@ -120,8 +131,8 @@ class TaskGraph {
   // large enough for their tensors. O(registers + readers).
   Status VerifyAnnotations() const;
 
-  // Changes with every AddTask, AddRegister and AddReader, so a caller can skip re-checking an
-  // unchanged structure (Compilation::Verify after every pass).
+  // Changes with every structural change (AddTask, AddRegister, ...), so a caller can skip
+  // re-checking an unchanged structure (Compilation::Verify after every pass).
   int64_t structure_version() const { return structure_version_; }
 
   // Room for this many tasks and registers (expand_physical knows roughly how many).

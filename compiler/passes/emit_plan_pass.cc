@@ -138,8 +138,8 @@ void EmitActor(const Compilation& compilation,
     AttributeToProto(name, value, kernel->add_attr());
   }
   kernel->mutable_input()->Reserve(static_cast<int>(task.inputs.size()));
-  for (RegisterId input : task.inputs)
-    ToTensorDesc(tasks.register_at(input).type, kernel->add_input());
+  for (const TensorType& input : tasks.InputTypes(task.id))
+    ToTensorDesc(input, kernel->add_input());
   kernel->mutable_output()->Reserve(static_cast<int>(task.outputs.size()));
   for (RegisterId output : task.outputs) {
     ToTensorDesc(tasks.register_at(output).type, kernel->add_output());

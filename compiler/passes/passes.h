@@ -85,6 +85,12 @@ Status InsertBoxingPass(Compilation& compilation);
 // the boxing edges' copy and boxing tasks, one register per task output, readers and phases.
 Status ExpandPhysicalPass(Compilation& compilation);
 
+// Views: a reshape task, a transpose of the last two axes read only by matmuls (their transpose
+// flag flipped), and a transpose keeping the last axis last read only by batch_matmuls (read
+// strided: a_perm/b_perm) are removed; their readers read the input's register instead
+// (TaskDef::input_types). Off with CompileOptions::fold_views = false.
+Status FoldViewsPass(Compilation& compilation);
+
 // Slots (pipeline depth, transfers, per-step values) and bytes per slot of every register.
 Status PlanRegistersPass(Compilation& compilation);
 

@@ -20,6 +20,7 @@ std::vector<Pass> StandardPasses() {
       {"choose_sbp", ChooseSbpPass},
       {"insert_boxing", InsertBoxingPass},
       {"expand_physical", ExpandPhysicalPass},
+      {"fold_views", FoldViewsPass},
       {"plan_registers", PlanRegistersPass},
       {"fit_memory", FitMemoryPass},
       {"plan_memory", PlanMemoryPass},

@@ -340,9 +340,25 @@ Status PlanRun::RunKernel(ActorRun* run, int64_t index,
                                      ? kernel.output(k)
                                      : plan_.register_def(actor.output_register(k)).tensor()));
   }
+  // A kernel reads an input through its own descriptor where the plan gives one: a view of
+  // the register's bytes in another shape (docs/PROTOCOL.md, "Memory").
+  std::vector<ReferenceTensor> views(inputs.size());
+  std::vector<const ReferenceTensor*> viewed = inputs;
+  for (size_t k = 0; k < inputs.size() && kernel.input_size() == static_cast<int>(inputs.size());
+       ++k) {
+    const Shape shape = ShapeOf(kernel.input(static_cast<int>(k)));
+    if (shape == inputs[k]->shape) continue;
+    if (shape.NumElements() != inputs[k]->shape.NumElements()) {
+      return InvalidArgumentError("reads input " + std::to_string(k) + " " +
+                                  inputs[k]->shape.ToString() + " as " + shape.ToString());
+    }
+    views[k] = *inputs[k];
+    views[k].shape = shape;
+    viewed[k] = &views[k];
+  }
   ReferenceKernelCall call;
   call.def = &kernel;
-  call.inputs = inputs;
+  call.inputs = viewed;
   call.outputs = &outputs;
   SOFTWIRE_RETURN_IF_ERROR(kernels_.Run(call));
   for (int k = 0; k < actor.output_register_size(); ++k) {

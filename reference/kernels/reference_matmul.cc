@@ -1,4 +1,7 @@
 // matmul and batch_matmul by the definition: c[m, n] = sum over k of op(a)[m, k] op(b)[k, n].
+#include <algorithm>
+#include <vector>
+
 #include "reference/kernels/reference_kernel_families.h"
 #include "reference/kernels/reference_op_helpers.h"
 
@@ -29,12 +32,47 @@ struct Product {
   }
 };
 
-Status ReadTransposes(const ReferenceKernelCall& call, Product* product) {
+Status ReadTransposes(const ReferenceKernelCall& call, Product* product,
+                      std::vector<int64_t>* a_perm = nullptr,
+                      std::vector<int64_t>* b_perm = nullptr) {
   KernelAttributes attributes(*call.def);
   product->transpose_a = attributes.Bool("transpose_a", false);
   product->transpose_b = attributes.Bool("transpose_b", false);
+  if (a_perm != nullptr) *a_perm = attributes.Ints("a_perm", {});
+  if (b_perm != nullptr) *b_perm = attributes.Ints("b_perm", {});
   SOFTWIRE_RETURN_IF_ERROR(attributes.Finish());
   return CheckArity(call, 2, 1);
+}
+
+// batch_matmul's strided view (`a_perm`, `b_perm`, docs/OPS.md): the input of shape `logical`
+// is transpose(x, perm) of the row-major tensor x whose values `stored` holds; returns the
+// input's values in its own row-major order. Empty perm: `stored` as it is.
+StatusOr<std::vector<double>> ReadStrided(const ReferenceKernelCall& call,
+                                          const std::vector<double>& stored, const Shape& logical,
+                                          const std::vector<int64_t>& perm) {
+  if (perm.empty()) return stored;
+  const int rank = logical.rank();
+  std::vector<int64_t> sorted = perm;
+  std::sort(sorted.begin(), sorted.end());
+  bool valid = static_cast<int>(perm.size()) == rank && perm.back() == rank - 1;
+  for (int axis = 0; valid && axis < rank; ++axis) valid = sorted[axis] == axis;
+  if (!valid) return OpError(call, "a strided view's perm keeps the last axis last");
+  std::vector<int64_t> extents(rank);
+  for (int axis = 0; axis < rank; ++axis) extents[perm[axis]] = logical.dim(axis);
+  std::vector<int64_t> strides(rank, 1);
+  for (int axis = rank - 2; axis >= 0; --axis)
+    strides[axis] = strides[axis + 1] * extents[axis + 1];
+  std::vector<double> values(stored.size());
+  for (int64_t index = 0; index < logical.NumElements(); ++index) {
+    int64_t rest = index;
+    int64_t offset = 0;
+    for (int axis = rank - 1; axis >= 0; --axis) {
+      offset += (rest % logical.dim(axis)) * strides[perm[axis]];
+      rest /= logical.dim(axis);
+    }
+    values[static_cast<size_t>(index)] = stored[static_cast<size_t>(offset)];
+  }
+  return values;
 }
 
 Status Matmul(const ReferenceKernelCall& call) {
@@ -66,7 +104,9 @@ Status Matmul(const ReferenceKernelCall& call) {
 
 Status BatchMatmul(const ReferenceKernelCall& call) {
   Product product;
-  SOFTWIRE_RETURN_IF_ERROR(ReadTransposes(call, &product));
+  std::vector<int64_t> a_perm;
+  std::vector<int64_t> b_perm;
+  SOFTWIRE_RETURN_IF_ERROR(ReadTransposes(call, &product, &a_perm, &b_perm));
   const Shape& a = Input(call, 0).shape;
   const Shape& b = Input(call, 1).shape;
   if (a.rank() < 2 || a.rank() != b.rank()) {
@@ -86,10 +126,14 @@ Status BatchMatmul(const ReferenceKernelCall& call) {
   c_dims.push_back(product.m);
   c_dims.push_back(product.n);
   SOFTWIRE_RETURN_IF_ERROR(CheckOutputShape(call, 0, Shape(c_dims)));
+  SOFTWIRE_ASSIGN_OR_RETURN(std::vector<double> a_values,
+                            ReadStrided(call, Input(call, 0).values, a, a_perm));
+  SOFTWIRE_ASSIGN_OR_RETURN(std::vector<double> b_values,
+                            ReadStrided(call, Input(call, 1).values, b, b_perm));
   const int64_t batch = a.NumElements(0, batch_rank);
   for (int64_t index = 0; index < batch; ++index) {
-    product.Multiply(Input(call, 0).values.data() + index * product.m * product.k,
-                     Input(call, 1).values.data() + index * product.k * product.n,
+    product.Multiply(a_values.data() + index * product.m * product.k,
+                     b_values.data() + index * product.k * product.n,
                      Output(call, 0).values.data() + index * product.m * product.n);
   }
   return Status::Ok();

@@ -85,6 +85,45 @@ TEST(BatchMatmulKernel, MatchesTheReferenceForEveryTranspose) {
   }
 }
 
+// With OpenBLAS single-threaded, matmul cuts large products into bands of rows (or columns)
+// over the runner's threads; every transpose and both band directions must still agree.
+class SingleThreadedBlas : public ::testing::Test {
+ protected:
+  SingleThreadedBlas() { runtime::SetBlasThreads(1); }
+  ~SingleThreadedBlas() override {
+    runtime::SetBlasThreads(std::max(1u, std::thread::hardware_concurrency()));
+  }
+};
+
+// Strided views (a_perm, b_perm): each input is transpose(x, perm) of the tensor its bytes
+// hold, the last axis kept last, as fold_views reads attention's heads without a copy. The
+// reference gathers the values explicitly; compiler_views_test checks it against a transpose.
+TEST(BatchMatmulKernel, ReadsStridedViewsForEveryTranspose) {
+  for (bool transpose_a : {false, true}) {
+    for (bool transpose_b : {false, true}) {
+      SCOPED_TRACE(std::to_string(transpose_a) + std::to_string(transpose_b));
+      Shape a = transpose_a ? Shape({2, 3, 13, 7}) : Shape({2, 3, 7, 13});
+      Shape b = transpose_b ? Shape({2, 3, 5, 13}) : Shape({2, 3, 13, 5});
+      OpCase op{
+          "batch_matmul",
+          {BoolAttribute("transpose_a", transpose_a), BoolAttribute("transpose_b", transpose_b),
+           IntsAttribute("a_perm", {0, 2, 1, 3}), IntsAttribute("b_perm", {2, 0, 1, 3})},
+          {RandomFloats(a, 21), RandomFloats(b, 22)},
+          {Shape({2, 3, 7, 5})}};
+      ExpectCpuMatchesReferenceOnEveryRunner(op, SumTolerance(13));
+    }
+  }
+}
+
+TEST_F(SingleThreadedBlas, SplitsALargeStridedProductIntoBandsOverTheRunner) {
+  OpCase op{"batch_matmul",
+            {BoolAttribute("transpose_b", true), IntsAttribute("a_perm", {1, 0, 2}),
+             IntsAttribute("b_perm", {1, 0, 2})},
+            {RandomFloats(Shape({2, 131, 67}), 23), RandomFloats(Shape({2, 40, 67}), 24)},
+            {Shape({2, 131, 40})}};
+  EXPECT_GT(ExpectCpuMatchesReferenceOnEveryRunner(op, SumTolerance(67)), 0);
+}
+
 TEST(BatchMatmulKernel, SpreadsManySmallProductsOverThreads) {
   // 256 products of 8 x 8 x 8: too small for OpenBLAS threads, so the kernel splits the batch.
   OpCase op{"batch_matmul",
@@ -103,16 +142,6 @@ TEST(BatchMatmulKernel, LeavesLargeProductsToAMultiThreadedOpenBlas) {
   EXPECT_EQ(ExpectCpuMatchesReferenceOnEveryRunner(op, SumTolerance(80)), 0);
   runtime::SetBlasThreads(std::max(1u, std::thread::hardware_concurrency()));
 }
-
-// With OpenBLAS single-threaded, matmul cuts large products into bands of rows (or columns)
-// over the runner's threads; every transpose and both band directions must still agree.
-class SingleThreadedBlas : public ::testing::Test {
- protected:
-  SingleThreadedBlas() { runtime::SetBlasThreads(1); }
-  ~SingleThreadedBlas() override {
-    runtime::SetBlasThreads(std::max(1u, std::thread::hardware_concurrency()));
-  }
-};
 
 TEST_F(SingleThreadedBlas, MatmulSplitsLargeProductsIntoBandsOverTheRunner) {
   struct Case {

@@ -16,6 +16,9 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "proto/kernel_attributes.h"
 #include "runtime/kernels/cpu/kernel_families.h"
@@ -38,10 +41,12 @@ struct GemmShape {
   int64_t n = 0;
   int64_t k = 0;
 
-  int64_t lda() const { return transpose_a ? m : k; }
-  int64_t ldb() const { return transpose_b ? k : n; }
-  int64_t a_elements() const { return m * k; }
-  int64_t b_elements() const { return k * n; }
+  // Row strides of a and b as stored; 0: dense (a strided view sets them, batch_matmul).
+  int64_t a_row_stride = 0;
+  int64_t b_row_stride = 0;
+
+  int64_t lda() const { return a_row_stride > 0 ? a_row_stride : transpose_a ? m : k; }
+  int64_t ldb() const { return b_row_stride > 0 ? b_row_stride : transpose_b ? k : n; }
   int64_t c_elements() const { return m * n; }
 
   void Run(const float* a, const float* b, float* c) const { RunBlock(a, b, c, 0, m, 0, n); }
@@ -59,8 +64,8 @@ struct GemmShape {
       }
       return;
     }
-    const float* a_block = transpose_a ? a + row_begin : a + row_begin * k;
-    const float* b_block = transpose_b ? b + column_begin * k : b + column_begin;
+    const float* a_block = transpose_a ? a + row_begin : a + row_begin * lda();
+    const float* b_block = transpose_b ? b + column_begin * ldb() : b + column_begin;
     cblas_sgemm(CblasRowMajor, transpose_a ? CblasTrans : CblasNoTrans,
                 transpose_b ? CblasTrans : CblasNoTrans, static_cast<blasint>(rows),
                 static_cast<blasint>(columns), static_cast<blasint>(k), 1.0f, a_block,
@@ -94,11 +99,16 @@ struct GemmShape {
   }
 };
 
-// Reads transpose_a / transpose_b and the signature shared by matmul and batch_matmul.
-Status ReadTransposes(const proto::KernelDef& def, GemmShape* gemm) {
+// Reads transpose_a / transpose_b and the signature shared by matmul and batch_matmul; with
+// `a_perm` and `b_perm` (batch_matmul), also its strided views.
+Status ReadTransposes(const proto::KernelDef& def, GemmShape* gemm,
+                      std::vector<int64_t>* a_perm = nullptr,
+                      std::vector<int64_t>* b_perm = nullptr) {
   KernelAttributes attributes(def);
   gemm->transpose_a = attributes.Bool("transpose_a", false);
   gemm->transpose_b = attributes.Bool("transpose_b", false);
+  if (a_perm != nullptr) *a_perm = attributes.Ints("a_perm", {});
+  if (b_perm != nullptr) *b_perm = attributes.Ints("b_perm", {});
   SOFTWIRE_RETURN_IF_ERROR(attributes.Finish());
   return CheckSignature(def, {"a", "b"}, {DType::kFloat32, DType::kFloat32}, {"c"},
                         {DType::kFloat32});
@@ -150,12 +160,59 @@ class MatmulKernel final : public Kernel {
   const GemmShape gemm_;
 };
 
+// Where each matrix of a batch_matmul input starts, and its row stride: dense, or a strided
+// view (`a_perm`, `b_perm`, docs/OPS.md): the input is transpose(x, perm) of the row-major
+// tensor x its bytes hold, with the last axis kept last, so each matrix's rows are contiguous.
+struct BatchLayout {
+  std::vector<int64_t> offsets;  // Per batch index, in elements.
+  int64_t row_stride = 0;        // 0: dense.
+};
+
+StatusOr<BatchLayout> LayoutOf(const proto::KernelDef& def, const std::string& input,
+                               const Shape& logical, const std::vector<int64_t>& perm) {
+  const int rank = logical.rank();
+  const int batch_rank = rank - 2;
+  const int64_t batch = logical.NumElements(0, batch_rank);
+  const int64_t matrix = logical.NumElements(batch_rank, rank);
+  BatchLayout layout;
+  if (perm.empty()) {
+    for (int64_t index = 0; index < batch; ++index) layout.offsets.push_back(index * matrix);
+    return layout;
+  }
+  std::vector<int64_t> sorted = perm;
+  std::sort(sorted.begin(), sorted.end());
+  bool valid = static_cast<int>(perm.size()) == rank && perm.back() == rank - 1;
+  for (int axis = 0; valid && axis < rank; ++axis) valid = sorted[axis] == axis;
+  if (!valid) {
+    return KernelDefError(def, input + "_perm must permute the " + std::to_string(rank) +
+                                   " axes of " + input + " and keep the last one last");
+  }
+  std::vector<int64_t> stored(rank);  // x's extents: x.shape[perm[i]] = input.shape[i].
+  for (int axis = 0; axis < rank; ++axis) stored[perm[axis]] = logical.dim(axis);
+  std::vector<int64_t> stored_stride(rank, 1);
+  for (int axis = rank - 2; axis >= 0; --axis)
+    stored_stride[axis] = stored_stride[axis + 1] * stored[axis + 1];
+  layout.row_stride = stored_stride[perm[rank - 2]];
+  for (int64_t index = 0; index < batch; ++index) {
+    int64_t rest = index;
+    int64_t offset = 0;
+    for (int axis = batch_rank - 1; axis >= 0; --axis) {
+      offset += (rest % logical.dim(axis)) * stored_stride[perm[axis]];
+      rest /= logical.dim(axis);
+    }
+    layout.offsets.push_back(offset);
+  }
+  return layout;
+}
+
 class BatchMatmulKernel final : public Kernel {
  public:
   static StatusOr<std::unique_ptr<Kernel>> Create(const KernelSetup& setup) {
     const proto::KernelDef& def = setup.actor->kernel();
     GemmShape gemm;
-    SOFTWIRE_RETURN_IF_ERROR(ReadTransposes(def, &gemm));
+    std::vector<int64_t> a_perm;
+    std::vector<int64_t> b_perm;
+    SOFTWIRE_RETURN_IF_ERROR(ReadTransposes(def, &gemm, &a_perm, &b_perm));
     Shape a = ShapeOf(def.input(0));
     Shape b = ShapeOf(def.input(1));
     if (a.rank() < 2 || a.rank() != b.rank()) {
@@ -180,7 +237,12 @@ class BatchMatmulKernel final : public Kernel {
     c_dims.push_back(gemm.m);
     c_dims.push_back(gemm.n);
     SOFTWIRE_RETURN_IF_ERROR(CheckShape(def, "output c", ShapeOf(def.output(0)), Shape(c_dims)));
-    return std::unique_ptr<Kernel>(new BatchMatmulKernel(gemm, a.NumElements(0, batch_rank)));
+    SOFTWIRE_ASSIGN_OR_RETURN(BatchLayout a_layout, LayoutOf(def, "a", a, a_perm));
+    SOFTWIRE_ASSIGN_OR_RETURN(BatchLayout b_layout, LayoutOf(def, "b", b, b_perm));
+    gemm.a_row_stride = a_layout.row_stride;
+    gemm.b_row_stride = b_layout.row_stride;
+    return std::unique_ptr<Kernel>(
+        new BatchMatmulKernel(gemm, std::move(a_layout.offsets), std::move(b_layout.offsets)));
   }
 
   Status Run(const KernelContext& context) override {
@@ -189,27 +251,30 @@ class BatchMatmulKernel final : public Kernel {
     float* c = context.outputs[0].As<float>();
     auto multiply = [&](int64_t begin, int64_t end) {
       for (int64_t index = begin; index < end; ++index) {
-        gemm_.Run(a + index * gemm_.a_elements(), b + index * gemm_.b_elements(),
-                  c + index * gemm_.c_elements());
+        gemm_.Run(a + a_offsets_[index], b + b_offsets_[index], c + index * gemm_.c_elements());
       }
     };
+    const int64_t batch = static_cast<int64_t>(a_offsets_.size());
     int64_t work = gemm_.m * gemm_.n * gemm_.k;
     if (work < kBlasSingleThreadWork) {
-      ParallelFor(context.parallel, batch_, MinChunkFor(work), multiply);
+      ParallelFor(context.parallel, batch, MinChunkFor(work), multiply);
     } else {
-      for (int64_t index = 0; index < batch_; ++index) {  // Each product is worth splitting.
-        gemm_.RunParallel(context.parallel, a + index * gemm_.a_elements(),
-                          b + index * gemm_.b_elements(), c + index * gemm_.c_elements());
+      for (int64_t index = 0; index < batch; ++index) {  // Each product is worth splitting.
+        gemm_.RunParallel(context.parallel, a + a_offsets_[index], b + b_offsets_[index],
+                          c + index * gemm_.c_elements());
       }
     }
     return Status::Ok();
   }
 
  private:
-  BatchMatmulKernel(const GemmShape& gemm, int64_t batch) : gemm_(gemm), batch_(batch) {}
+  BatchMatmulKernel(const GemmShape& gemm, std::vector<int64_t> a_offsets,
+                    std::vector<int64_t> b_offsets)
+      : gemm_(gemm), a_offsets_(std::move(a_offsets)), b_offsets_(std::move(b_offsets)) {}
 
   const GemmShape gemm_;
-  const int64_t batch_;
+  const std::vector<int64_t> a_offsets_;  // Per batch index: where its matrix of a starts.
+  const std::vector<int64_t> b_offsets_;
 };
 
 }  // namespace
