@@ -82,8 +82,12 @@ def run_in_process(softwire, job, steps, scratch):
     """`softwire run`: (median samples/s, wall seconds to the last step, seconds to step 0)."""
     metrics = os.path.join(scratch, "run_metrics.jsonl")
     started = time.monotonic()
+    # A session of its own, as the server has: with the kernel's autogroup scheduling each
+    # session shares the cores as one, so a server in its own session against a `run` in the
+    # bench's would be measured with different shares of a busy machine.
     process = subprocess.Popen([softwire, "run", job, "--steps", str(steps), "--log-every", "1",
-                                "--metrics-out", metrics], stdout=subprocess.PIPE, text=True)
+                                "--metrics-out", metrics], stdout=subprocess.PIPE, text=True,
+                               start_new_session=True)
     first_step = None
     for line in process.stdout:
         if first_step is None and line.startswith("step"):
