@@ -1,5 +1,7 @@
-// matmul and batch_matmul (docs/OPS.md) on OpenBLAS sgemm. docs/KERNELS.md records why
-// OpenBLAS (and not oneDNN) and how the shapes of the MLP's products perform.
+// matmul and batch_matmul (docs/OPS.md) on OpenBLAS sgemm; bfloat16 inputs (the bf16 precision
+// policy) through Bf16Product: oneDNN where the CPU has native bf16, float32 otherwise.
+// docs/KERNELS.md records why OpenBLAS (and not oneDNN) and how the shapes of the MLP's products
+// perform.
 //
 // Parallelism, two ways:
 // - OpenBLAS with several threads (SetBlasThreads(n > 1)): each product is one sgemm call and
@@ -11,13 +13,11 @@
 //   OpenBLAS's spinning workers (docs/KERNELS.md measures both).
 // batch_matmul of many small matrices spreads the batch over the runner either way: OpenBLAS
 // runs a product below 64^3 multiply-adds on one thread anyway.
-#include <cblas.h>
-
-#include <algorithm>
-#include <cstring>
 #include <memory>
 
 #include "proto/kernel_attributes.h"
+#include "runtime/kernels/cpu/bf16_product.h"
+#include "runtime/kernels/cpu/gemm_shape.h"
 #include "runtime/kernels/cpu/kernel_families.h"
 #include "runtime/kernels/cpu/kernel_signature.h"
 #include "runtime/kernels/cpu/parallel_for.h"
@@ -26,82 +26,28 @@ namespace softwire {
 namespace runtime {
 namespace {
 
-// OpenBLAS's GEMM_MULTITHREAD_THRESHOLD (4) * 65536: products with fewer multiply-adds run on
-// the calling thread.
-constexpr int64_t kBlasSingleThreadWork = int64_t{4} * 65536;
-
-// One row-major product c[M, N] = op(a) op(b) with the leading dimensions sgemm needs.
-struct GemmShape {
-  bool transpose_a = false;
-  bool transpose_b = false;
-  int64_t m = 0;
-  int64_t n = 0;
-  int64_t k = 0;
-
-  int64_t lda() const { return transpose_a ? m : k; }
-  int64_t ldb() const { return transpose_b ? k : n; }
-  int64_t a_elements() const { return m * k; }
-  int64_t b_elements() const { return k * n; }
-  int64_t c_elements() const { return m * n; }
-
-  void Run(const float* a, const float* b, float* c) const { RunBlock(a, b, c, 0, m, 0, n); }
-
-  // Rows [row_begin, row_end) and columns [column_begin, column_end) of c.
-  void RunBlock(const float* a, const float* b, float* c, int64_t row_begin, int64_t row_end,
-                int64_t column_begin, int64_t column_end) const {
-    const int64_t rows = row_end - row_begin;
-    const int64_t columns = column_end - column_begin;
-    if (rows <= 0 || columns <= 0) return;
-    float* c_block = c + row_begin * n + column_begin;
-    if (k == 0) {  // An empty sum; sgemm may leave c untouched.
-      for (int64_t row = 0; row < rows; ++row) {
-        std::memset(c_block + row * n, 0, sizeof(float) * static_cast<size_t>(columns));
-      }
-      return;
-    }
-    const float* a_block = transpose_a ? a + row_begin : a + row_begin * k;
-    const float* b_block = transpose_b ? b + column_begin * k : b + column_begin;
-    cblas_sgemm(CblasRowMajor, transpose_a ? CblasTrans : CblasNoTrans,
-                transpose_b ? CblasTrans : CblasNoTrans, static_cast<blasint>(rows),
-                static_cast<blasint>(columns), static_cast<blasint>(k), 1.0f, a_block,
-                static_cast<blasint>(lda()), b_block, static_cast<blasint>(ldb()), 0.0f, c_block,
-                static_cast<blasint>(n));
-  }
-
-  // c = op(a) op(b) with the device's threads: when OpenBLAS runs single-threaded and the
-  // product is large, the runner's threads each multiply a band of rows (or columns, when c
-  // is wide and short) with their own sgemm call.
-  void RunParallel(ParallelRunner* parallel, const float* a, const float* b, float* c) const {
-    if (parallel->threads() <= 1 || m * n * k < kBlasSingleThreadWork ||
-        openblas_get_num_threads() > 1) {
-      Run(a, b, c);
-      return;
-    }
-    // Bands of 32 rows or columns keep each sgemm call's edges on its register-block sizes.
-    constexpr int64_t kBand = 32;
-    const bool split_rows = m >= n || n < 2 * kBand;
-    const int64_t extent = split_rows ? m : n;
-    const int64_t bands = (extent + kBand - 1) / kBand;
-    ParallelFor(parallel, bands, 1, [&](int64_t begin, int64_t end) {
-      const int64_t first = begin * kBand;
-      const int64_t last = std::min(extent, end * kBand);
-      if (split_rows) {
-        RunBlock(a, b, c, first, last, 0, n);
-      } else {
-        RunBlock(a, b, c, 0, m, first, last);
-      }
-    });
-  }
-};
-
-// Reads transpose_a / transpose_b and the signature shared by matmul and batch_matmul.
-Status ReadTransposes(const proto::KernelDef& def, GemmShape* gemm) {
+// Reads transpose_a / transpose_b and the signature shared by matmul and batch_matmul: a and
+// b both float32 or both bfloat16 (*bf16 set), c float32.
+Status ReadTransposes(const proto::KernelDef& def, GemmShape* gemm, bool* bf16) {
   KernelAttributes attributes(def);
   gemm->transpose_a = attributes.Bool("transpose_a", false);
   gemm->transpose_b = attributes.Bool("transpose_b", false);
   SOFTWIRE_RETURN_IF_ERROR(attributes.Finish());
-  return CheckSignature(def, {"a", "b"}, {DType::kFloat32, DType::kFloat32}, {"c"},
-                        {DType::kFloat32});
+  *bf16 = def.input_size() > 0 && DTypeOf(def.input(0)) == DType::kBFloat16;
+  const DType inputs = *bf16 ? DType::kBFloat16 : DType::kFloat32;
+  return CheckSignature(def, {"a", "b"}, {inputs, inputs}, {"c"}, {DType::kFloat32});
+}
+
+// The bf16 product of `gemm`'s shape, or null for a float32 one.
+StatusOr<std::unique_ptr<Bf16Product>> Bf16ProductFor(const GemmShape& gemm, bool bf16) {
+  if (!bf16) return std::unique_ptr<Bf16Product>();
+  Bf16ProductShape shape;
+  shape.transpose_a = gemm.transpose_a;
+  shape.transpose_b = gemm.transpose_b;
+  shape.m = gemm.m;
+  shape.n = gemm.n;
+  shape.k = gemm.k;
+  return Bf16Product::Create(shape);
 }
 
 class MatmulKernel final : public Kernel {
@@ -109,7 +55,8 @@ class MatmulKernel final : public Kernel {
   static StatusOr<std::unique_ptr<Kernel>> Create(const KernelSetup& setup) {
     const proto::KernelDef& def = setup.actor->kernel();
     GemmShape gemm;
-    SOFTWIRE_RETURN_IF_ERROR(ReadTransposes(def, &gemm));
+    bool bf16 = false;
+    SOFTWIRE_RETURN_IF_ERROR(ReadTransposes(def, &gemm, &bf16));
     Shape a = ShapeOf(def.input(0));
     Shape b = ShapeOf(def.input(1));
     if (b.rank() != 2) return KernelDefError(def, "b must have rank 2, not " + b.ToString());
@@ -135,19 +82,28 @@ class MatmulKernel final : public Kernel {
       c_dims.push_back(gemm.n);
     }
     SOFTWIRE_RETURN_IF_ERROR(CheckShape(def, "output c", ShapeOf(def.output(0)), Shape(c_dims)));
-    return std::unique_ptr<Kernel>(new MatmulKernel(gemm));
+    SOFTWIRE_ASSIGN_OR_RETURN(std::unique_ptr<Bf16Product> bf16_product,
+                              Bf16ProductFor(gemm, bf16));
+    return std::unique_ptr<Kernel>(new MatmulKernel(gemm, std::move(bf16_product)));
   }
 
   Status Run(const KernelContext& context) override {
+    if (bf16_product_ != nullptr) {
+      bf16_product_->Run(context.parallel, context.inputs[0].As<BFloat16>(),
+                         context.inputs[1].As<BFloat16>(), context.outputs[0].As<float>());
+      return Status::Ok();
+    }
     gemm_.RunParallel(context.parallel, context.inputs[0].As<float>(),
                       context.inputs[1].As<float>(), context.outputs[0].As<float>());
     return Status::Ok();
   }
 
  private:
-  explicit MatmulKernel(const GemmShape& gemm) : gemm_(gemm) {}
+  MatmulKernel(const GemmShape& gemm, std::unique_ptr<Bf16Product> bf16_product)
+      : gemm_(gemm), bf16_product_(std::move(bf16_product)) {}
 
   const GemmShape gemm_;
+  const std::unique_ptr<Bf16Product> bf16_product_;  // Null for float32 inputs.
 };
 
 class BatchMatmulKernel final : public Kernel {
@@ -155,7 +111,8 @@ class BatchMatmulKernel final : public Kernel {
   static StatusOr<std::unique_ptr<Kernel>> Create(const KernelSetup& setup) {
     const proto::KernelDef& def = setup.actor->kernel();
     GemmShape gemm;
-    SOFTWIRE_RETURN_IF_ERROR(ReadTransposes(def, &gemm));
+    bool bf16 = false;
+    SOFTWIRE_RETURN_IF_ERROR(ReadTransposes(def, &gemm, &bf16));
     Shape a = ShapeOf(def.input(0));
     Shape b = ShapeOf(def.input(1));
     if (a.rank() < 2 || a.rank() != b.rank()) {
@@ -180,10 +137,24 @@ class BatchMatmulKernel final : public Kernel {
     c_dims.push_back(gemm.m);
     c_dims.push_back(gemm.n);
     SOFTWIRE_RETURN_IF_ERROR(CheckShape(def, "output c", ShapeOf(def.output(0)), Shape(c_dims)));
-    return std::unique_ptr<Kernel>(new BatchMatmulKernel(gemm, a.NumElements(0, batch_rank)));
+    SOFTWIRE_ASSIGN_OR_RETURN(std::unique_ptr<Bf16Product> bf16_product,
+                              Bf16ProductFor(gemm, bf16));
+    return std::unique_ptr<Kernel>(
+        new BatchMatmulKernel(gemm, a.NumElements(0, batch_rank), std::move(bf16_product)));
   }
 
   Status Run(const KernelContext& context) override {
+    if (bf16_product_ != nullptr) {
+      // One product after another, each spread over the device's threads when it is large.
+      const BFloat16* a = context.inputs[0].As<BFloat16>();
+      const BFloat16* b = context.inputs[1].As<BFloat16>();
+      float* c = context.outputs[0].As<float>();
+      for (int64_t index = 0; index < batch_; ++index) {
+        bf16_product_->Run(context.parallel, a + index * gemm_.a_elements(),
+                           b + index * gemm_.b_elements(), c + index * gemm_.c_elements());
+      }
+      return Status::Ok();
+    }
     const float* a = context.inputs[0].As<float>();
     const float* b = context.inputs[1].As<float>();
     float* c = context.outputs[0].As<float>();
@@ -206,10 +177,12 @@ class BatchMatmulKernel final : public Kernel {
   }
 
  private:
-  BatchMatmulKernel(const GemmShape& gemm, int64_t batch) : gemm_(gemm), batch_(batch) {}
+  BatchMatmulKernel(const GemmShape& gemm, int64_t batch, std::unique_ptr<Bf16Product> bf16_product)
+      : gemm_(gemm), batch_(batch), bf16_product_(std::move(bf16_product)) {}
 
   const GemmShape gemm_;
   const int64_t batch_;
+  const std::unique_ptr<Bf16Product> bf16_product_;  // Null for float32 inputs.
 };
 
 }  // namespace
