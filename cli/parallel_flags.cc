@@ -19,6 +19,9 @@ void AddParallelFlags(FlagParser* parser, ParallelFlags* flags) {
                  "micro-batches per step (overrides the job's)");
   parser->AddBool("no-memory-reuse", &flags->no_memory_reuse,
                   "give every register bytes of its own (lifetime-based reuse off, to compare)");
+  parser->AddString("precision", &flags->precision, "P",
+                    "float32, bf16 (products in bfloat16, float32 master weights) or auto (bf16 "
+                    "where this cpu has avx512_bf16 or amx_bf16); overrides the job's");
 }
 
 Status ApplyParallelFlags(const ParallelFlags& flags, compiler::CompileOptions* options) {
@@ -40,6 +43,16 @@ Status ApplyParallelFlags(const ParallelFlags& flags, compiler::CompileOptions* 
   if (flags.pp > 0) options->parallel.set_pipeline_stages(static_cast<int32_t>(flags.pp));
   if (flags.micro_batches > 0) options->micro_batches_per_step = flags.micro_batches;
   options->share_memory = !flags.no_memory_reuse;
+  if (flags.precision == "float32") {
+    options->precision = proto::PRECISION_FLOAT32;
+  } else if (flags.precision == "bf16" || flags.precision == "bfloat16") {
+    options->precision = proto::PRECISION_BF16;
+  } else if (flags.precision == "auto") {
+    options->precision = proto::PRECISION_AUTO;
+  } else if (!flags.precision.empty()) {
+    return InvalidArgumentError("--precision must be float32, bf16 or auto, not '" +
+                                flags.precision + "'");
+  }
   return Status::Ok();
 }
 

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -70,6 +71,12 @@ struct CompileOptions {
   // Lifetime-based reuse (share_memory pass, `--no-memory-reuse` turns it off): registers that
   // are never live together share bytes.
   bool share_memory = true;
+  // The products' element type (`--precision`, docs/PRECISION.md); PRECISION_UNSPECIFIED keeps
+  // the job's. PRECISION_AUTO picks bf16 where `native_bf16` says the cpu has it.
+  proto::Precision precision = proto::PRECISION_UNSPECIFIED;
+  // Whether the cpu that will run the plan has native bf16, for PRECISION_AUTO. Unset: this
+  // machine's (base/cpu_features.h DetectCpuFeatures). Tests set it to force either answer.
+  std::optional<bool> native_bf16;
 };
 
 // Validates, differentiates, places and plans `job_file`. Fails with InvalidArgument for bad
