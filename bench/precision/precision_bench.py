@@ -9,7 +9,9 @@ CPU without them softwire's bf16 rows measure its float32 fallback and PyTorch's
 Then R rounds, each running every configuration once, in this order, so all see the same
 machine noise:
 
-  softwire MLP (bench/training/mlp.pbtxt)       --precision float32, --precision bf16
+  softwire MLP (bench/training/mlp.pbtxt)       --precision float32, --precision bf16, fed one
+                                                fixed batch as the PyTorch peer is (compare.py's
+                                                fixed_batch_job), so both time the step alone
   PyTorch MLP (bench/training/pytorch_mlp.py)   float32 at 1 torch thread + OpenBLAS 2,
                                                 bf16 autocast at 2 torch threads + OpenBLAS 1
   softwire charlm (demos/charlm/charlm.pbtxt)   float32, bf16
@@ -37,6 +39,10 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 PYTHON = "/usr/bin/python3"
+sys.path.insert(0, os.path.join(ROOT, "bench", "training"))
+sys.path.insert(0, os.path.join(ROOT, "demos", "common"))
+
+import compare  # noqa: E402  (fixed_batch_job)
 
 
 def cpu_description():
@@ -124,7 +130,8 @@ def main(argv):
                        capture_output=True)
         charlm = os.path.join(workdir, "charlm.pbtxt")
         shutil.copy(os.path.join(ROOT, "demos", "charlm", "charlm.pbtxt"), charlm)
-        mlp = os.path.join(ROOT, "bench", "training", "mlp.pbtxt")
+        mlp = compare.fixed_batch_job(os.path.join(ROOT, "bench", "training", "mlp.pbtxt"),
+                                      workdir)
         runs = {}
         for round_index in range(arguments.rounds):
             for precision in ("float32", "bf16"):

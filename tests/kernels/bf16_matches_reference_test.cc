@@ -91,6 +91,23 @@ void ExpectMatmulsMatchTheReference() {
   }
 }
 
+TEST(Bf16MatmulKernel, SpreadsABatchOfSmallProductsOverTheThreads) {
+  // 256 products of 8 x 8 x 8, as attention's heads: whole products on lanes over the runner.
+  const int64_t parallel_calls = ExpectCpuMatchesReferenceOnEveryRunner(
+      ProductCase("batch_matmul", false, true, Shape({16, 16, 8, 8}), Shape({16, 16, 8, 8}),
+                  Shape({16, 16, 8, 8}), 46),
+      SumTolerance(8));
+  runtime::Bf16ProductShape shape;
+  shape.transpose_b = true;
+  shape.m = shape.n = shape.k = 8;
+  StatusOr<std::unique_ptr<runtime::Bf16Product>> product = runtime::Bf16Product::Create(shape);
+  ASSERT_TRUE(product.ok());
+  // Only oneDNN's lanes spread the batch; the fallback runs the products one after another.
+  if ((*product)->native()) {
+    EXPECT_GT(parallel_calls, 0);
+  }
+}
+
 TEST(Bf16MatmulKernel, MatchesTheReferenceOnThisCpusPath) {
   RecordProperty("cpu", DetectCpuFeatures().Summary());
   ExpectMatmulsMatchTheReference();

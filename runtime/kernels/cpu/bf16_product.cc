@@ -23,7 +23,9 @@ namespace {
 class WideningProduct final : public Bf16Product {
  public:
   explicit WideningProduct(const Bf16ProductShape& shape)
-      : a_(static_cast<size_t>(shape.m * shape.k)), b_(static_cast<size_t>(shape.k * shape.n)) {
+      : shape_(shape),
+        a_(static_cast<size_t>(shape.m * shape.k)),
+        b_(static_cast<size_t>(shape.k * shape.n)) {
     gemm_.transpose_a = shape.transpose_a;
     gemm_.transpose_b = shape.transpose_b;
     gemm_.m = shape.m;
@@ -39,6 +41,7 @@ class WideningProduct final : public Bf16Product {
 
   std::string implementation() const override { return "float32 fallback (openblas sgemm)"; }
   bool native() const override { return false; }
+  const Bf16ProductShape& shape() const override { return shape_; }
 
  private:
   static void Widen(ParallelRunner* parallel, const BFloat16* from, float* to, int64_t count) {
@@ -47,6 +50,7 @@ class WideningProduct final : public Bf16Product {
     });
   }
 
+  const Bf16ProductShape shape_;
   GemmShape gemm_;
   std::vector<float> a_;
   std::vector<float> b_;
@@ -98,8 +102,34 @@ class OneDnnProduct final : public Bf16Product {
     }
   }
 
+  // Small products (one band each) whole, spread over lanes: lane i runs products i, i +
+  // lanes, ... with its own stream and scratchpad, so lanes run concurrently.
+  void RunBatch(ParallelRunner* parallel, const BFloat16* a, const BFloat16* b, float* c,
+                int64_t batch) override {
+    if (bands_.size() > 1 || batch <= 1) {
+      Bf16Product::RunBatch(parallel, a, b, c, batch);
+      return;
+    }
+    const int64_t lanes = std::min<int64_t>(static_cast<int64_t>(lanes_.size()), batch);
+    const int64_t a_size = shape_.m * shape_.k, b_size = shape_.k * shape_.n,
+                  c_size = shape_.m * shape_.n;
+    // Spread only when a lane's products are worth a hand-off (kernels' kMinParallelWork).
+    const int64_t work = shape_.m * shape_.n * shape_.k;
+    ParallelFor(parallel, lanes, std::max<int64_t>(1, MinChunkFor(work * batch / lanes)),
+                [&](int64_t begin, int64_t end) {
+                  omp_set_num_threads(1);
+                  for (int64_t lane = begin; lane < end; ++lane) {
+                    for (int64_t index = lane; index < batch; index += lanes) {
+                      RunBand(lanes_[lane], a + index * a_size, b + index * b_size,
+                              c + index * c_size);
+                    }
+                  }
+                });
+  }
+
   std::string implementation() const override { return "onednn " + implementation_; }
   bool native() const override { return true; }
+  const Bf16ProductShape& shape() const override { return shape_; }
 
  private:
   explicit OneDnnProduct(const Bf16ProductShape& shape)
@@ -129,6 +159,25 @@ class OneDnnProduct final : public Bf16Product {
       band.stream = dnnl::stream(engine_);
       bands_.push_back(std::move(band));
     }
+    if (bands_.size() == 1) {  // Lanes for batches of small products, sharing its primitive.
+      for (int lane = 0; lane < kLanes; ++lane) lanes_.push_back(Copy(bands_[0], full_band));
+    }
+  }
+
+  // A band like `band` (same rows, same primitive) with its own memory objects, stream and
+  // scratchpad.
+  Band Copy(const Band& band, const dnnl::matmul::primitive_desc& descriptor) const {
+    Band copy;
+    copy.row_begin = band.row_begin;
+    copy.rows = band.rows;
+    copy.primitive = band.primitive;
+    copy.a = memory(descriptor.src_desc(), engine_, DNNL_MEMORY_NONE);
+    copy.b = memory(descriptor.weights_desc(), engine_, DNNL_MEMORY_NONE);
+    copy.c = memory(descriptor.dst_desc(), engine_, DNNL_MEMORY_NONE);
+    copy.scratchpad_bytes.resize(band.scratchpad_bytes.size());
+    copy.scratchpad = memory(descriptor.scratchpad_desc(), engine_, copy.scratchpad_bytes.data());
+    copy.stream = dnnl::stream(engine_);
+    return copy;
   }
 
   // The product of `rows` rows of op(a) with op(b): a, b and c described by strides, so a
@@ -159,14 +208,26 @@ class OneDnnProduct final : public Bf16Product {
     dnnl_primitive_execute(band.primitive.get(), band.stream.get(), 4, arguments);
   }
 
+  // Lanes for batches of small products: enough for the device threads of these machines.
+  static constexpr int kLanes = 8;
+
   const Bf16ProductShape shape_;
   dnnl::engine engine_;
   std::vector<Band> bands_;
+  std::vector<Band> lanes_;  // Whole-product copies of bands_[0] when there is one band.
   std::string implementation_;
 };
 #endif
 
 }  // namespace
+
+void Bf16Product::RunBatch(ParallelRunner* parallel, const BFloat16* a, const BFloat16* b, float* c,
+                           int64_t batch) {
+  const Bf16ProductShape& s = shape();
+  for (int64_t index = 0; index < batch; ++index) {
+    Run(parallel, a + index * s.m * s.k, b + index * s.k * s.n, c + index * s.m * s.n);
+  }
+}
 
 StatusOr<std::unique_ptr<Bf16Product>> Bf16Product::Create(const Bf16ProductShape& shape,
                                                            bool allow_native) {

@@ -49,10 +49,16 @@ class Bf16Product {
   // c = op(a) op(b); c is row-major [M, N].
   virtual void Run(ParallelRunner* parallel, const BFloat16* a, const BFloat16* b, float* c) = 0;
 
+  // `batch` products of this shape, stored one after another in a, b and c (batch_matmul).
+  // Small products are spread over the threads whole; large ones each run in bands.
+  virtual void RunBatch(ParallelRunner* parallel, const BFloat16* a, const BFloat16* b, float* c,
+                        int64_t batch);
+
   // What runs it: "onednn brg:avx512_core_bf16" (oneDNN's name of the band primitive), or
   // "float32 fallback (openblas sgemm)".
   virtual std::string implementation() const = 0;
   virtual bool native() const = 0;
+  virtual const Bf16ProductShape& shape() const = 0;
 };
 
 }  // namespace runtime

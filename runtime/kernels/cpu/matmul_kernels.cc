@@ -145,14 +145,9 @@ class BatchMatmulKernel final : public Kernel {
 
   Status Run(const KernelContext& context) override {
     if (bf16_product_ != nullptr) {
-      // One product after another, each spread over the device's threads when it is large.
-      const BFloat16* a = context.inputs[0].As<BFloat16>();
-      const BFloat16* b = context.inputs[1].As<BFloat16>();
-      float* c = context.outputs[0].As<float>();
-      for (int64_t index = 0; index < batch_; ++index) {
-        bf16_product_->Run(context.parallel, a + index * gemm_.a_elements(),
-                           b + index * gemm_.b_elements(), c + index * gemm_.c_elements());
-      }
+      bf16_product_->RunBatch(context.parallel, context.inputs[0].As<BFloat16>(),
+                              context.inputs[1].As<BFloat16>(), context.outputs[0].As<float>(),
+                              batch_);
       return Status::Ok();
     }
     const float* a = context.inputs[0].As<float>();
