@@ -115,7 +115,10 @@ std::string BoxingLines(const Compilation& compilation) {
 // Under bf16: every bfloat16 tensor, what it copies and which products read it, and why.
 std::string PrecisionLines(const Compilation& compilation) {
   const PrecisionChoice& choice = compilation.precision;
-  if (choice.precision != proto::PRECISION_BF16) return "";
+  if (choice.precision != proto::PRECISION_BF16) {
+    if (choice.reason == "the default") return "";  // Plain float32 jobs read as before.
+    return "precision: float32 (" + choice.reason + ")\n";
+  }
   const LogicalGraph& graph = compilation.graph;
   std::string text = "precision: bf16 (" + choice.reason +
                      "): products read bfloat16 copies and accumulate in float32; everything "

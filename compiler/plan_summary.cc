@@ -75,10 +75,16 @@ std::string RegistersWritten(const proto::Plan& plan, const proto::ActorDef& act
 }
 
 // Under bf16: the policy, why, and what it made: "precision: bf16 (--precision bf16): products
-// read bfloat16 copies made by 9 casts (3 per step, of variables), accumulate in float32;
-// variables float32". Nothing for a float32 plan.
+// read bfloat16 copies ...; casts: 3 of variables (once per step), 6 of activations ...".
+// A float32 plan: "precision: float32 (auto: this cpu lacks ...)" when chosen, else nothing.
 std::string PrecisionLine(const proto::Plan& plan) {
-  if (plan.precision() != proto::PRECISION_BF16) return "";
+  if (plan.precision() != proto::PRECISION_BF16) {
+    // A float32 plan says so only when someone chose it (a flag, the job, auto), so the
+    // summaries of plain float32 jobs read as they always have.
+    const std::string& reason = plan.precision_reason();
+    if (reason.empty() || reason == "the default") return "";
+    return "precision: float32 (" + reason + ")\n";
+  }
   int per_step = 0;
   int per_piece = 0;
   int64_t bf16_bytes = 0;

@@ -176,6 +176,8 @@ TEST(PrecisionPolicy, AutoPicksBf16ExactlyWhereTheCpuHasNativeBf16) {
   ASSERT_TRUE(without.ok()) << without.status();
   EXPECT_EQ(without->precision(), proto::PRECISION_FLOAT32);
   EXPECT_THAT(without->precision_reason(), HasSubstr("auto"));
+  EXPECT_THAT(SummarizePlan(*without),
+              HasSubstr("precision: float32 (auto: native bf16 ruled out)"));
   options.native_bf16 = true;
   StatusOr<proto::Plan> with = CompileJobText(text, options);
   ASSERT_TRUE(with.ok()) << with.status();
