@@ -27,6 +27,7 @@
 #include <string>
 
 #include "compiler/compiler.h"
+#include "placement/cluster_spec.h"
 #include "reference/interpreter/reference_interpreter.h"
 #include "runtime/host/job_runner.h"
 
@@ -103,6 +104,43 @@ TEST(Bf16Training, TheFloat32FallbackOfCpusWithoutBf16MatchesTheReferenceToo) {
   ExpectBf16EngineMatchesReference("tests/compiler/jobs/transformer.pbtxt", "transformer_fallback",
                                    1e-3);
   unsetenv("SOFTWIRE_CPU_FEATURES_OFF");
+}
+
+// Under dp, tp and pp on two cpu devices: bf16 copies are split, sent and assembled by the
+// boxing actors like float32 ones. The engine against the reference on the same plan, with
+// the single-device bounds.
+TEST(Bf16Training, ParallelPlansMatchTheReferenceToo) {
+  struct Setting {
+    const char* name;
+    int dp, tp, pp;
+  };
+  for (const Setting& setting :
+       {Setting{"dp2", 2, 1, 1}, Setting{"tp2", 1, 2, 1}, Setting{"pp2", 1, 1, 2}}) {
+    SCOPED_TRACE(setting.name);
+    StatusOr<compiler::JobFile> job =
+        compiler::ParseJobFile("tests/compiler/jobs/transformer.pbtxt");
+    ASSERT_TRUE(job.ok()) << job.status();
+    compiler::CompileOptions options;
+    options.steps = 8;
+    options.precision = proto::PRECISION_BF16;
+    options.cluster = *placement::LoadClusterSpec("2cpu");
+    options.parallel.set_data_parallel(setting.dp);
+    options.parallel.set_tensor_parallel(setting.tp);
+    options.parallel.set_pipeline_stages(setting.pp);
+    StatusOr<proto::Plan> plan = compiler::CompileJob(*job, options);
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    StatusOr<reference::ReferenceResult> reference =
+        reference::RunReferencePlan(*plan, reference::ReferenceOptions());
+    ASSERT_TRUE(reference.ok()) << reference.status();
+    std::vector<double> expected;
+    for (const auto& step : reference->steps) expected.push_back(step.loss);
+    const std::vector<double> engine = EngineLosses(*plan);
+    ASSERT_EQ(engine.size(), expected.size());
+    EXPECT_LE(std::abs(engine[0] - expected[0]) / std::abs(expected[0]), 5e-5);
+    const double worst = WorstRelativeDifference(engine, expected);
+    Record(std::string("transformer_") + setting.name + "_worst_relative_difference", worst);
+    EXPECT_LE(worst, 1e-3);
+  }
 }
 
 void ExpectBf16TrainsLikeFloat32(const std::string& path, const std::string& label) {
