@@ -8,6 +8,8 @@ int64_t SizeOf(DType dtype) {
       return 4;
     case DType::kInt32:
       return 4;
+    case DType::kBFloat16:
+      return 2;
     case DType::kInvalid:
       return 0;
   }
@@ -20,6 +22,8 @@ const char* DTypeName(DType dtype) {
       return "float32";
     case DType::kInt32:
       return "int32";
+    case DType::kBFloat16:
+      return "bfloat16";
     case DType::kInvalid:
       return "invalid";
   }
@@ -29,7 +33,8 @@ const char* DTypeName(DType dtype) {
 StatusOr<DType> ParseDType(const std::string& name) {
   if (name == "float32") return DType::kFloat32;
   if (name == "int32") return DType::kInt32;
-  return InvalidArgumentError("unknown dtype '" + name + "' (expected float32 or int32)");
+  if (name == "bfloat16" || name == "bf16") return DType::kBFloat16;
+  return InvalidArgumentError("unknown dtype '" + name + "' (expected float32, int32 or bfloat16)");
 }
 
 }  // namespace softwire

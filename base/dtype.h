@@ -14,15 +14,16 @@ enum class DType : int {
   kInvalid = 0,
   kFloat32 = 1,
   kInt32 = 2,
+  kBFloat16 = 3,  // base/bfloat16.h: product inputs under mixed precision.
 };
 
 // Bytes per element; 0 for kInvalid.
 int64_t SizeOf(DType dtype);
 
-// "float32", "int32", "invalid".
+// "float32", "int32", "bfloat16", "invalid".
 const char* DTypeName(DType dtype);
 
-// Inverse of DTypeName. InvalidArgument for unknown names.
+// Inverse of DTypeName ("bf16" is accepted for bfloat16). InvalidArgument for unknown names.
 StatusOr<DType> ParseDType(const std::string& name);
 
 }  // namespace softwire

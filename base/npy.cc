@@ -159,6 +159,8 @@ Status WriteNpy(const std::string& path, DType dtype, const Shape& shape, const 
     case DType::kInt32:
       descr = "<i4";
       break;
+    case DType::kBFloat16:  // NumPy has no bfloat16; variables are float32 master copies.
+      return InvalidArgumentError("cannot write bfloat16 to .npy (NumPy has no such dtype)");
     case DType::kInvalid:
       return InvalidArgumentError("cannot write an invalid dtype");
   }

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 
+#include "base/bfloat16.h"
 #include "base/dtype.h"
 #include "base/shape.h"
 
@@ -41,6 +42,10 @@ constexpr DType TensorView::DTypeOf<float>() {
 template <>
 constexpr DType TensorView::DTypeOf<int32_t>() {
   return DType::kInt32;
+}
+template <>
+constexpr DType TensorView::DTypeOf<BFloat16>() {
+  return DType::kBFloat16;
 }
 
 }  // namespace softwire

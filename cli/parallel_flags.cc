@@ -23,6 +23,9 @@ void AddParallelFlags(FlagParser* parser, ParallelFlags* flags) {
                   "keep reshapes and transposes as copies (views off, to compare)");
   parser->AddBool("no-in-place", &flags->no_in_place,
                   "give element-wise ops outputs of their own (in-place ops off, to compare)");
+  parser->AddString("precision", &flags->precision, "P",
+                    "float32, bf16 (products in bfloat16, float32 master weights) or auto (bf16 "
+                    "where this cpu has avx512_bf16 or amx_bf16); overrides the job's");
 }
 
 Status ApplyParallelFlags(const ParallelFlags& flags, compiler::CompileOptions* options) {
@@ -46,6 +49,16 @@ Status ApplyParallelFlags(const ParallelFlags& flags, compiler::CompileOptions* 
   options->share_memory = !flags.no_memory_reuse;
   options->fold_views = !flags.no_views;
   options->in_place = !flags.no_in_place;
+  if (flags.precision == "float32") {
+    options->precision = proto::PRECISION_FLOAT32;
+  } else if (flags.precision == "bf16" || flags.precision == "bfloat16") {
+    options->precision = proto::PRECISION_BF16;
+  } else if (flags.precision == "auto") {
+    options->precision = proto::PRECISION_AUTO;
+  } else if (!flags.precision.empty()) {
+    return InvalidArgumentError("--precision must be float32, bf16 or auto, not '" +
+                                flags.precision + "'");
+  }
   return Status::Ok();
 }
 

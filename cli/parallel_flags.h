@@ -4,6 +4,7 @@
 //   --cluster SPEC        a cluster file or a shorthand: 4cpu, 2x4cpu, 8sim, 2x4sim:16GiB
 //   --dp N --tp N --pp N  degrees of data, tensor and pipeline parallelism (over the job's)
 //   --micro-batches M     micro-batches per step (over the job's)
+//   --precision P         float32, bf16 or auto (over the job's; docs/PRECISION.md)
 //
 //   ParallelFlags parallel;
 //   AddParallelFlags(&parser, &parallel);
@@ -34,14 +35,15 @@ struct ParallelFlags {
   bool no_memory_reuse = false;  // Every register keeps bytes of its own (to compare).
   bool no_views = false;         // Reshapes and transposes stay copies (to compare).
   bool no_in_place = false;      // Element-wise ops write outputs of their own (to compare).
+  std::string precision;         // Empty: the job's.
 };
 
-// Registers the six flags.
+// Registers the nine flags.
 void AddParallelFlags(FlagParser* parser, ParallelFlags* flags);
 
-// InvalidArgument naming the flag for a degree or micro-batch count below 1, or a cluster
-// spec placement::LoadClusterSpec rejects; otherwise sets the cluster, the degrees given and
-// micro_batches_per_step.
+// InvalidArgument naming the flag for a degree or micro-batch count below 1, a cluster spec
+// placement::LoadClusterSpec rejects, or a precision other than float32, bf16 and auto;
+// otherwise sets the cluster, the degrees given, micro_batches_per_step and the precision.
 Status ApplyParallelFlags(const ParallelFlags& flags, compiler::CompileOptions* options);
 
 }  // namespace cli

@@ -59,6 +59,18 @@ TEST(ParallelFlagsTest, CountsBelowOneAndBadClustersAreRefusedNamingTheFlag) {
       << cluster.status();
 }
 
+TEST(ParallelFlagsTest, PrecisionTakesFloat32Bf16OrAutoAndNothingElse) {
+  EXPECT_EQ(Apply({})->precision, proto::PRECISION_UNSPECIFIED);  // The job's stands.
+  EXPECT_EQ(Apply({"--precision", "float32"})->precision, proto::PRECISION_FLOAT32);
+  EXPECT_EQ(Apply({"--precision", "bf16"})->precision, proto::PRECISION_BF16);
+  EXPECT_EQ(Apply({"--precision", "auto"})->precision, proto::PRECISION_AUTO);
+  StatusOr<compiler::CompileOptions> bad = Apply({"--precision", "fp16"});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("--precision must be float32, bf16 or auto, not 'fp16'"),
+            std::string::npos)
+      << bad.status();
+}
+
 }  // namespace
 }  // namespace cli
 }  // namespace softwire

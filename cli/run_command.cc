@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/cpu_features.h"
 #include "base/file.h"
 #include "base/format_bytes.h"
 #include "base/npy.h"
@@ -330,6 +331,23 @@ std::string RunHelp() {
          "failed (the message names the failing actor).\n";
 }
 
+namespace {
+
+// A bf16 plan on a cpu without native bf16 runs (its products widen to float32), but slower
+// than the float32 plan would: say so, naming the feature.
+void WarnWithoutNativeBf16(const proto::Plan& plan) {
+  if (plan.precision() != proto::PRECISION_BF16) return;
+  const CpuFeatures cpu = DetectCpuFeatures();
+  if (cpu.native_bf16()) return;
+  std::fprintf(stderr,
+               "softwire run: warning: precision bf16 on a cpu without %s: the bf16 products "
+               "widen to float32 and run at the float32 rate, plus the casts; expect the plan "
+               "to be slower than --precision float32\n",
+               cpu.MissingForBf16().c_str());
+}
+
+}  // namespace
+
 int RunCommand(const std::vector<std::string>& args) {
   RunFlags flags;
   compiler::CompileOptions compile_options;
@@ -350,6 +368,7 @@ int RunCommand(const std::vector<std::string>& args) {
           CompileForRun(job_path, flags, &compile_options, &plan, &job_directory)) {
     return *exit;
   }
+  WarnWithoutNativeBf16(plan);
   const std::string loss_name = LossName(plan);
   ProgressPrinter printer(stdout, plan.schedule().steps(), flags.log_every, loss_name);
   std::string metrics;

@@ -100,6 +100,13 @@ struct DeviceMemoryPlan {
   int64_t planned_bytes = 0;
 };
 
+// The precision apply_precision resolved (docs/PRECISION.md): FLOAT32 or BF16, and why.
+struct PrecisionChoice {
+  proto::Precision precision = proto::PRECISION_FLOAT32;
+  std::string reason = "the default";
+  int casts = 0;  // Cast ops inserted.
+};
+
 // A value reported every step, and the sink op that observes it.
 struct CompilationOutput {
   std::string name;
@@ -138,6 +145,7 @@ class Compilation {
   std::map<OpId, TensorId> gradient_sums;           // autodiff: seed/add_n op -> the tensor
                                                     // whose gradient it makes
   std::map<TensorId, TensorId> step_gradients;      // accumulate_gradients: variable -> per step
+  PrecisionChoice precision;                        // apply_precision
   TaskGraph tasks;                                  // expand_physical, then every task pass
   std::vector<DeviceMemoryPlan> device_memory;      // plan_memory; index = device id
   std::optional<proto::Plan> plan;                  // emit_plan

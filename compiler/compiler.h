@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -76,6 +77,12 @@ struct CompileOptions {
   // In-place ops (share_memory pass, `--no-in-place` turns it off): an element-wise op that is
   // its input's last reader writes its output over the input's slot. Needs share_memory.
   bool in_place = true;
+  // The products' element type (`--precision`, docs/PRECISION.md); PRECISION_UNSPECIFIED keeps
+  // the job's. PRECISION_AUTO picks bf16 where `native_bf16` says the cpu has it.
+  proto::Precision precision = proto::PRECISION_UNSPECIFIED;
+  // Whether the cpu that will run the plan has native bf16, for PRECISION_AUTO. Unset: this
+  // machine's (base/cpu_features.h DetectCpuFeatures). Tests set it to force either answer.
+  std::optional<bool> native_bf16;
 };
 
 // Validates, differentiates, places and plans `job_file`. Fails with InvalidArgument for bad

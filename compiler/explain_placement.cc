@@ -112,6 +112,33 @@ std::string BoxingLines(const Compilation& compilation) {
   return text;
 }
 
+// Under bf16: every bfloat16 tensor, what it copies and which products read it, and why.
+std::string PrecisionLines(const Compilation& compilation) {
+  const PrecisionChoice& choice = compilation.precision;
+  if (choice.precision != proto::PRECISION_BF16) {
+    if (choice.reason == "the default") return "";  // Plain float32 jobs read as before.
+    return "precision: float32 (" + choice.reason + ")\n";
+  }
+  const LogicalGraph& graph = compilation.graph;
+  std::string text = "precision: bf16 (" + choice.reason +
+                     "): products read bfloat16 copies and accumulate in float32; everything "
+                     "else float32\n";
+  for (const LogicalOp& op : graph.ops()) {
+    if (op.type != "cast") continue;
+    const LogicalTensor& source = graph.tensor(op.inputs[0]);
+    const LogicalTensor& copy = graph.tensor(op.outputs[0]);
+    const bool of_variable = graph.op(source.producer).type == "variable";
+    std::string readers;
+    for (const TensorUse& use : copy.consumers) {
+      readers += (readers.empty() ? "" : ", ") + graph.op(use.op).name;
+    }
+    text += "  " + copy.name + " " + copy.type.ToString() + ": copy of " + source.name +
+            (of_variable ? " (float32 master, cast once per step)" : "") + ", read by " + readers +
+            "\n";
+  }
+  return text;
+}
+
 }  // namespace
 
 StatusOr<std::string> ExplainPlacement(const JobFile& job_file, const CompileOptions& options) {
@@ -128,9 +155,9 @@ StatusOr<std::string> ExplainPlacement(const JobFile& job_file, const CompileOpt
   return "placement of '" + compilation.job().name() + "': data_parallel " +
          std::to_string(parallel.data) + " x tensor_parallel " + std::to_string(parallel.tensor) +
          " x pipeline_stages " + std::to_string(parallel.pipeline) + " on " +
-         std::to_string(parallel.devices()) + " devices\nstages:\n" + StageLines(compilation) +
-         "ops (seconds per piece by the cost model):\n" + OpLines(compilation, order) +
-         "boxing:\n" + BoxingLines(compilation);
+         std::to_string(parallel.devices()) + " devices\n" + PrecisionLines(compilation) +
+         "stages:\n" + StageLines(compilation) + "ops (seconds per piece by the cost model):\n" +
+         OpLines(compilation, order) + "boxing:\n" + BoxingLines(compilation);
 }
 
 }  // namespace compiler

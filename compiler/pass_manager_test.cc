@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <filesystem>
 
 #include "base/file.h"
@@ -97,7 +98,15 @@ TEST_F(PassManagerTest, DumpsTheGraphAfterTheNamedPass) {
   ASSERT_TRUE(shapes.ok()) << shapes.status();
   EXPECT_THAT(*shapes, HasSubstr("op 1 'act' = relu(x: float32[3, 4]) -> (y: float32[3, 4])"));
   EXPECT_THAT(*shapes, ::testing::Not(HasSubstr("# task graph")));
-  StatusOr<std::string> memory = ReadFile(directory + "/19-plan_memory.txt");
+  // NN is the pass's 1-based position in StandardPasses(), which grows as passes are added.
+  const std::vector<Pass> passes = StandardPasses();
+  int position = 0;
+  while (position < static_cast<int>(passes.size()) && passes[position].name != "plan_memory") {
+    ++position;
+  }
+  char prefix[16];
+  std::snprintf(prefix, sizeof(prefix), "%02d", position + 1);
+  StatusOr<std::string> memory = ReadFile(directory + "/" + prefix + "-plan_memory.txt");
   ASSERT_TRUE(memory.ok()) << memory.status();
   EXPECT_THAT(*memory, HasSubstr("register 0 'x' float32[3, 4] producer 0 period 1 readers [1] "
                                  "slots 2 x 64 B at 0"));

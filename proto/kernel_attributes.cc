@@ -73,6 +73,19 @@ double KernelAttributes::RequiredFloat(const std::string& name) {
   return Float(name, 0);
 }
 
+std::string KernelAttributes::RequiredString(const std::string& name) {
+  const proto::Attribute* attribute = Find(name);
+  if (attribute == nullptr) {
+    Fail("required attribute '" + name + "' (string) is missing");
+    return "";
+  }
+  if (attribute->value_case() != proto::Attribute::kString) {
+    Fail("attribute '" + name + "' must be a string");
+    return "";
+  }
+  return attribute->string();
+}
+
 std::vector<int64_t> KernelAttributes::Ints(const std::string& name,
                                             const std::vector<int64_t>& default_value) {
   const proto::Attribute* attribute = Find(name);
@@ -121,6 +134,13 @@ proto::Attribute FloatAttribute(const std::string& name, double value) {
   proto::Attribute attribute;
   attribute.set_name(name);
   attribute.set_float_(value);
+  return attribute;
+}
+
+proto::Attribute StringAttribute(const std::string& name, const std::string& value) {
+  proto::Attribute attribute;
+  attribute.set_name(name);
+  attribute.set_string(value);
   return attribute;
 }
 

@@ -40,6 +40,7 @@ class KernelAttributes {
   double RequiredFloat(const std::string& name);
   std::vector<int64_t> Ints(const std::string& name, const std::vector<int64_t>& default_value);
   std::vector<int64_t> RequiredInts(const std::string& name);
+  std::string RequiredString(const std::string& name);
 
   // OK when every attribute was asked for, had the right kind, and no required one was missing.
   Status Finish() const;
@@ -58,6 +59,7 @@ class KernelAttributes {
 proto::Attribute BoolAttribute(const std::string& name, bool value);
 proto::Attribute IntAttribute(const std::string& name, int64_t value);
 proto::Attribute FloatAttribute(const std::string& name, double value);
+proto::Attribute StringAttribute(const std::string& name, const std::string& value);
 // An int list; set also when empty, since [] is a value.
 proto::Attribute IntsAttribute(const std::string& name, const std::vector<int64_t>& values);
 

@@ -10,6 +10,8 @@ DType DTypeOf(proto::DataType dtype) {
       return DType::kFloat32;
     case proto::DATA_TYPE_INT32:
       return DType::kInt32;
+    case proto::DATA_TYPE_BFLOAT16:
+      return DType::kBFloat16;
     default:
       return DType::kInvalid;
   }
@@ -29,6 +31,8 @@ proto::DataType ProtoDataTypeOf(DType dtype) {
       return proto::DATA_TYPE_FLOAT32;
     case DType::kInt32:
       return proto::DATA_TYPE_INT32;
+    case DType::kBFloat16:
+      return proto::DATA_TYPE_BFLOAT16;
     default:
       return proto::DATA_TYPE_UNSPECIFIED;
   }

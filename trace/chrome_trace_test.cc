@@ -71,6 +71,7 @@ TEST(ChromeTraceTest, PythonsJsonParserAcceptsTheFileWhenPythonIsThere) {
 
 TEST(ChromeTraceTest, AFileReadsBackIntoTheModelItWasWrittenFrom) {
   TraceModel model = PipelineModel();
+  model.plan.registers[1].dtype = "bfloat16";
   const std::string path = ::testing::TempDir() + "/chrome_trace_test_round_trip.json";
   ASSERT_TRUE(WriteChromeTrace(path, model).ok());
   StatusOr<TraceModel> read = ReadChromeTrace(path);
@@ -78,6 +79,7 @@ TEST(ChromeTraceTest, AFileReadsBackIntoTheModelItWasWrittenFrom) {
   EXPECT_EQ(read->plan.job_name, model.plan.job_name);
   EXPECT_EQ(read->plan.actors.size(), model.plan.actors.size());
   EXPECT_EQ(read->plan.registers[1].consumers, model.plan.registers[1].consumers);
+  EXPECT_EQ(read->plan.registers[1].dtype, "bfloat16");
   EXPECT_EQ(read->plan.devices[2].planned_bytes, 4096);
   EXPECT_EQ(read->info.window.ToString(), "0:2");
   ASSERT_EQ(read->info.clock_offsets.size(), 2u);

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "plan/labels.h"
+#include "proto/tensor_desc.h"
 
 namespace softwire {
 namespace trace {
@@ -68,6 +69,7 @@ PlanFacts DescribePlan(const proto::Plan& plan) {
     f.device = r.device();
     f.slots = std::max(1, r.slots());
     f.bytes_per_slot = r.bytes_per_slot();
+    f.dtype = DTypeName(DTypeOf(r.tensor()));
     f.period = std::max<int64_t>(1, r.period());
     for (const proto::RegisterConsumer& consumer : r.consumer()) {
       if (consumer.phase() == 1) {

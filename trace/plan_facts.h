@@ -51,6 +51,9 @@ struct RegisterFacts {
   int32_t device = 0;
   int32_t slots = 1;
   int64_t bytes_per_slot = 0;
+  // Element type of the value it holds: "float32", "int32", "bfloat16" (mixed precision,
+  // docs/PRECISION.md); "" in facts read from a file written before the field existed.
+  std::string dtype;
   int64_t period = 1;
   std::vector<int32_t> consumers;  // Phase-0 consumers, plan order.
   int32_t phase1_consumer = -1;    // The in-place writer, or -1.

@@ -81,6 +81,8 @@ std::string PlanFactsToJson(const PlanFacts& facts) {
     AppendInt(&out, r.slots);
     out += ",\"bytes_per_slot\":";
     AppendInt(&out, r.bytes_per_slot);
+    out += ",\"dtype\":";
+    AppendJsonString(&out, r.dtype);
     out += ",\"period\":";
     AppendInt(&out, r.period);
     out += ",\"consumers\":";
@@ -140,6 +142,7 @@ StatusOr<PlanFacts> PlanFactsFromJson(const Json& value) {
     reg.device = static_cast<int32_t>(IntOr(r, "device", -1));
     reg.slots = static_cast<int32_t>(IntOr(r, "slots", 0));
     reg.bytes_per_slot = IntOr(r, "bytes_per_slot", 0);
+    reg.dtype = StringOr(r, "dtype", "");
     reg.period = IntOr(r, "period", 0);
     reg.consumers = IntList(Find(r, "consumers"));
     reg.phase1_consumer = static_cast<int32_t>(IntOr(r, "phase1_consumer", -1));

@@ -20,10 +20,19 @@ Status KMismatch(const InferenceContext& context, int64_t a_k, int64_t b_k) {
                               " (b has shape " + context.input_shape(1).ToString() + ")");
 }
 
+// Both inputs float32, or both bfloat16 (the precision policy's products, docs/PRECISION.md);
+// c is float32 either way: bfloat16 products accumulate in float32.
+Status RequireProductDTypes(const InferenceContext& context) {
+  if (context.input(0).dtype == DType::kBFloat16) {
+    return context.RequireDType(1, DType::kBFloat16);
+  }
+  SOFTWIRE_RETURN_IF_ERROR(context.RequireDType(0, DType::kFloat32));
+  return context.RequireDType(1, DType::kFloat32);
+}
+
 // a: [M, K] ([K, M] transposed), or [..., K] untransposed; b: [K, N] ([N, K] transposed).
 Status InferMatmul(InferenceContext& context) {
-  SOFTWIRE_RETURN_IF_ERROR(context.RequireDType(0, DType::kFloat32));
-  SOFTWIRE_RETURN_IF_ERROR(context.RequireDType(1, DType::kFloat32));
+  SOFTWIRE_RETURN_IF_ERROR(RequireProductDTypes(context));
   bool transpose_a = context.attributes().GetBool("transpose_a");
   bool transpose_b = context.attributes().GetBool("transpose_b");
   const Shape& a = context.input_shape(0);
@@ -48,8 +57,7 @@ Status InferMatmul(InferenceContext& context) {
 
 // a: [..., M, K], b: [..., K, N] with identical leading axes; transposes swap the last two.
 Status InferBatchMatmul(InferenceContext& context) {
-  SOFTWIRE_RETURN_IF_ERROR(context.RequireDType(0, DType::kFloat32));
-  SOFTWIRE_RETURN_IF_ERROR(context.RequireDType(1, DType::kFloat32));
+  SOFTWIRE_RETURN_IF_ERROR(RequireProductDTypes(context));
   SOFTWIRE_RETURN_IF_ERROR(context.RequireRankAtLeast(0, 2));
   SOFTWIRE_RETURN_IF_ERROR(context.RequireRankAtLeast(1, 2));
   const Shape& a = context.input_shape(0);

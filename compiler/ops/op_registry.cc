@@ -76,6 +76,7 @@ OpRegistry MakeStandardOps() {
   AddOptimizerOps(registry);
   AddActorKindOps(registry);
   AddTransferOps(registry);
+  AddCastOps(registry);
   return registry;
 }
 

@@ -55,6 +55,7 @@ void AddGradientHelperOps(OpRegistry& registry);
 void AddOptimizerOps(OpRegistry& registry);
 void AddActorKindOps(OpRegistry& registry);
 void AddTransferOps(OpRegistry& registry);
+void AddCastOps(OpRegistry& registry);
 
 }  // namespace compiler
 }  // namespace softwire

@@ -246,6 +246,8 @@ void EmitOutputsAndVariables(const Compilation& compilation, proto::Plan* plan) 
 Status EmitPlanPass(Compilation& compilation) {
   proto::Plan plan;
   plan.set_job_name(compilation.job().name());
+  plan.set_precision(compilation.precision.precision);
+  plan.set_precision_reason(compilation.precision.reason);
   EmitDevices(compilation, &plan);
   plan.mutable_register_def()->Reserve(static_cast<int>(compilation.tasks.registers().size()));
   for (TaskRegister& reg : compilation.tasks.mutable_registers()) EmitRegister(reg, &plan);

@@ -59,6 +59,11 @@ Status AccumulateGradientsPass(Compilation& compilation);
 // attributes and gradient_scale = 1 / pieces_per_step. Fails on bad optimizer settings.
 Status OptimizerPass(Compilation& compilation);
 
+// The precision policy (docs/PRECISION.md): --precision over the job's field, AUTO resolved
+// against the cpu; under bf16 every float32 input of a matmul or batch_matmul read through one
+// cast to bfloat16 per tensor (per step for variables). float32 changes nothing.
+Status ApplyPrecisionPass(Compilation& compilation);
+
 // Gives every op distinct input tensors: an op that reads one tensor at several inputs (add_n
 // of equal contributions, mul(x, x)) reads identity copies at the later ones, because a
 // consumer appears once per register in a plan.

@@ -3,6 +3,7 @@
 
 Usage: demos/charlm/torch_reference.py [--job demos/charlm/charlm.pbtxt] [--steps N]
                                        [--save DIR] [--metrics-out FILE] [--threads 2]
+                                       [--precision float32|bf16]
 
 Same model (model.py's names and shapes), same initial values (the job's initializers through
 the NumPy port of base/random.h), same micro-batches (TextDataset's window offsets
@@ -11,7 +12,10 @@ job should track this one closely (float32 rounding and summation order differ),
 loss this reaches after the job's steps is the figure to expect from the demo.
 
 Writes the trained variables as DIR/<name>.npy and one JSON line per step to FILE, the layout
-`softwire run --save/--metrics-out` uses, so evaluate.py reads either. Needs python3-torch
+`softwire run --save/--metrics-out` uses, so evaluate.py reads either. `--precision bf16` runs
+the forward pass and the loss under torch.autocast("cpu", bfloat16), PyTorch's mixed precision
+(the peer of `softwire run --precision bf16`); its matmuls then run in oneDNN on torch's threads,
+so give it 2 threads and OPENBLAS_NUM_THREADS=1. Needs python3-torch
 (scripts/install-deps --with-peers).
 """
 
@@ -90,6 +94,8 @@ def main(argv):
     parser.add_argument("--metrics-out", help="write one JSON line per step here")
     parser.add_argument("--threads", type=int, default=2, help="torch intra-op threads")
     parser.add_argument("--print-every", type=int, default=50)
+    parser.add_argument("--precision", choices=("float32", "bf16"), default="float32",
+                        help="bf16: forward and loss under torch.autocast (cpu, bfloat16)")
     arguments = parser.parse_args(argv)
 
     import torch
@@ -108,8 +114,10 @@ def main(argv):
     previous = started
     for step in range(1, steps + 1):
         ids, targets = (torch.from_numpy(a) for a in next(batches))
-        logits = forward(parameters, ids)
-        loss = torch.nn.functional.cross_entropy(logits.reshape(-1, 256), targets.reshape(-1))
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=arguments.precision == "bf16"):
+            logits = forward(parameters, ids)
+            loss = torch.nn.functional.cross_entropy(logits.reshape(-1, 256),
+                                                     targets.reshape(-1))
         accuracy = (logits.argmax(-1) == targets).float().mean().item()
         optimizer.zero_grad()
         loss.backward()

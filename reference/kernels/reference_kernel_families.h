@@ -26,6 +26,7 @@ void RegisterReferenceOptimizerKernels(ReferenceKernelTable* table);  // sgd_upd
 void RegisterReferenceTransferKernels(ReferenceKernelTable* table);   // copy, slice,
                                                                       // assemble, flat_split,
                                                                       // flat_concat
+void RegisterReferenceCastKernel(ReferenceKernelTable* table);        // cast
 
 }  // namespace reference
 }  // namespace softwire

@@ -42,6 +42,7 @@ ReferenceKernelTable MakeReferenceKernels() {
   RegisterReferenceGatherKernels(&table);
   RegisterReferenceOptimizerKernels(&table);
   RegisterReferenceTransferKernels(&table);
+  RegisterReferenceCastKernel(&table);
   return table;
 }
 

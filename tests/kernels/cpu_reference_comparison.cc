@@ -35,12 +35,21 @@ std::vector<reference::ReferenceTensor> RunReference(const OpCase& op, bool abso
   std::vector<reference::ReferenceTensor> inputs;
   for (const HostTensor& input : op.inputs) {
     inputs.push_back(ToReference(input));
-    if (absolute_inputs && input.dtype == DType::kFloat32) {
+    if (absolute_inputs && input.dtype != DType::kInt32) {
       for (double& value : inputs.back().values) value = std::abs(value);
     }
   }
-  StatusOr<std::vector<reference::ReferenceTensor>> outputs = reference::RunReferenceKernel(
-      ReferenceTable(), op.op_type, op.attributes, inputs, op.output_shapes);
+  std::vector<reference::ReferenceTensor> typed_outputs;  // Outputs that are not float32.
+  for (size_t index = 0; index < op.output_dtypes.size(); ++index) {
+    reference::ReferenceTensor output;
+    output.dtype = op.output_dtypes[index];
+    output.shape = op.output_shapes.at(index);
+    output.values.assign(static_cast<size_t>(output.shape.NumElements()), 0.0);
+    typed_outputs.push_back(std::move(output));
+  }
+  StatusOr<std::vector<reference::ReferenceTensor>> outputs =
+      reference::RunReferenceKernel(ReferenceTable(), op.op_type, op.attributes, inputs,
+                                    op.output_shapes, nullptr, 0, typed_outputs);
   EXPECT_TRUE(outputs.ok()) << op.op_type << " reference: " << outputs.status();
   if (!outputs.ok()) return {};
   return *outputs;
@@ -70,12 +79,18 @@ HostTensor RandomInts(const Shape& shape, int64_t bound, uint64_t seed) {
   return HostTensor::Int(shape, std::move(values));
 }
 
+HostTensor RandomBFloat16s(const Shape& shape, uint64_t seed) {
+  return HostTensor::BFloat16s(shape, RandomFloats(shape, seed).floats);
+}
+
 reference::ReferenceTensor ToReference(const HostTensor& tensor) {
   reference::ReferenceTensor converted;
   converted.dtype = tensor.dtype;
   converted.shape = tensor.shape;
   if (tensor.dtype == DType::kInt32) {
     converted.values.assign(tensor.ints.begin(), tensor.ints.end());
+  } else if (tensor.dtype == DType::kBFloat16) {
+    for (BFloat16 value : tensor.bf16s) converted.values.push_back(ToFloat(value));
   } else {
     converted.values.assign(tensor.floats.begin(), tensor.floats.end());
   }
@@ -84,10 +99,12 @@ reference::ReferenceTensor ToReference(const HostTensor& tensor) {
 
 std::vector<HostTensor> RunCpu(const OpCase& op, runtime::ParallelRunner* runner) {
   std::vector<HostTensor> outputs;
-  for (const Shape& shape : op.output_shapes) {
+  for (size_t index = 0; index < op.output_shapes.size(); ++index) {
+    const DType dtype = op.output_dtypes.empty() ? DType::kFloat32 : op.output_dtypes.at(index);
     // NaN, so that an element the kernel forgets to write cannot pass.
-    HostTensor output = HostTensor::Zeros(DType::kFloat32, shape);
+    HostTensor output = HostTensor::Zeros(dtype, op.output_shapes[index]);
     for (float& value : output.floats) value = std::nanf("");
+    for (BFloat16& value : output.bf16s) value = ToBFloat16(std::nanf(""));
     outputs.push_back(std::move(output));
   }
   runtime::KernelHarness harness(op.op_type, op.attributes, op.inputs, outputs);
@@ -128,7 +145,9 @@ void ExpectCpuMatchesReference(const OpCase& op, const std::vector<Tolerance>& t
     int reported = 0;
     for (size_t i = 0; i < expected[output].values.size(); ++i) {
       const double want = expected[output].values[i];
-      const double got = cpu[output].floats[i];
+      const double got = cpu[output].dtype == DType::kBFloat16
+                             ? static_cast<double>(ToFloat(cpu[output].bf16s[i]))
+                             : static_cast<double>(cpu[output].floats[i]);
       double bound = tolerance.absolute + tolerance.relative * std::abs(want);
       if (tolerance.per_term > 0) bound += tolerance.per_term * magnitudes[output][i];
       if (std::abs(got - want) <= bound) continue;

@@ -51,11 +51,18 @@ struct OpCase {
   // Per output, the magnitude that Tolerance::per_term multiplies, when the reference op on
   // |inputs| does not give it (a non-linear op). Empty: computed from |inputs|.
   std::vector<std::vector<double>> magnitudes = {};
+  // Per output, its dtype. Empty: every output float32.
+  std::vector<DType> output_dtypes = {};
 };
 
 // Standard-normal float32 values (counter-based, base/random.h) and uniform int32 in [0, bound).
 runtime::HostTensor RandomFloats(const Shape& shape, uint64_t seed);
 runtime::HostTensor RandomInts(const Shape& shape, int64_t bound, uint64_t seed);
+// RandomFloats rounded to bfloat16.
+runtime::HostTensor RandomBFloat16s(const Shape& shape, uint64_t seed);
+
+// Unit roundoff of bfloat16 (8 significant bits).
+constexpr double kBFloat16Epsilon = 1.0 / (1 << 8);
 
 reference::ReferenceTensor ToReference(const runtime::HostTensor& tensor);
 

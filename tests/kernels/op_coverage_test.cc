@@ -43,7 +43,8 @@ const std::vector<std::string> kInternalOps = {"fill",
                                                "softmax_grad",
                                                "softmax_cross_entropy_grad",
                                                "layer_norm_grad",
-                                               "embedding_grad"};
+                                               "embedding_grad",
+                                               "cast"};
 const std::vector<std::string> kUpdateOps = {"sgd_update", "adam_update"};
 // "Transfer and boxing ops (many devices)".
 const std::vector<std::string> kTransferOps = {"copy", "slice", "assemble", "flat_split",

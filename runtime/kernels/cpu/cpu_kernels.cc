@@ -28,6 +28,7 @@ void RegisterCpuKernels(KernelRegistry* registry) {
   RegisterAccumulateKernel(registry);
   RegisterSinkKernel(registry);
   RegisterTransferKernels(registry);
+  RegisterCastKernel(registry);
 }
 
 void SetBlasThreads(int threads) {

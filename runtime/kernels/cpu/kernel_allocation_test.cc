@@ -72,6 +72,14 @@ std::vector<Case> Cases() {
       {"mul", {}, {Floats(Shape({512, 1})), Floats(channels)}, {Floats(big)}},
       {"scale", {FloatAttribute("factor", 2)}, {Floats(big)}, {Floats(big)}},
       {"identity", {}, {Floats(big)}, {Floats(big)}},
+      {"cast",
+       {StringAttribute("dtype", "bfloat16")},
+       {Floats(big)},
+       {HostTensor::Zeros(DType::kBFloat16, big)}},
+      {"cast",
+       {StringAttribute("dtype", "float32")},
+       {HostTensor::Zeros(DType::kBFloat16, big)},
+       {Floats(big)}},
       {"reshape", {IntsAttribute("shape", {-1})}, {Floats(big)}, {Floats(Shape({512 * 256}))}},
       {"fill", {IntsAttribute("shape", big.dims()), FloatAttribute("value", 1)}, {}, {Floats(big)}},
       {"add_n", {}, {Floats(big), Floats(big), Floats(big)}, {Floats(big)}},
@@ -179,6 +187,38 @@ TEST(KernelAllocation, NoCpuKernelAllocatesWhileItRuns) {
     ASSERT_TRUE(ran.ok()) << ran;
     EXPECT_EQ(allocations, 0) << c.op_type << " allocated while running";
     EXPECT_GT(runner.calls, calls_before) << c.op_type << " did not take its parallel path";
+  }
+}
+
+// bf16 products: the float32 fallback (inputs widened into buffers made at creation) allocates
+// nothing; oneDNN's native path builds an execution context per call inside the library (a few
+// small maps), which this test measures rather than forbids.
+TEST(KernelAllocation, Bf16ProductsAllocateNothingOnTheFallbackPath) {
+  KernelRegistry registry;
+  RegisterCpuKernels(&registry);
+  InlineSplittingRunner runner;
+  for (const bool native : {false, true}) {
+    if (!native) setenv("SOFTWIRE_CPU_FEATURES_OFF", "avx512_bf16,amx_bf16", 1);
+    KernelHarness harness("matmul", {},
+                          {HostTensor::Zeros(DType::kBFloat16, Shape({256, 128})),
+                           HostTensor::Zeros(DType::kBFloat16, Shape({128, 96}))},
+                          {Floats(Shape({256, 96}))});
+    Status created = harness.Create(registry);
+    unsetenv("SOFTWIRE_CPU_FEATURES_OFF");
+    ASSERT_TRUE(created.ok()) << created;
+    harness.PrepareContext(&runner);
+    ASSERT_TRUE(harness.RunPrepared().ok());  // A first run may set up per-thread state.
+    int64_t allocations = 0;
+    {
+      softwire::testing::AllocationCounter counter;
+      ASSERT_TRUE(harness.RunPrepared().ok());
+      allocations = counter.allocations();
+    }
+    if (native) {
+      RecordProperty("native_allocations_per_run", std::to_string(allocations));
+    } else {
+      EXPECT_EQ(allocations, 0) << "the bf16 fallback allocated while running";
+    }
   }
 }
 

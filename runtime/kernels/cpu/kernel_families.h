@@ -29,6 +29,7 @@ void RegisterAccumulateKernel(KernelRegistry* registry);     // accumulate
 void RegisterSinkKernel(KernelRegistry* registry);           // sink
 void RegisterTransferKernels(KernelRegistry* registry);      // copy, slice, assemble,
                                                              // flat_split, flat_concat
+void RegisterCastKernel(KernelRegistry* registry);           // cast
 
 }  // namespace runtime
 }  // namespace softwire

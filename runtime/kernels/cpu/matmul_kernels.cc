@@ -1,5 +1,7 @@
-// matmul and batch_matmul (docs/OPS.md) on OpenBLAS sgemm. docs/KERNELS.md records why
-// OpenBLAS (and not oneDNN) and how the shapes of the MLP's products perform.
+// matmul and batch_matmul (docs/OPS.md) on OpenBLAS sgemm; bfloat16 inputs (the bf16 precision
+// policy) through Bf16Product: oneDNN where the CPU has native bf16, float32 otherwise.
+// docs/KERNELS.md records why OpenBLAS (and not oneDNN) and how the shapes of the MLP's products
+// perform.
 //
 // Parallelism, two ways:
 // - OpenBLAS with several threads (SetBlasThreads(n > 1)): each product is one sgemm call and
@@ -11,16 +13,15 @@
 //   OpenBLAS's spinning workers (docs/KERNELS.md measures both).
 // batch_matmul of many small matrices spreads the batch over the runner either way: OpenBLAS
 // runs a product below 64^3 multiply-adds on one thread anyway.
-#include <cblas.h>
-
 #include <algorithm>
-#include <cstring>
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "proto/kernel_attributes.h"
+#include "runtime/kernels/cpu/bf16_product.h"
+#include "runtime/kernels/cpu/gemm_shape.h"
 #include "runtime/kernels/cpu/kernel_families.h"
 #include "runtime/kernels/cpu/kernel_signature.h"
 #include "runtime/kernels/cpu/parallel_for.h"
@@ -29,79 +30,10 @@ namespace softwire {
 namespace runtime {
 namespace {
 
-// OpenBLAS's GEMM_MULTITHREAD_THRESHOLD (4) * 65536: products with fewer multiply-adds run on
-// the calling thread.
-constexpr int64_t kBlasSingleThreadWork = int64_t{4} * 65536;
-
-// One row-major product c[M, N] = op(a) op(b) with the leading dimensions sgemm needs.
-struct GemmShape {
-  bool transpose_a = false;
-  bool transpose_b = false;
-  int64_t m = 0;
-  int64_t n = 0;
-  int64_t k = 0;
-
-  // Row strides of a and b as stored; 0: dense (a strided view sets them, batch_matmul).
-  int64_t a_row_stride = 0;
-  int64_t b_row_stride = 0;
-
-  int64_t lda() const { return a_row_stride > 0 ? a_row_stride : transpose_a ? m : k; }
-  int64_t ldb() const { return b_row_stride > 0 ? b_row_stride : transpose_b ? k : n; }
-  int64_t c_elements() const { return m * n; }
-
-  void Run(const float* a, const float* b, float* c) const { RunBlock(a, b, c, 0, m, 0, n); }
-
-  // Rows [row_begin, row_end) and columns [column_begin, column_end) of c.
-  void RunBlock(const float* a, const float* b, float* c, int64_t row_begin, int64_t row_end,
-                int64_t column_begin, int64_t column_end) const {
-    const int64_t rows = row_end - row_begin;
-    const int64_t columns = column_end - column_begin;
-    if (rows <= 0 || columns <= 0) return;
-    float* c_block = c + row_begin * n + column_begin;
-    if (k == 0) {  // An empty sum; sgemm may leave c untouched.
-      for (int64_t row = 0; row < rows; ++row) {
-        std::memset(c_block + row * n, 0, sizeof(float) * static_cast<size_t>(columns));
-      }
-      return;
-    }
-    const float* a_block = transpose_a ? a + row_begin : a + row_begin * lda();
-    const float* b_block = transpose_b ? b + column_begin * ldb() : b + column_begin;
-    cblas_sgemm(CblasRowMajor, transpose_a ? CblasTrans : CblasNoTrans,
-                transpose_b ? CblasTrans : CblasNoTrans, static_cast<blasint>(rows),
-                static_cast<blasint>(columns), static_cast<blasint>(k), 1.0f, a_block,
-                static_cast<blasint>(lda()), b_block, static_cast<blasint>(ldb()), 0.0f, c_block,
-                static_cast<blasint>(n));
-  }
-
-  // c = op(a) op(b) with the device's threads: when OpenBLAS runs single-threaded and the
-  // product is large, the runner's threads each multiply a band of rows (or columns, when c
-  // is wide and short) with their own sgemm call.
-  void RunParallel(ParallelRunner* parallel, const float* a, const float* b, float* c) const {
-    if (parallel->threads() <= 1 || m * n * k < kBlasSingleThreadWork ||
-        openblas_get_num_threads() > 1) {
-      Run(a, b, c);
-      return;
-    }
-    // Bands of 32 rows or columns keep each sgemm call's edges on its register-block sizes.
-    constexpr int64_t kBand = 32;
-    const bool split_rows = m >= n || n < 2 * kBand;
-    const int64_t extent = split_rows ? m : n;
-    const int64_t bands = (extent + kBand - 1) / kBand;
-    ParallelFor(parallel, bands, 1, [&](int64_t begin, int64_t end) {
-      const int64_t first = begin * kBand;
-      const int64_t last = std::min(extent, end * kBand);
-      if (split_rows) {
-        RunBlock(a, b, c, first, last, 0, n);
-      } else {
-        RunBlock(a, b, c, 0, m, first, last);
-      }
-    });
-  }
-};
-
-// Reads transpose_a / transpose_b and the signature shared by matmul and batch_matmul; with
-// `a_perm` and `b_perm` (batch_matmul), also its strided views.
-Status ReadTransposes(const proto::KernelDef& def, GemmShape* gemm,
+// Reads transpose_a / transpose_b and the signature shared by matmul and batch_matmul: a and
+// b both float32 or both bfloat16 (*bf16 set), c float32. With `a_perm` and `b_perm`
+// (batch_matmul), also its strided views.
+Status ReadTransposes(const proto::KernelDef& def, GemmShape* gemm, bool* bf16,
                       std::vector<int64_t>* a_perm = nullptr,
                       std::vector<int64_t>* b_perm = nullptr) {
   KernelAttributes attributes(def);
@@ -110,8 +42,21 @@ Status ReadTransposes(const proto::KernelDef& def, GemmShape* gemm,
   if (a_perm != nullptr) *a_perm = attributes.Ints("a_perm", {});
   if (b_perm != nullptr) *b_perm = attributes.Ints("b_perm", {});
   SOFTWIRE_RETURN_IF_ERROR(attributes.Finish());
-  return CheckSignature(def, {"a", "b"}, {DType::kFloat32, DType::kFloat32}, {"c"},
-                        {DType::kFloat32});
+  *bf16 = def.input_size() > 0 && DTypeOf(def.input(0)) == DType::kBFloat16;
+  const DType inputs = *bf16 ? DType::kBFloat16 : DType::kFloat32;
+  return CheckSignature(def, {"a", "b"}, {inputs, inputs}, {"c"}, {DType::kFloat32});
+}
+
+// The bf16 product of `gemm`'s shape, or null for a float32 one.
+StatusOr<std::unique_ptr<Bf16Product>> Bf16ProductFor(const GemmShape& gemm, bool bf16) {
+  if (!bf16) return std::unique_ptr<Bf16Product>();
+  Bf16ProductShape shape;
+  shape.transpose_a = gemm.transpose_a;
+  shape.transpose_b = gemm.transpose_b;
+  shape.m = gemm.m;
+  shape.n = gemm.n;
+  shape.k = gemm.k;
+  return Bf16Product::Create(shape);
 }
 
 class MatmulKernel final : public Kernel {
@@ -119,7 +64,8 @@ class MatmulKernel final : public Kernel {
   static StatusOr<std::unique_ptr<Kernel>> Create(const KernelSetup& setup) {
     const proto::KernelDef& def = setup.actor->kernel();
     GemmShape gemm;
-    SOFTWIRE_RETURN_IF_ERROR(ReadTransposes(def, &gemm));
+    bool bf16 = false;
+    SOFTWIRE_RETURN_IF_ERROR(ReadTransposes(def, &gemm, &bf16));
     Shape a = ShapeOf(def.input(0));
     Shape b = ShapeOf(def.input(1));
     if (b.rank() != 2) return KernelDefError(def, "b must have rank 2, not " + b.ToString());
@@ -145,19 +91,28 @@ class MatmulKernel final : public Kernel {
       c_dims.push_back(gemm.n);
     }
     SOFTWIRE_RETURN_IF_ERROR(CheckShape(def, "output c", ShapeOf(def.output(0)), Shape(c_dims)));
-    return std::unique_ptr<Kernel>(new MatmulKernel(gemm));
+    SOFTWIRE_ASSIGN_OR_RETURN(std::unique_ptr<Bf16Product> bf16_product,
+                              Bf16ProductFor(gemm, bf16));
+    return std::unique_ptr<Kernel>(new MatmulKernel(gemm, std::move(bf16_product)));
   }
 
   Status Run(const KernelContext& context) override {
+    if (bf16_product_ != nullptr) {
+      bf16_product_->Run(context.parallel, context.inputs[0].As<BFloat16>(),
+                         context.inputs[1].As<BFloat16>(), context.outputs[0].As<float>());
+      return Status::Ok();
+    }
     gemm_.RunParallel(context.parallel, context.inputs[0].As<float>(),
                       context.inputs[1].As<float>(), context.outputs[0].As<float>());
     return Status::Ok();
   }
 
  private:
-  explicit MatmulKernel(const GemmShape& gemm) : gemm_(gemm) {}
+  MatmulKernel(const GemmShape& gemm, std::unique_ptr<Bf16Product> bf16_product)
+      : gemm_(gemm), bf16_product_(std::move(bf16_product)) {}
 
   const GemmShape gemm_;
+  const std::unique_ptr<Bf16Product> bf16_product_;  // Null for float32 inputs.
 };
 
 // Where each matrix of a batch_matmul input starts, and its row stride: dense, or a strided
@@ -210,9 +165,14 @@ class BatchMatmulKernel final : public Kernel {
   static StatusOr<std::unique_ptr<Kernel>> Create(const KernelSetup& setup) {
     const proto::KernelDef& def = setup.actor->kernel();
     GemmShape gemm;
+    bool bf16 = false;
     std::vector<int64_t> a_perm;
     std::vector<int64_t> b_perm;
-    SOFTWIRE_RETURN_IF_ERROR(ReadTransposes(def, &gemm, &a_perm, &b_perm));
+    SOFTWIRE_RETURN_IF_ERROR(ReadTransposes(def, &gemm, &bf16, &a_perm, &b_perm));
+    if (bf16 && (!a_perm.empty() || !b_perm.empty())) {
+      // fold_views reads float32 inputs strided only (a bf16 product reads a cast's output).
+      return KernelDefError(def, "a_perm and b_perm need float32 inputs");
+    }
     Shape a = ShapeOf(def.input(0));
     Shape b = ShapeOf(def.input(1));
     if (a.rank() < 2 || a.rank() != b.rank()) {
@@ -241,11 +201,20 @@ class BatchMatmulKernel final : public Kernel {
     SOFTWIRE_ASSIGN_OR_RETURN(BatchLayout b_layout, LayoutOf(def, "b", b, b_perm));
     gemm.a_row_stride = a_layout.row_stride;
     gemm.b_row_stride = b_layout.row_stride;
-    return std::unique_ptr<Kernel>(
-        new BatchMatmulKernel(gemm, std::move(a_layout.offsets), std::move(b_layout.offsets)));
+    SOFTWIRE_ASSIGN_OR_RETURN(std::unique_ptr<Bf16Product> bf16_product,
+                              Bf16ProductFor(gemm, bf16));
+    return std::unique_ptr<Kernel>(new BatchMatmulKernel(
+        gemm, std::move(a_layout.offsets), std::move(b_layout.offsets), std::move(bf16_product)));
   }
 
   Status Run(const KernelContext& context) override {
+    const int64_t batch = static_cast<int64_t>(a_offsets_.size());
+    if (bf16_product_ != nullptr) {  // Dense inputs (Create refuses strided bf16 views).
+      bf16_product_->RunBatch(context.parallel, context.inputs[0].As<BFloat16>(),
+                              context.inputs[1].As<BFloat16>(), context.outputs[0].As<float>(),
+                              batch);
+      return Status::Ok();
+    }
     const float* a = context.inputs[0].As<float>();
     const float* b = context.inputs[1].As<float>();
     float* c = context.outputs[0].As<float>();
@@ -254,7 +223,6 @@ class BatchMatmulKernel final : public Kernel {
         gemm_.Run(a + a_offsets_[index], b + b_offsets_[index], c + index * gemm_.c_elements());
       }
     };
-    const int64_t batch = static_cast<int64_t>(a_offsets_.size());
     int64_t work = gemm_.m * gemm_.n * gemm_.k;
     if (work < kBlasSingleThreadWork) {
       ParallelFor(context.parallel, batch, MinChunkFor(work), multiply);
@@ -269,12 +237,16 @@ class BatchMatmulKernel final : public Kernel {
 
  private:
   BatchMatmulKernel(const GemmShape& gemm, std::vector<int64_t> a_offsets,
-                    std::vector<int64_t> b_offsets)
-      : gemm_(gemm), a_offsets_(std::move(a_offsets)), b_offsets_(std::move(b_offsets)) {}
+                    std::vector<int64_t> b_offsets, std::unique_ptr<Bf16Product> bf16_product)
+      : gemm_(gemm),
+        a_offsets_(std::move(a_offsets)),
+        b_offsets_(std::move(b_offsets)),
+        bf16_product_(std::move(bf16_product)) {}
 
   const GemmShape gemm_;
   const std::vector<int64_t> a_offsets_;  // Per batch index: where its matrix of a starts.
   const std::vector<int64_t> b_offsets_;
+  const std::unique_ptr<Bf16Product> bf16_product_;  // Null for float32 inputs.
 };
 
 }  // namespace

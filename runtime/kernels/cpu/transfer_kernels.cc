@@ -3,10 +3,10 @@
 // sbp (docs/PARALLELISM.md, "Boxing"); a copy actor runs copy or slice with its input in
 // another device's arena (one address space: the source slot is read directly).
 //
-// Every op moves 4-byte elements of one dtype (float32, or int32 for labels and ids), so all
-// but assemble work on bytes. A block of a larger tensor (what slice reads and assemble
-// writes) is walked as runs: the longest contiguous stretches it has in the larger tensor,
-// found once when the kernel is created (BlockRuns).
+// Every op moves elements of one dtype (float32, int32 for labels and ids, or bfloat16 under
+// mixed precision), so all but assemble work on bytes. A block of a larger tensor (what slice reads
+// and assemble writes) is walked as runs: the longest contiguous stretches it has in the larger
+// tensor, found once when the kernel is created (BlockRuns).
 //
 // Parallelism: over runs, or over bytes for the flat ops, in chunks of >= kMinParallelWork
 // elements. assemble adds its inputs one after another in input order (docs/OPS.md), each
@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "base/bfloat16.h"
 #include "proto/kernel_attributes.h"
 #include "runtime/kernels/cpu/kernel_families.h"
 #include "runtime/kernels/cpu/kernel_signature.h"
@@ -26,16 +27,13 @@ namespace softwire {
 namespace runtime {
 namespace {
 
-// Bytes of one element of every transfer op's tensors (float32 and int32 alike).
-constexpr int64_t kElementBytes = 4;
-
 // The one dtype every input and output of `def` shares; errors when they differ or are
-// neither float32 nor int32.
+// not float32, int32 or bfloat16.
 StatusOr<DType> CommonDType(const proto::KernelDef& def) {
   if (def.input_size() == 0) return KernelDefError(def, "has no input");
   const DType dtype = DTypeOf(def.input(0));
-  if (dtype != DType::kFloat32 && dtype != DType::kInt32) {
-    return KernelDefError(def, "input 0 must be float32 or int32");
+  if (dtype != DType::kFloat32 && dtype != DType::kInt32 && dtype != DType::kBFloat16) {
+    return KernelDefError(def, "input 0 must be float32, int32 or bfloat16");
   }
   std::vector<std::string> inputs;
   std::vector<std::string> outputs;
@@ -109,7 +107,7 @@ Status CheckBlockInside(const proto::KernelDef& def, const std::string& what, co
 
 // Byte copies between two buffers of `bytes` bytes, parallel over the bytes.
 void ParallelCopy(ParallelRunner* runner, const char* from, char* to, int64_t bytes) {
-  ParallelFor(runner, bytes, MinChunkFor(1) * kElementBytes, [&](int64_t begin, int64_t end) {
+  ParallelFor(runner, bytes, MinChunkFor(1) * 4, [&](int64_t begin, int64_t end) {
     std::memcpy(to + begin, from + begin, static_cast<size_t>(end - begin));
   });
 }
@@ -123,10 +121,10 @@ class CopyTransferKernel final : public Kernel {
     if (def.input_size() != 1 || def.output_size() != 1) {
       return KernelDefError(def, "expects one input and one output");
     }
-    SOFTWIRE_RETURN_IF_ERROR(CommonDType(def).status());
+    SOFTWIRE_ASSIGN_OR_RETURN(DType dtype, CommonDType(def));
     const Shape x = ShapeOf(def.input(0));
     SOFTWIRE_RETURN_IF_ERROR(CheckShape(def, "output y", ShapeOf(def.output(0)), x));
-    return std::unique_ptr<Kernel>(new CopyTransferKernel(x.NumElements() * kElementBytes));
+    return std::unique_ptr<Kernel>(new CopyTransferKernel(x.NumElements() * SizeOf(dtype)));
   }
 
   Status Run(const KernelContext& context) override {
@@ -153,7 +151,7 @@ class SliceKernel final : public Kernel {
     if (def.input_size() != 1 || def.output_size() != 1) {
       return KernelDefError(def, "expects one input and one output");
     }
-    SOFTWIRE_RETURN_IF_ERROR(CommonDType(def).status());
+    SOFTWIRE_ASSIGN_OR_RETURN(DType dtype, CommonDType(def));
     const Shape x = ShapeOf(def.input(0));
     if (static_cast<int>(begin.size()) != x.rank() || static_cast<int>(end.size()) != x.rank()) {
       return KernelDefError(def, "begin " + Shape(begin).ToString() + " and end " +
@@ -172,17 +170,17 @@ class SliceKernel final : public Kernel {
     }
     const Shape y(dims);
     SOFTWIRE_RETURN_IF_ERROR(CheckShape(def, "output y", ShapeOf(def.output(0)), y));
-    return std::unique_ptr<Kernel>(new SliceKernel(BlockRuns(x, y, begin)));
+    return std::unique_ptr<Kernel>(new SliceKernel(BlockRuns(x, y, begin), SizeOf(dtype)));
   }
 
   Status Run(const KernelContext& context) override {
     const char* x = static_cast<const char*>(context.inputs[0].data);
     char* y = static_cast<char*>(context.outputs[0].data);
-    const int64_t run_bytes = runs_.length() * kElementBytes;
+    const int64_t run_bytes = runs_.length() * element_bytes_;
     ParallelFor(context.parallel, runs_.count(), MinChunkFor(runs_.length()),
                 [&](int64_t begin, int64_t end) {
                   for (int64_t run = begin; run < end; ++run) {
-                    std::memcpy(y + run * run_bytes, x + runs_.WholeOffset(run) * kElementBytes,
+                    std::memcpy(y + run * run_bytes, x + runs_.WholeOffset(run) * element_bytes_,
                                 static_cast<size_t>(run_bytes));
                   }
                 });
@@ -190,9 +188,11 @@ class SliceKernel final : public Kernel {
   }
 
  private:
-  explicit SliceKernel(BlockRuns runs) : runs_(std::move(runs)) {}
+  SliceKernel(BlockRuns runs, int64_t element_bytes)
+      : runs_(std::move(runs)), element_bytes_(element_bytes) {}
 
   const BlockRuns runs_;
+  const int64_t element_bytes_;
 };
 
 // assemble: y = 0, then y[offset_k : offset_k + shape(x_k)] += x_k for k in order.
@@ -221,24 +221,31 @@ class AssembleKernel final : public Kernel {
       SOFTWIRE_RETURN_IF_ERROR(CheckBlockInside(def, "input x" + std::to_string(k), y, x, at));
       blocks.emplace_back(y, x, at);
     }
-    return std::unique_ptr<Kernel>(
-        new AssembleKernel(dtype == DType::kInt32, y.NumElements(), std::move(blocks)));
+    return std::unique_ptr<Kernel>(new AssembleKernel(dtype, y.NumElements(), std::move(blocks)));
   }
 
   Status Run(const KernelContext& context) override {
-    if (ints_) return Assemble<int32_t>(context);
+    if (dtype_ == DType::kInt32) return Assemble<int32_t>(context);
+    if (dtype_ == DType::kBFloat16) return Assemble<BFloat16>(context);
     return Assemble<float>(context);
   }
 
  private:
-  AssembleKernel(bool ints, int64_t elements, std::vector<BlockRuns> blocks)
-      : ints_(ints), elements_(elements), blocks_(std::move(blocks)) {}
+  AssembleKernel(DType dtype, int64_t elements, std::vector<BlockRuns> blocks)
+      : dtype_(dtype), elements_(elements), blocks_(std::move(blocks)) {}
+
+  // y + x, in T: bfloat16 adds in float32 and rounds once (exact when the blocks do not
+  // overlap, which is how the compiler uses assemble on bfloat16: casts never see partial
+  // values).
+  static int32_t Add(int32_t y, int32_t x) { return y + x; }
+  static float Add(float y, float x) { return y + x; }
+  static BFloat16 Add(BFloat16 y, BFloat16 x) { return ToBFloat16(ToFloat(y) + ToFloat(x)); }
 
   template <typename T>
   Status Assemble(const KernelContext& context) {
     T* y = static_cast<T*>(context.outputs[0].data);
     ParallelFor(context.parallel, elements_, MinChunkFor(1),
-                [&](int64_t begin, int64_t end) { std::fill(y + begin, y + end, T(0)); });
+                [&](int64_t begin, int64_t end) { std::fill(y + begin, y + end, T{}); });
     for (size_t k = 0; k < blocks_.size(); ++k) {
       const T* x = static_cast<const T*>(context.inputs[k].data);
       const BlockRuns& runs = blocks_[k];
@@ -248,14 +255,14 @@ class AssembleKernel final : public Kernel {
                     for (int64_t run = begin; run < end; ++run) {
                       T* target = y + runs.WholeOffset(run);
                       const T* source = x + run * length;
-                      for (int64_t i = 0; i < length; ++i) target[i] += source[i];
+                      for (int64_t i = 0; i < length; ++i) target[i] = Add(target[i], source[i]);
                     }
                   });
     }
     return Status::Ok();
   }
 
-  const bool ints_;
+  const DType dtype_;
   const int64_t elements_;
   const std::vector<BlockRuns> blocks_;  // Per input.
 };
@@ -272,10 +279,10 @@ class FlatChunksKernel final : public Kernel {
     if (def.input_size() != 1 || def.output_size() < 1) {
       return KernelDefError(def, "expects one input and at least one output");
     }
-    SOFTWIRE_RETURN_IF_ERROR(CommonDType(def).status());
+    SOFTWIRE_ASSIGN_OR_RETURN(DType dtype, CommonDType(def));
     SOFTWIRE_RETURN_IF_ERROR(
         CheckChunks(def, sizes, ShapeOf(def.input(0)), def.output(), "output y"));
-    return std::unique_ptr<Kernel>(new FlatChunksKernel(/*split=*/true, sizes));
+    return std::unique_ptr<Kernel>(new FlatChunksKernel(/*split=*/true, sizes, SizeOf(dtype)));
   }
 
   // flat_concat: y = reshape(concat(x_0, ..., x_{n-1}), shape).
@@ -287,20 +294,20 @@ class FlatChunksKernel final : public Kernel {
     if (def.input_size() < 1 || def.output_size() != 1) {
       return KernelDefError(def, "expects at least one input and one output");
     }
-    SOFTWIRE_RETURN_IF_ERROR(CommonDType(def).status());
+    SOFTWIRE_ASSIGN_OR_RETURN(DType dtype, CommonDType(def));
     SOFTWIRE_RETURN_IF_ERROR(CheckShape(def, "output y", ShapeOf(def.output(0)), y));
     std::vector<int64_t> sizes;
     for (const proto::TensorDesc& input : def.input()) {
       sizes.push_back(ShapeOf(input).NumElements());
     }
     SOFTWIRE_RETURN_IF_ERROR(CheckChunks(def, sizes, y, def.input(), "input x"));
-    return std::unique_ptr<Kernel>(new FlatChunksKernel(/*split=*/false, sizes));
+    return std::unique_ptr<Kernel>(new FlatChunksKernel(/*split=*/false, sizes, SizeOf(dtype)));
   }
 
   Status Run(const KernelContext& context) override {
     int64_t at = 0;
     for (size_t k = 0; k < sizes_.size(); ++k) {
-      const int64_t bytes = sizes_[k] * kElementBytes;
+      const int64_t bytes = sizes_[k] * element_bytes_;
       if (split_) {
         ParallelCopy(context.parallel, static_cast<const char*>(context.inputs[0].data) + at,
                      static_cast<char*>(context.outputs[k].data), bytes);
@@ -314,8 +321,8 @@ class FlatChunksKernel final : public Kernel {
   }
 
  private:
-  FlatChunksKernel(bool split, std::vector<int64_t> sizes)
-      : split_(split), sizes_(std::move(sizes)) {}
+  FlatChunksKernel(bool split, std::vector<int64_t> sizes, int64_t element_bytes)
+      : split_(split), sizes_(std::move(sizes)), element_bytes_(element_bytes) {}
 
   // Every chunk is 1-D of its size, and the sizes add up to the elements of `whole`.
   static Status CheckChunks(const proto::KernelDef& def, const std::vector<int64_t>& sizes,
@@ -345,6 +352,7 @@ class FlatChunksKernel final : public Kernel {
 
   const bool split_;
   const std::vector<int64_t> sizes_;  // Elements per chunk.
+  const int64_t element_bytes_;
 };
 
 }  // namespace

@@ -23,6 +23,15 @@ HostTensor HostTensor::Int(Shape shape, std::vector<int32_t> values) {
   return tensor;
 }
 
+HostTensor HostTensor::BFloat16s(Shape shape, const std::vector<float>& values) {
+  CHECK_EQ(static_cast<int64_t>(values.size()), shape.NumElements()) << shape.ToString();
+  HostTensor tensor;
+  tensor.dtype = DType::kBFloat16;
+  tensor.shape = std::move(shape);
+  for (float value : values) tensor.bf16s.push_back(ToBFloat16(value));
+  return tensor;
+}
+
 HostTensor HostTensor::Zeros(DType dtype, Shape shape) {
   HostTensor tensor;
   tensor.dtype = dtype;
@@ -30,6 +39,8 @@ HostTensor HostTensor::Zeros(DType dtype, Shape shape) {
   tensor.shape = std::move(shape);
   if (dtype == DType::kInt32) {
     tensor.ints.assign(count, 0);
+  } else if (dtype == DType::kBFloat16) {
+    tensor.bf16s.assign(count, BFloat16{});
   } else {
     tensor.floats.assign(count, 0.0f);
   }
@@ -40,8 +51,9 @@ TensorView HostTensor::View() {
   TensorView view;
   view.dtype = dtype;
   view.shape = shape;
-  view.data =
-      dtype == DType::kInt32 ? static_cast<void*>(ints.data()) : static_cast<void*>(floats.data());
+  view.data = dtype == DType::kInt32      ? static_cast<void*>(ints.data())
+              : dtype == DType::kBFloat16 ? static_cast<void*>(bf16s.data())
+                                          : static_cast<void*>(floats.data());
   return view;
 }
 

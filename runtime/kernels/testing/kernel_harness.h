@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "base/bfloat16.h"
 #include "base/shape.h"
 #include "base/status.h"
 #include "base/tensor_view.h"
@@ -25,15 +26,19 @@
 namespace softwire {
 namespace runtime {
 
-// A tensor in host memory: float32 values in `floats` or int32 values in `ints`.
+// A tensor in host memory: float32 values in `floats`, int32 values in `ints`, or bfloat16
+// values in `bf16s`.
 struct HostTensor {
   DType dtype = DType::kFloat32;
   Shape shape;
   std::vector<float> floats;
   std::vector<int32_t> ints;
+  std::vector<BFloat16> bf16s;
 
   static HostTensor Float(Shape shape, std::vector<float> values);
   static HostTensor Int(Shape shape, std::vector<int32_t> values);
+  // `values` rounded to bfloat16 (ties to even).
+  static HostTensor BFloat16s(Shape shape, const std::vector<float>& values);
   static HostTensor Zeros(DType dtype, Shape shape);
 
   // A view of the values; valid while the tensor lives and is not resized.
