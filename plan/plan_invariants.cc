@@ -157,6 +157,13 @@ Status CheckIds(const proto::Plan& plan) {
         "schedule: steps (" + std::to_string(plan.schedule().steps()) + ") and pieces_per_step (" +
         std::to_string(plan.schedule().pieces_per_step()) + ") must be >= 1");
   }
+  if (plan.schedule().steps() > kMaxSteps ||
+      plan.schedule().pieces_per_step() > kMaxPiecesPerStep) {
+    return InvalidArgumentError(
+        "schedule: steps (" + std::to_string(plan.schedule().steps()) + ") and pieces_per_step (" +
+        std::to_string(plan.schedule().pieces_per_step()) + ") must be at most " +
+        std::to_string(kMaxSteps) + " and " + std::to_string(kMaxPiecesPerStep));
+  }
   for (int i = 0; i < plan.device_size(); ++i) {
     if (plan.device(i).id() != i) {
       return InvalidArgumentError("device '" + DeviceName(plan.device(i)) +

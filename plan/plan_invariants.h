@@ -20,7 +20,8 @@ namespace plan {
 // All five checks below, in order.
 Status CheckPlanInvariants(const proto::Plan& plan);
 
-// 1. The schedule is positive; device, register and actor ids equal their index; every id the
+// 1. The schedule is positive and within plan/steps.h's limits; device, register and actor ids
+// equal their index; every id the
 //    plan mentions exists; actor names are non-empty and unique.
 Status CheckIds(const proto::Plan& plan);
 
