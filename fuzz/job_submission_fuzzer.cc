@@ -9,6 +9,7 @@
 // costs milliseconds per input, and what follows the checks (writing the staged job, queueing)
 // does not depend on the bytes beyond what the checks accepted.
 #include <glog/logging.h>
+#include <google/protobuf/stubs/logging.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -75,6 +76,7 @@ void Submit(const proto::JobSubmission& submission) {
 }  // namespace softwire
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  google::protobuf::LogSilencer quiet;  // Not a log line per string field that is not UTF-8.
   softwire::proto::JobSubmission submission;
   if (!submission.ParseFromArray(data, static_cast<int>(size))) return 0;
   softwire::Submit(submission);

@@ -4,6 +4,8 @@
 // kind rules, the arena layout), then split per node (plan::PartitionPlan) and moved onto
 // devices of the same kinds (plan::AssignDevices), as the job service does. Any plan must give
 // a Status or pass, never a crash; what passes the checks must partition without error.
+#include <google/protobuf/stubs/logging.h>
+
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -35,6 +37,7 @@ void CheckPlan(const proto::Plan& plan) {
 }  // namespace softwire
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  google::protobuf::LogSilencer quiet;  // Not a log line per string field that is not UTF-8.
   softwire::proto::Plan plan;
   if (!plan.ParseFromArray(data, static_cast<int>(size))) return 0;
   softwire::CheckPlan(plan);

@@ -34,6 +34,13 @@ TEST(PlanInvariantsTest, RefusesASchedulePastTheLimitsBeforeCountingFirings) {
   EXPECT_THAT(ErrorOf(plan), HasSubstr("must be at most"));
 }
 
+TEST(PlanInvariantsTest, RefusesTwoDevicesWithOneNodeAndName) {
+  proto::Plan plan = testing::TwoNodePlan();
+  plan.mutable_device(1)->set_node(plan.device(0).node());
+  plan.mutable_device(1)->set_name(plan.device(0).name());
+  EXPECT_THAT(ErrorOf(plan), HasSubstr("another device of the plan has the same node and name"));
+}
+
 TEST(PlanInvariantsTest, NamesAReaderMissingFromTheConsumerList) {
   proto::Plan plan = testing::TwoNodePlan();
   plan.mutable_actor(4)->add_input_register(2);  // sink reads y, which does not list it.
