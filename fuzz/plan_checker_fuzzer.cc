@@ -27,9 +27,12 @@ void CheckPlan(const proto::Plan& plan) {
     if (!plan::PartitionPlan(plan, node).ok()) std::abort();
   }
   std::vector<proto::PlanDevice> targets(plan.device().begin(), plan.device().end());
-  for (proto::PlanDevice& target : targets) target.set_node("moved-" + target.node());
+  for (proto::PlanDevice& target : targets) {
+    target.set_node("moved-" + target.node());
+    target.set_memory_budget(target.planned_bytes());  // Exactly what the plan needs.
+  }
   proto::Plan moved = plan;
-  // Same kinds, same budgets: a checked plan moves.
+  // Distinct devices of the same kinds with the memory it plans: a checked plan moves.
   if (!plan::AssignDevices(targets, &moved).ok()) std::abort();
 }
 
