@@ -99,6 +99,20 @@ int64_t ElementSize(const std::string& descr) {
   return (descr == "<f8" || descr == "<i8") ? 8 : 4;
 }
 
+// The bytes of a `shape` array of `element_size`-byte elements; DataLoss when the count does
+// not fit in int64 (a header can claim any extents; the data must then be there).
+StatusOr<int64_t> DataBytes(const Shape& shape, int64_t element_size) {
+  int64_t bytes = element_size;
+  for (int64_t dim : shape.dims()) {
+    if (__builtin_mul_overflow(bytes, dim, &bytes)) {
+      return DataLossError("shape " + shape.ToString() + " holds more bytes than an int64 counts");
+    }
+  }
+  return bytes;
+}
+
+}  // namespace
+
 StatusOr<NpyArray> ParseNpy(const std::string& contents) {
   if (contents.size() < kMagicSize + 4 || contents.compare(0, kMagicSize, kMagic) != 0) {
     return DataLossError("not a .npy file (bad magic)");
@@ -130,9 +144,10 @@ StatusOr<NpyArray> ParseNpy(const std::string& contents) {
   }
   NpyArray array;
   SOFTWIRE_ASSIGN_OR_RETURN(array.shape, ParseShapeTuple(shape_text));
+  SOFTWIRE_ASSIGN_OR_RETURN(int64_t needed_bytes, DataBytes(array.shape, ElementSize(descr)));
   int64_t count = array.shape.NumElements();
   size_t data_start = header_start + header_length;
-  size_t needed = static_cast<size_t>(count * ElementSize(descr));
+  size_t needed = static_cast<size_t>(needed_bytes);
   if (contents.size() - data_start < needed) {
     return DataLossError("data truncated: expected " + std::to_string(needed) + " bytes, found " +
                          std::to_string(contents.size() - data_start));
@@ -140,8 +155,6 @@ StatusOr<NpyArray> ParseNpy(const std::string& contents) {
   SOFTWIRE_RETURN_IF_ERROR(ConvertInto(descr, contents.data() + data_start, count, &array));
   return array;
 }
-
-}  // namespace
 
 StatusOr<NpyArray> ReadNpy(const std::string& path) {
   SOFTWIRE_ASSIGN_OR_RETURN(std::string contents, ReadFile(path));

@@ -28,6 +28,11 @@ struct NpyArray {
 // int32 when every value fits. Errors name the path and what is wrong with the header.
 StatusOr<NpyArray> ReadNpy(const std::string& path);
 
+// Parses the bytes of a `.npy` file, as ReadNpy does once it has read them (errors without the
+// path). Any bytes are safe: a bad header, a shape whose size overflows or data shorter than the
+// shape are DataLoss, an unsupported dtype or layout InvalidArgument.
+StatusOr<NpyArray> ParseNpy(const std::string& contents);
+
 // Writes `data` (NumElements of `dtype`) to `path` atomically (see WriteFileAtomically).
 Status WriteNpy(const std::string& path, DType dtype, const Shape& shape, const void* data);
 

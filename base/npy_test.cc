@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstring>
 #include <string>
 
 #include "base/file.h"
@@ -54,6 +55,35 @@ TEST(NpyTest, TruncatedFilesNameThePath) {
   ASSERT_FALSE(array.ok());
   EXPECT_EQ(array.status().code(), StatusCode::kDataLoss);
   EXPECT_NE(array.status().message().find(path), std::string::npos);
+}
+
+// A file's bytes as NumPy writes them: a version 1.0 header for `header_dict`, then `data`.
+std::string NpyBytes(std::string header_dict, const std::string& data) {
+  header_dict.append(64 - (10 + header_dict.size() + 1) % 64, ' ');
+  header_dict += '\n';
+  std::string contents("\x93NUMPY\x01\x00", 8);
+  contents += static_cast<char>(header_dict.size());
+  contents += '\0';
+  return contents + header_dict + data;
+}
+
+TEST(NpyTest, ParseNpyReadsTheBytesOfAFile) {
+  std::string data(8, '\0');
+  const float values[2] = {1.5f, -2.0f};
+  std::memcpy(data.data(), values, 8);
+  StatusOr<NpyArray> array =
+      ParseNpy(NpyBytes("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }", data));
+  ASSERT_TRUE(array.ok()) << array.status();
+  EXPECT_EQ(array->shape, Shape({2}));
+  EXPECT_EQ(array->As<float>()[1], -2.0f);
+}
+
+TEST(NpyTest, AShapeWhoseSizeOverflowsIsDataLossNotACrash) {
+  StatusOr<NpyArray> array = ParseNpy(NpyBytes(
+      "{'descr': '<f4', 'fortran_order': False, 'shape': (4611686018427387904, 4), }", "abcd"));
+  EXPECT_EQ(array.status().code(), StatusCode::kDataLoss);
+  EXPECT_NE(array.status().message().find("more bytes than an int64 counts"), std::string::npos)
+      << array.status();
 }
 
 TEST(NpyTest, MissingFilesAreNotFound) {

@@ -2,6 +2,8 @@
 
 #include <glog/logging.h>
 
+#include <limits>
+
 namespace softwire {
 
 int64_t Shape::dim(int axis) const {
@@ -16,7 +18,14 @@ int64_t Shape::NumElements() const {
 
 int64_t Shape::NumElements(int begin, int end) const {
   int64_t count = 1;
-  for (int axis = begin; axis < end; ++axis) count *= dims_[axis];
+  for (int axis = begin; axis < end; ++axis) {
+    int64_t product;
+    if (__builtin_mul_overflow(count, dims_[axis], &product)) {
+      const bool negative = (count < 0) != (dims_[axis] < 0);  // Sign of the true product.
+      return negative ? std::numeric_limits<int64_t>::min() : std::numeric_limits<int64_t>::max();
+    }
+    count = product;
+  }
   return count;
 }
 

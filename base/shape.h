@@ -20,10 +20,13 @@ class Shape {
   int64_t dim(int axis) const;
   const std::vector<int64_t>& dims() const { return dims_; }
 
-  // Product of the extents; 1 for a scalar.
+  // Product of the extents; 1 for a scalar. Saturates at INT64_MAX (or INT64_MIN) instead of
+  // overflowing, so a shape read from input (a job's dims, an .npy header) can be measured and
+  // refused: whoever takes shapes from outside bounds their size (the compiler: at most
+  // kMaxTensorBytes per tensor, compiler/ir/tensor_type.h).
   int64_t NumElements() const;
 
-  // Product of extents in [begin, end).
+  // Product of extents in [begin, end), saturating likewise.
   int64_t NumElements(int begin, int end) const;
 
   // Maps a possibly negative axis into [0, rank). Returns -1 when out of range.

@@ -2,8 +2,9 @@
 
 option(SOFTWIRE_WERROR "Treat compiler warnings as errors (CI turns this on)" OFF)
 set(SOFTWIRE_SANITIZE "" CACHE STRING
-    "Sanitizer build: empty, 'address' (ASan + UBSan) or 'thread' (TSan)")
-set_property(CACHE SOFTWIRE_SANITIZE PROPERTY STRINGS "" address thread)
+    "Sanitizer build: empty, 'address' (ASan + UBSan), 'thread' (TSan) or 'fuzzer' (clang only: \
+ASan + UBSan + libFuzzer's coverage, and the fuzz targets of fuzz/; scripts/fuzz)")
+set_property(CACHE SOFTWIRE_SANITIZE PROPERTY STRINGS "" address thread fuzzer)
 set(SOFTWIRE_CUDA "AUTO" CACHE STRING
     "CUDA devices: AUTO (build when the toolkit is found), ON (require it) or OFF")
 set_property(CACHE SOFTWIRE_CUDA PROPERTY STRINGS AUTO ON OFF)
@@ -24,8 +25,17 @@ if(SOFTWIRE_SANITIZE STREQUAL "address")
 elseif(SOFTWIRE_SANITIZE STREQUAL "thread")
   add_compile_options(-fsanitize=thread -fno-omit-frame-pointer)
   add_link_options(-fsanitize=thread)
+elseif(SOFTWIRE_SANITIZE STREQUAL "fuzzer")
+  # Every library carries libFuzzer's coverage; only the fuzz targets link libFuzzer itself
+  # (softwire_fuzz_target), so the other executables keep their own main().
+  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    message(FATAL_ERROR "SOFTWIRE_SANITIZE=fuzzer needs clang (libFuzzer); scripts/fuzz sets it")
+  endif()
+  add_compile_options(-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer
+                      -fno-sanitize-recover=undefined)
+  add_link_options(-fsanitize=address,undefined)
 elseif(NOT SOFTWIRE_SANITIZE STREQUAL "")
-  message(FATAL_ERROR "SOFTWIRE_SANITIZE must be empty, 'address' or 'thread'")
+  message(FATAL_ERROR "SOFTWIRE_SANITIZE must be empty, 'address', 'thread' or 'fuzzer'")
 endif()
 
 # Kernel code generation. x86-64-v3 = AVX2, FMA, BMI2, F16C: present on every x86 server of

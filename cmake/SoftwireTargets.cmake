@@ -39,6 +39,30 @@ function(softwire_test name)
   endif()
 endfunction()
 
+# softwire_fuzz_target(NAME <name> SOURCES ... DEPENDS ... [TIMEOUT seconds])
+# A libFuzzer target (fuzz/README.md): SOURCES define LLVMFuzzerTestOneInput. Every build links
+# them with fuzz/replay_main.cc as <name>_replay, a CTest test that feeds it every file of
+# fuzz/corpus/<short name>/ and fuzz/regressions/<short name>/ (<name> without its "fuzz_"
+# prefix), bounded by TIMEOUT (default 120 s). The fuzzer build (SOFTWIRE_SANITIZE=fuzzer)
+# also links them with libFuzzer as <name>.
+function(softwire_fuzz_target name)
+  cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;DEPENDS" ${ARGN})
+  if(NOT ARG_TIMEOUT)
+    set(ARG_TIMEOUT 120)
+  endif()
+  string(REGEX REPLACE "^fuzz_" "" short_name "${name}")
+  softwire_executable(${name}_replay SOURCES "${PROJECT_SOURCE_DIR}/fuzz/replay_main.cc"
+                      ${ARG_SOURCES} DEPENDS ${ARG_DEPENDS})
+  add_test(NAME ${name}_replay
+           COMMAND ${name}_replay fuzz/corpus/${short_name} fuzz/regressions/${short_name}
+           WORKING_DIRECTORY "${PROJECT_SOURCE_DIR}")
+  set_tests_properties(${name}_replay PROPERTIES TIMEOUT ${ARG_TIMEOUT} LABELS fuzz)
+  if(SOFTWIRE_SANITIZE STREQUAL "fuzzer")
+    softwire_executable(${name} SOURCES ${ARG_SOURCES} DEPENDS ${ARG_DEPENDS})
+    target_link_options(${name} PRIVATE -fsanitize=fuzzer)
+  endif()
+endfunction()
+
 # The dependency rules of docs/ARCHITECTURE.md, checked on every configure and by a test:
 # runtime never includes the compiler; actors know neither CAF nor gRPC; placement knows
 # nothing of the runtime.

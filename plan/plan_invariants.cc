@@ -157,10 +157,23 @@ Status CheckIds(const proto::Plan& plan) {
         "schedule: steps (" + std::to_string(plan.schedule().steps()) + ") and pieces_per_step (" +
         std::to_string(plan.schedule().pieces_per_step()) + ") must be >= 1");
   }
+  if (plan.schedule().steps() > kMaxSteps ||
+      plan.schedule().pieces_per_step() > kMaxPiecesPerStep) {
+    return InvalidArgumentError(
+        "schedule: steps (" + std::to_string(plan.schedule().steps()) + ") and pieces_per_step (" +
+        std::to_string(plan.schedule().pieces_per_step()) + ") must be at most " +
+        std::to_string(kMaxSteps) + " and " + std::to_string(kMaxPiecesPerStep));
+  }
+  std::set<std::string> device_names;
   for (int i = 0; i < plan.device_size(); ++i) {
     if (plan.device(i).id() != i) {
       return InvalidArgumentError("device '" + DeviceName(plan.device(i)) +
                                   "': id must equal its index " + std::to_string(i));
+    }
+    // Two plan devices on one real device would get two arenas there, each within the budget.
+    if (!device_names.insert(DeviceName(plan.device(i))).second) {
+      return InvalidArgumentError(DeviceLabel(plan.device(i)) +
+                                  ": another device of the plan has the same node and name");
     }
   }
   SOFTWIRE_RETURN_IF_ERROR(CheckRegisterIds(plan));

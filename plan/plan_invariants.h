@@ -20,8 +20,9 @@ namespace plan {
 // All five checks below, in order.
 Status CheckPlanInvariants(const proto::Plan& plan);
 
-// 1. The schedule is positive; device, register and actor ids equal their index; every id the
-//    plan mentions exists; actor names are non-empty and unique.
+// 1. The schedule is positive and within plan/steps.h's limits; device, register and actor ids
+//    equal their index; every id the plan mentions exists; devices (node and name) and actor
+//    names are unique, and actor names non-empty.
 Status CheckIds(const proto::Plan& plan);
 
 // 2. Each register has exactly one producer, named by `producer`, and its consumer list (no

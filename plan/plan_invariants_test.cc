@@ -24,6 +24,23 @@ TEST(PlanInvariantsTest, AcceptsAValidPlan) {
   EXPECT_TRUE(CheckPlanInvariants(plan).ok()) << CheckPlanInvariants(plan);
 }
 
+TEST(PlanInvariantsTest, RefusesASchedulePastTheLimitsBeforeCountingFirings) {
+  proto::Plan plan = testing::TwoNodePlan();
+  plan.mutable_schedule()->set_steps(int64_t{1} << 62);  // steps * pieces overflowed int64.
+  EXPECT_THAT(ErrorOf(plan), HasSubstr("schedule: steps (4611686018427387904) and pieces_per_step "
+                                       "(1) must be at most 1099511627776 and 4096"));
+  plan = testing::TwoNodePlan();
+  plan.mutable_schedule()->set_pieces_per_step(1 << 22);  // Lifetimes took gigabytes.
+  EXPECT_THAT(ErrorOf(plan), HasSubstr("must be at most"));
+}
+
+TEST(PlanInvariantsTest, RefusesTwoDevicesWithOneNodeAndName) {
+  proto::Plan plan = testing::TwoNodePlan();
+  plan.mutable_device(1)->set_node(plan.device(0).node());
+  plan.mutable_device(1)->set_name(plan.device(0).name());
+  EXPECT_THAT(ErrorOf(plan), HasSubstr("another device of the plan has the same node and name"));
+}
+
 TEST(PlanInvariantsTest, NamesAReaderMissingFromTheConsumerList) {
   proto::Plan plan = testing::TwoNodePlan();
   plan.mutable_actor(4)->add_input_register(2);  // sink reads y, which does not list it.

@@ -23,10 +23,16 @@ int64_t TotalPieces(const proto::Plan& plan) {
 }
 
 StatusOr<proto::Plan> WithSteps(const proto::Plan& plan, int64_t steps) {
-  if (steps < 1) {
-    return InvalidArgumentError("cannot run " + std::to_string(steps) + " steps; at least 1");
+  if (steps < 1 || steps > kMaxSteps) {
+    return InvalidArgumentError("cannot run " + std::to_string(steps) + " steps; 1 to " +
+                                std::to_string(kMaxSteps));
   }
-  const int64_t pieces = steps * std::max<int64_t>(1, plan.schedule().pieces_per_step());
+  const int64_t pieces_per_step = plan.schedule().pieces_per_step();
+  if (pieces_per_step > kMaxPiecesPerStep) {
+    return InvalidArgumentError("schedule: pieces_per_step " + std::to_string(pieces_per_step) +
+                                " is over " + std::to_string(kMaxPiecesPerStep));
+  }
+  const int64_t pieces = steps * std::max<int64_t>(1, pieces_per_step);
   for (const proto::ActorDef& actor : plan.actor()) {
     SOFTWIRE_RETURN_IF_ERROR(CheckDivides(ActorLabel(actor.name()), actor.period(), pieces, steps));
   }

@@ -13,13 +13,23 @@
 namespace softwire {
 namespace plan {
 
-// steps * pieces_per_step.
+// The largest schedule a plan may have, refused by the compiler (naming the job's field) and by
+// CheckIds (plan/plan_invariants.h) for plans from elsewhere, so that no input can ask for
+// hours or gigabytes before anything runs:
+//   pieces per step: the deadlock check and the register lifetimes of the arena layout check
+//     walk two steps firing by firing; 4096 micro-batches per step is far beyond what a
+//     pipeline needs to hide its bubble (docs/PARALLELISM.md).
+//   steps: every firing count (steps * pieces_per_step) then fits in int64 with room to spare.
+constexpr int64_t kMaxPiecesPerStep = 4096;
+constexpr int64_t kMaxSteps = int64_t{1} << 40;
+
+// steps * pieces_per_step. The schedule is within the limits above (CheckIds accepted it).
 int64_t TotalPieces(const proto::Plan& plan);
 
-// A copy of `plan` that runs `steps` steps (>= 1, more or fewer than planned): the schedule and
-// every actor's firing count change; slots, memory and everything else stay. InvalidArgument
-// when `steps` < 1, or naming the first actor or register whose period does not divide the
-// new number of pieces.
+// A copy of `plan` that runs `steps` steps (1 to kMaxSteps, more or fewer than planned): the
+// schedule and every actor's firing count change; slots, memory and everything else stay.
+// InvalidArgument when `steps` is out of range, or naming the first actor or register whose period
+// does not divide the new number of pieces.
 StatusOr<proto::Plan> WithSteps(const proto::Plan& plan, int64_t steps);
 
 // WithSteps for an engine that may run fewer steps than planned but not more (its sources and

@@ -33,6 +33,12 @@ TEST(StepsTest, LimitStepsAllowsOnlyFewerStepsThanPlanned) {
   EXPECT_EQ(LimitSteps(plan, 0).status().code(), StatusCode::kInvalidArgument);
 }
 
+TEST(StepsTest, RefusesMoreStepsThanTheLimit) {
+  StatusOr<proto::Plan> plan = WithSteps(testing::TwoNodePlan(), kMaxSteps + 1);
+  ASSERT_FALSE(plan.ok());
+  EXPECT_THAT(plan.status().message(), HasSubstr("1 to 1099511627776"));
+}
+
 TEST(StepsTest, RefusesStepsThatAPeriodDoesNotDivideNamingTheActor) {
   proto::Plan plan = testing::TwoNodePlan();
   plan.mutable_schedule()->set_pieces_per_step(1);

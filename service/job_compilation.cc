@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <limits>
 
 #include "plan/labels.h"
 
@@ -24,6 +25,16 @@ proto::Parallelism EffectiveParallelism(const proto::RunSettings& settings, cons
   parallel.set_pipeline_stages(
       Degree(settings.parallel().pipeline_stages(), job.parallel().pipeline_stages()));
   return parallel;
+}
+
+// dp * tp * pp, saturating: each degree is a positive int32, so the first product fits in int64
+// and the second may not.
+int64_t DevicesOfDegrees(const proto::Parallelism& parallel) {
+  const int64_t product = int64_t{parallel.data_parallel()} * parallel.tensor_parallel();
+  if (product > std::numeric_limits<int64_t>::max() / parallel.pipeline_stages()) {
+    return std::numeric_limits<int64_t>::max();
+  }
+  return product * parallel.pipeline_stages();
 }
 
 StatusOr<compiler::JobFile> ParseSubmission(const proto::JobSubmission& submission,
@@ -119,8 +130,7 @@ StatusOr<CompiledJob> CompileSubmission(const proto::JobSubmission& submission,
   if (settings.steps() < 0 || settings.micro_batches() < 0 || settings.devices() < 0) {
     return InvalidArgumentError("settings: steps, micro_batches and devices must be >= 0");
   }
-  const int64_t degrees = int64_t{compiled.parallel.data_parallel()} *
-                          compiled.parallel.tensor_parallel() * compiled.parallel.pipeline_stages();
+  const int64_t degrees = DevicesOfDegrees(compiled.parallel);
   const int64_t wanted = settings.devices() > 0 ? settings.devices() : degrees;
   const int server_devices = ClusterDeviceCount(server);
 

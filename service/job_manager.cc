@@ -29,6 +29,7 @@
 #include "service/job_execution.h"
 #include "service/job_queue.h"
 #include "service/job_store.h"
+#include "service/submission_check.h"
 
 namespace softwire {
 namespace service {
@@ -70,12 +71,6 @@ proto::Cluster DefaultCluster() {
 JobManagerOptions WithCluster(JobManagerOptions options) {
   if (options.cluster.node_size() == 0) options.cluster = DefaultCluster();
   return options;
-}
-
-int64_t GraphBytes(const proto::JobSubmission& submission) {
-  return submission.graph_case() == proto::JobSubmission::kJob
-             ? static_cast<int64_t>(submission.job().ByteSizeLong())
-             : static_cast<int64_t>(submission.job_text().size());
 }
 
 // The submission as the record keeps it: its data files without their bytes.
@@ -315,11 +310,7 @@ void JobManager::Impl::RecoverJobs() {
 StatusOr<SubmittedJob> JobManager::Impl::Submit(const proto::JobSubmission& submission) {
   ReapThreads();
   const JobLimits& limits = options_.limits;
-  if (GraphBytes(submission) > limits.max_job_bytes) {
-    return ResourceExhaustedError("the job graph takes " + std::to_string(GraphBytes(submission)) +
-                                  " bytes, over the server's limit of " +
-                                  std::to_string(limits.max_job_bytes));
-  }
+  SOFTWIRE_RETURN_IF_ERROR(CheckGraphSize(submission, limits));
   const std::string& key = submission.idempotency_key();
   std::string existing;
   SOFTWIRE_RETURN_IF_ERROR(WaitForIdempotencyKey(key, &existing));
@@ -367,11 +358,11 @@ StatusOr<SubmittedJob> JobManager::Impl::Accept(const proto::JobSubmission& subm
                                                 const std::string& job_id) {
   const std::string directory = store_.JobDirectory(job_id);
   SOFTWIRE_ASSIGN_OR_RETURN(
-      CompiledJob compiled,
-      CompileSubmission(submission, options_.cluster, JobStore::DataDirectory(directory)));
-  SOFTWIRE_ASSIGN_OR_RETURN(JobData data,
-                            CheckJobData(submission, compiled.file.job, options_.data_root,
-                                         options_.limits.max_upload_bytes));
+      CheckedSubmission checked,
+      CheckSubmission(submission, options_.cluster, JobStore::DataDirectory(directory),
+                      options_.data_root, options_.limits));
+  CompiledJob& compiled = checked.compiled;
+  const JobData& data = checked.data;
 
   // Staged whole, then committed: a killed server leaves the job recorded whole or not at all.
   const std::string staging = store_.StagingDirectory(job_id);

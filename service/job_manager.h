@@ -52,21 +52,10 @@
 #include "proto/jobs.pb.h"
 #include "proto/tensor.pb.h"
 #include "runtime/host/stall_report.h"
+#include "service/submission_check.h"  // JobLimits
 
 namespace softwire {
 namespace service {
-
-// What a server accepts, stated in `softwire serve --help` and docs/API.md.
-struct JobLimits {
-  // Jobs queued and not started; a submission past it gets ResourceExhausted.
-  int64_t max_queued_jobs = 256;
-  // Bytes of a job graph (job_text, or the Job message serialized).
-  int64_t max_job_bytes = 4 << 20;
-  // Bytes of all data files of one submission together.
-  int64_t max_upload_bytes = 256 << 20;
-  // Jobs kept with their results; the oldest ended jobs beyond it are deleted. 0: all.
-  int64_t max_kept_jobs = 0;
-};
 
 struct JobManagerOptions {
   // Where records, events and results live. Created if missing. Required.

@@ -1,11 +1,20 @@
 #include "compiler/ir/tensor_type.h"
 
+#include <limits>
 #include <vector>
 
 #include "proto/tensor_desc.h"
 
 namespace softwire {
 namespace compiler {
+
+int64_t TensorType::NumBytes() const {
+  int64_t bytes;
+  if (__builtin_mul_overflow(shape.NumElements(), int64_t{SizeOf(dtype)}, &bytes)) {
+    return std::numeric_limits<int64_t>::max();
+  }
+  return bytes;
+}
 
 std::string TensorType::ToString() const {
   if (!known()) return "unknown";

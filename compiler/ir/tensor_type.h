@@ -13,6 +13,12 @@
 namespace softwire {
 namespace compiler {
 
+// The most bytes one tensor of a job may hold: 1 TiB, beyond any device's memory, and small
+// enough that a plan's sums of bytes (registers, slots, arenas) cannot overflow int64.
+// infer_shapes refuses a larger tensor, naming the op that makes it (a source's micro-batch
+// times its sample_dims, a variable's dims, an op's attributes).
+constexpr int64_t kMaxTensorBytes = int64_t{1} << 40;
+
 // A value type. `dtype == kInvalid` means "not inferred yet".
 struct TensorType {
   DType dtype = DType::kInvalid;
@@ -20,7 +26,8 @@ struct TensorType {
 
   bool known() const { return dtype != DType::kInvalid; }
   int64_t NumElements() const { return shape.NumElements(); }
-  int64_t NumBytes() const { return shape.NumElements() * SizeOf(dtype); }
+  // Saturates at INT64_MAX, as Shape::NumElements does.
+  int64_t NumBytes() const;
 
   // "float32[8, 784]", "int32[]", or "unknown".
   std::string ToString() const;

@@ -5,6 +5,8 @@
 // `parallel` section, else 1. The plan uses the first dp * tp * pp devices of the cluster, in
 // cluster order; stage s takes devices [s*dp*tp, (s+1)*dp*tp) arranged [dp][tp], tp fastest,
 // so a tensor-parallel group sits on neighbouring devices (one node when it fits).
+#include <limits>
+
 #include "compiler/passes/passes.h"
 
 namespace softwire {
@@ -32,6 +34,17 @@ Status ResolveDegree(const Compilation& compilation, const Degree& degree) {
   return Status::Ok();
 }
 
+// data * tensor * pipeline without overflow (ParallelSettings::devices() is an int product,
+// for degrees known to fit the cluster): the first product of two ints fits in int64, the
+// second saturates.
+int64_t DevicesNeeded(const ParallelSettings& parallel) {
+  const int64_t product = int64_t{parallel.data} * parallel.tensor;
+  if (product > std::numeric_limits<int64_t>::max() / parallel.pipeline) {
+    return std::numeric_limits<int64_t>::max();
+  }
+  return product * parallel.pipeline;
+}
+
 std::string DeviceRange(const std::vector<TargetDevice>& devices) {
   if (devices.size() == 1) return devices.front().FullName();
   return devices.front().FullName() + " .. " + devices.back().FullName();
@@ -51,8 +64,8 @@ Status ResolveParallelismPass(Compilation& compilation) {
                &parallel.pipeline}}) {
     SOFTWIRE_RETURN_IF_ERROR(ResolveDegree(compilation, degree));
   }
-  const int needed = parallel.devices();
-  if (needed > static_cast<int>(compilation.devices.size())) {
+  const int64_t needed = DevicesNeeded(parallel);
+  if (needed > static_cast<int64_t>(compilation.devices.size())) {
     return compilation.ErrorAt(
         0, "parallel: data_parallel " + std::to_string(parallel.data) + " x tensor_parallel " +
                std::to_string(parallel.tensor) + " x pipeline_stages " +
@@ -69,7 +82,7 @@ Status ResolveParallelismPass(Compilation& compilation) {
                                    " does not split evenly over data_parallel " +
                                    std::to_string(parallel.data));
   }
-  compilation.devices.resize(needed);
+  compilation.devices.resize(static_cast<size_t>(needed));
   compilation.meshes.clear();
   const int per_stage = parallel.data * parallel.tensor;
   for (int stage = 0; stage < parallel.pipeline; ++stage) {

@@ -1,5 +1,6 @@
 // resolve_schedule: how many pieces flow and how they group into steps.
 #include "compiler/passes/passes.h"
+#include "plan/steps.h"
 
 namespace softwire {
 namespace compiler {
@@ -9,6 +10,14 @@ Status RequirePositive(const Compilation& compilation, int line, const std::stri
                        int64_t value) {
   if (value >= 1) return Status::Ok();
   return compilation.ErrorAt(line, field + " must be >= 1, got " + std::to_string(value));
+}
+
+// The plan's limits (plan/steps.h): checked here so the error names the job's field.
+Status RequireAtMost(const Compilation& compilation, int line, const std::string& field,
+                     int64_t value, int64_t limit) {
+  if (value <= limit) return Status::Ok();
+  return compilation.ErrorAt(
+      line, field + " must be at most " + std::to_string(limit) + ", got " + std::to_string(value));
 }
 
 Status ResolveTraining(Compilation& compilation) {
@@ -26,8 +35,16 @@ Status ResolveTraining(Compilation& compilation) {
   SOFTWIRE_RETURN_IF_ERROR(RequirePositive(compilation, line, "train.steps", schedule.steps));
   SOFTWIRE_RETURN_IF_ERROR(
       RequirePositive(compilation, line, "train.micro_batch_size", schedule.micro_batch_size));
-  return RequirePositive(compilation, line, "train.micro_batches_per_step",
-                         schedule.pieces_per_step);
+  SOFTWIRE_RETURN_IF_ERROR(
+      RequirePositive(compilation, line, "train.micro_batches_per_step", schedule.pieces_per_step));
+  SOFTWIRE_RETURN_IF_ERROR(RequireAtMost(
+      compilation, line, options.steps > 0 ? "steps (the --steps override)" : "train.steps",
+      schedule.steps, plan::kMaxSteps));
+  return RequireAtMost(compilation, line,
+                       options.micro_batches_per_step > 0
+                           ? "micro-batches per step (the --micro-batches override)"
+                           : "train.micro_batches_per_step",
+                       schedule.pieces_per_step, plan::kMaxPiecesPerStep);
 }
 
 Status ResolveForwardOnly(Compilation& compilation) {
@@ -39,6 +56,11 @@ Status ResolveForwardOnly(Compilation& compilation) {
   schedule.pieces_per_step = 1;
   SOFTWIRE_RETURN_IF_ERROR(
       RequirePositive(compilation, 0, "steps (of a job without `train`)", schedule.steps));
+  SOFTWIRE_RETURN_IF_ERROR(RequireAtMost(compilation, 0,
+                                         compilation.options().steps > 0
+                                             ? "steps (the --steps override)"
+                                             : "steps (of a job without `train`)",
+                                         schedule.steps, plan::kMaxSteps));
   return RequirePositive(compilation, 0, "micro_batch_size (of a job without `train`)",
                          schedule.micro_batch_size);
 }

@@ -40,8 +40,8 @@ struct BadJob {
 
 // The corpus files whose jobs do not fit the devices of the cluster they name.
 bool DoesNotFitTheDevices(const std::string& path) {
-  for (const char* name :
-       {"more_devices_than_the_cluster", "over_memory_budget", "parallel_over_memory_budget"}) {
+  for (const char* name : {"more_devices_than_the_cluster", "parallel_degrees_overflow",
+                           "over_memory_budget", "parallel_over_memory_budget"}) {
     if (path == std::string(kBadInputDirectory) + "/" + name + ".pbtxt") return true;
   }
   return false;

@@ -1,0 +1,5 @@
++
+tiny
+data
+x
+train/x.npy08
