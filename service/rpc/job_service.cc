@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <thread>
 #include <vector>
 
 #include "base/npy.h"
@@ -159,13 +160,17 @@ grpc::Status JobServiceImpl::WatchJob(grpc::ServerContext* context,
     StatusOr<std::vector<proto::JobEvent>> events =
         jobs_->WaitForEvents(request->job_id(), next, kWatchPoll);
     if (!events.ok()) return ToGrpcStatus(events.status());
-    for (const proto::JobEvent& event : *events) {
+    bool sent_a_step = false;
+    for (size_t index = 0; index < events->size(); ++index) {
+      const proto::JobEvent& event = (*events)[index];
       proto::WatchJobResponse response;
       *response.mutable_event() = event;
       if (!writer->Write(response)) return ClientGone();
       next = event.sequence() + 1;
       if (IsTerminalEvent(event)) return grpc::Status::OK;
+      sent_a_step |= event.has_step();
     }
+    if (sent_a_step) std::this_thread::sleep_for(kWatchBatch);
   }
 }
 

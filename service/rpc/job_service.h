@@ -27,14 +27,20 @@ namespace service {
 constexpr int64_t kResultChunkBytes = 1 << 20;
 // How long WatchJob waits for events before it looks whether its caller is still there.
 constexpr std::chrono::milliseconds kWatchPoll(200);
+// Steps may complete every few milliseconds. After a burst with a step in it, WatchJob sends
+// what came next at most this often, in one burst, so neither its thread nor the client wakes
+// once per step on the cores the job computes on: with every step sent at once a Python watcher
+// cost the MLP bench job 2.5% of its samples/s on 2 cores (BENCHMARKS.md, "Job service"). The
+// first step goes out as soon as it completes.
+constexpr std::chrono::milliseconds kWatchBatch(100);
 
 class JobServiceImpl final : public proto::JobService::Service {
  public:
   // With a `token`, every call must carry it (runtime/rpc/rpc_security.h).
   JobServiceImpl(JobManager* jobs, std::string token);
 
-  // Ends every WatchJob stream (UNAVAILABLE, "the server is stopping") within kWatchPoll; what
-  // the server calls before it shuts down, so no watcher holds the shutdown up.
+  // Ends every WatchJob stream (UNAVAILABLE, "the server is stopping") within kWatchPoll +
+  // kWatchBatch; what the server calls before it shuts down, so no watcher holds the shutdown up.
   void Stop() { stopping_ = true; }
 
   grpc::Status SubmitJob(grpc::ServerContext* context, const proto::SubmitJobRequest* request,
