@@ -28,6 +28,14 @@ void AddParallelFlags(FlagParser* parser, ParallelFlags* flags) {
                     "where this cpu has avx512_bf16 or amx_bf16); overrides the job's");
 }
 
+StatusOr<proto::Precision> ParsePrecision(const std::string& value) {
+  if (value.empty()) return proto::PRECISION_UNSPECIFIED;
+  if (value == "float32") return proto::PRECISION_FLOAT32;
+  if (value == "bf16" || value == "bfloat16") return proto::PRECISION_BF16;
+  if (value == "auto") return proto::PRECISION_AUTO;
+  return InvalidArgumentError("--precision must be float32, bf16 or auto, not '" + value + "'");
+}
+
 Status ApplyParallelFlags(const ParallelFlags& flags, compiler::CompileOptions* options) {
   const std::pair<const char*, int64_t> counts[] = {
       {"dp", flags.dp}, {"tp", flags.tp}, {"pp", flags.pp}, {"micro-batches", flags.micro_batches}};
@@ -49,16 +57,7 @@ Status ApplyParallelFlags(const ParallelFlags& flags, compiler::CompileOptions* 
   options->share_memory = !flags.no_memory_reuse;
   options->fold_views = !flags.no_views;
   options->in_place = !flags.no_in_place;
-  if (flags.precision == "float32") {
-    options->precision = proto::PRECISION_FLOAT32;
-  } else if (flags.precision == "bf16" || flags.precision == "bfloat16") {
-    options->precision = proto::PRECISION_BF16;
-  } else if (flags.precision == "auto") {
-    options->precision = proto::PRECISION_AUTO;
-  } else if (!flags.precision.empty()) {
-    return InvalidArgumentError("--precision must be float32, bf16 or auto, not '" +
-                                flags.precision + "'");
-  }
+  SOFTWIRE_ASSIGN_OR_RETURN(options->precision, ParsePrecision(flags.precision));
   return Status::Ok();
 }
 

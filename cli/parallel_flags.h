@@ -46,6 +46,10 @@ void AddParallelFlags(FlagParser* parser, ParallelFlags* flags);
 // otherwise sets the cluster, the degrees given, micro_batches_per_step and the precision.
 Status ApplyParallelFlags(const ParallelFlags& flags, compiler::CompileOptions* options);
 
+// `--precision`'s value: float32, bf16 (or bfloat16), auto; empty: PRECISION_UNSPECIFIED (the
+// job's). InvalidArgument naming the flag otherwise.
+StatusOr<proto::Precision> ParsePrecision(const std::string& value);
+
 }  // namespace cli
 }  // namespace softwire
 

@@ -22,6 +22,7 @@
 #include "cli/flag_parser.h"
 #include "cli/interrupt_watcher.h"
 #include "cli/job_feed.h"
+#include "cli/parallel_flags.h"
 #include "cli/server_connection.h"
 #include "compiler/compiler.h"
 #include "data/data_root.h"
@@ -46,6 +47,9 @@ struct SubmitFlags {
   std::string trace_steps;
   double stall_timeout = 0;
   bool no_memory_reuse = false;
+  bool no_views = false;
+  bool no_in_place = false;
+  std::string precision;
   bool no_upload = false;
   bool detach = false;
   std::string metrics_out;
@@ -73,6 +77,11 @@ FlagParser MakeParser(SubmitFlags* flags) {
                    "60)");
   parser.AddBool("no-memory-reuse", &flags->no_memory_reuse,
                  "every register keeps bytes of its own");
+  parser.AddBool("no-views", &flags->no_views, "keep reshapes and transposes as copies");
+  parser.AddBool("no-in-place", &flags->no_in_place, "give element-wise ops outputs of their own");
+  parser.AddString("precision", &flags->precision, "P",
+                   "float32, bf16 or auto (bf16 where the server's cpu has it); overrides the "
+                   "job's");
   parser.AddBool("no-upload", &flags->no_upload,
                  "send no data files: the job's data must be under the server's --data-root");
   parser.AddBool("detach", &flags->detach, "print the job's id once it is queued, and return");
@@ -94,6 +103,7 @@ Status CheckFlags(const SubmitFlags& flags) {
     return InvalidArgumentError("--dp, --tp, --pp, --micro-batches and --devices must be >= 1");
   }
   if (flags.stall_timeout < 0) return InvalidArgumentError("--stall-timeout must be >= 0");
+  SOFTWIRE_RETURN_IF_ERROR(ParsePrecision(flags.precision).status());
   if (flags.log_every < 0) return InvalidArgumentError("--log-every must be at least 1");
   if (!flags.trace_steps.empty()) {
     if (!flags.trace) return InvalidArgumentError("--trace-steps needs --trace");
@@ -180,6 +190,9 @@ StatusOr<proto::JobSubmission> MakeSubmission(const std::string& job_path,
   }
   settings->set_stall_timeout_seconds(flags.stall_timeout);
   settings->set_no_memory_reuse(flags.no_memory_reuse);
+  settings->set_no_views(flags.no_views);
+  settings->set_no_in_place(flags.no_in_place);
+  settings->set_precision(*ParsePrecision(flags.precision));  // CheckFlags checked it.
   submission.set_idempotency_key(NewIdempotencyKey());
   return submission;
 }

@@ -138,6 +138,9 @@ StatusOr<CompiledJob> CompileSubmission(const proto::JobSubmission& submission,
   options.steps = settings.steps();
   options.micro_batches_per_step = settings.micro_batches();
   options.share_memory = !settings.no_memory_reuse();
+  options.fold_views = !settings.no_views();
+  options.in_place = !settings.no_in_place();
+  options.precision = settings.precision();
   if (settings.parallel().data_parallel() > 0) {
     options.parallel.set_data_parallel(settings.parallel().data_parallel());
   }

@@ -170,6 +170,34 @@ TEST_F(SubmitTest, ASubmittedJobGivesTheSameLossesAsRunAndItsResultsCanBeFetched
   EXPECT_TRUE(Contains(unknown.output, "job-999")) << unknown.output;
 }
 
+TEST_F(SubmitTest, RunsSettingsReachTheServedJobBf16Included) {
+  // --precision bf16 (and the memory switches) change the plan; served, it trains as `run` does
+  // with the same flags. On a cpu without native bf16 both take the same float32 fallback.
+  const std::string job = WriteNpyJob(directory_);
+  const std::string flags = " --steps 6 --precision bf16 --no-views --no-in-place";
+  const std::string run_metrics = directory_ + "/run_bf16.jsonl";
+  const std::string submit_metrics = directory_ + "/submit_bf16.jsonl";
+  const std::string float32_metrics = directory_ + "/submit_float32.jsonl";
+  CommandOutcome run =
+      Softwire("run " + job + " --cluster 1cpu" + flags + " --metrics-out " + run_metrics);
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  CommandOutcome submit =
+      Softwire("submit " + job + to_ + flags + " --metrics-out " + submit_metrics);
+  ASSERT_EQ(submit.exit_code, 0) << submit.output;
+  CommandOutcome float32 =
+      Softwire("submit " + job + to_ + " --steps 6 --metrics-out " + float32_metrics);
+  ASSERT_EQ(float32.exit_code, 0) << float32.output;
+  const std::vector<std::string> run_losses = Losses(run_metrics);
+  ASSERT_EQ(run_losses.size(), 6u);
+  EXPECT_EQ(Losses(submit_metrics), run_losses);
+  EXPECT_NE(Losses(float32_metrics), run_losses) << "bf16 rounds the products' inputs";
+
+  CommandOutcome bad = Softwire("submit " + job + to_ + " --precision half");
+  EXPECT_EQ(bad.exit_code, 2) << bad.output;
+  EXPECT_TRUE(Contains(bad.output, "--precision must be float32, bf16 or auto, not 'half'"))
+      << bad.output;
+}
+
 TEST_F(SubmitTest, DetachPrintsTheIdAndAFailedJobExitsWithOneAndItsError) {
   const std::string job = directory_ + "/tiny.pbtxt";
   ASSERT_TRUE(WriteFileAtomically(job, cli_testing::kTinyJob).ok());
