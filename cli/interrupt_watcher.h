@@ -1,10 +1,8 @@
 // InterruptWatcher: SIGINT and SIGTERM as events on a thread of their own, for the commands that
 // stay up until stopped (`softwire serve`) or follow a job (`softwire submit`, `watch`).
 //
-// The signal handler only writes the signal's number into a pipe (async-signal-safe), whichever
-// thread the kernel picked (threads that libraries start on their own, OpenBLAS's, take signals
-// too, so blocking them in this thread would not be enough). The watcher's thread reads the pipe
-// and calls `on_signal` there, where anything may be done.
+// A SignalThread (signal_thread.h) takes the signals; `on_signal` runs on its thread,
+// "sw:signals", where anything may be done.
 //
 //   StatusOr<std::unique_ptr<InterruptWatcher>> interrupts =
 //       InterruptWatcher::Install([&](int signal) { client.StopWatching(); });
@@ -15,14 +13,12 @@
 #ifndef SOFTWIRE_CLI_INTERRUPT_WATCHER_H_
 #define SOFTWIRE_CLI_INTERRUPT_WATCHER_H_
 
-#include <signal.h>
-
 #include <atomic>
 #include <functional>
 #include <memory>
-#include <thread>
 
 #include "base/status.h"
+#include "cli/signal_thread.h"
 
 namespace softwire {
 namespace cli {
@@ -42,16 +38,10 @@ class InterruptWatcher {
 
  private:
   InterruptWatcher() = default;
-  void Loop();
 
   std::function<void(int)> on_signal_;
-  int signal_read_ = -1;  // Signal numbers the handler wrote, one byte each.
-  int stop_read_ = -1;    // Closed at the destructor's start: the thread stops.
-  int stop_write_ = -1;
-  struct sigaction previous_interrupt_ {};
-  struct sigaction previous_terminate_ {};
   std::atomic<int> first_signal_{0};
-  std::thread thread_;
+  std::unique_ptr<SignalThread> thread_;  // Last: it calls into the members above.
 };
 
 }  // namespace cli

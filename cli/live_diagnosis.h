@@ -1,9 +1,9 @@
 // WaitStateSignal: `kill -USR1 <pid>` of `softwire run` prints which actors wait on what, to
 // stderr, without stopping the job.
 //
-// The signal handler only writes a byte into a pipe (async-signal-safe); a thread of its own
-// reads the pipe and asks the job (LoadedPlan::DescribeWaits, the actors answer between two of
-// their messages) on a normal thread. The report has the format of the stall watchdog's.
+// A SignalThread (signal_thread.h) takes the signal; its thread, "sw:diagnose", asks the job
+// (LoadedPlan::DescribeWaits, the actors answer between two of their messages) on a normal thread.
+// The report has the format of the stall watchdog's.
 //
 //   StatusOr<std::unique_ptr<WaitStateSignal>> signal = WaitStateSignal::Install(
 //       [&] { return loaded->DescribeWaits(std::chrono::seconds(1)) ... text ...; });
@@ -14,14 +14,12 @@
 #ifndef SOFTWIRE_CLI_LIVE_DIAGNOSIS_H_
 #define SOFTWIRE_CLI_LIVE_DIAGNOSIS_H_
 
-#include <signal.h>
-
 #include <functional>
 #include <memory>
 #include <string>
-#include <thread>
 
 #include "base/status.h"
+#include "cli/signal_thread.h"
 
 namespace softwire {
 namespace cli {
@@ -36,14 +34,9 @@ class WaitStateSignal {
 
  private:
   WaitStateSignal() = default;
-  void Loop();
 
   std::function<std::string()> report_;
-  int signal_read_ = -1;  // Bytes the handler wrote.
-  int stop_read_ = -1;    // Closed by the destructor's end: the thread stops.
-  int stop_write_ = -1;
-  struct sigaction previous_ {};
-  std::thread thread_;
+  std::unique_ptr<SignalThread> thread_;  // Last: it calls report_.
 };
 
 }  // namespace cli
