@@ -139,6 +139,17 @@ StatusOr<proto::Cluster> ParseClusterText(const std::string& text,
   return cluster;
 }
 
+proto::Cluster SingleCpuCluster(int cores) {
+  proto::Cluster cluster;
+  proto::NodeSpec* node = cluster.add_node();
+  node->set_name("node0");
+  proto::DeviceSpec* device = node->add_device();
+  device->set_name("cpu:0");
+  device->set_kind(proto::DEVICE_KIND_CPU);
+  device->set_cores(std::max(1, cores));
+  return cluster;
+}
+
 StatusOr<proto::Cluster> LoadClusterSpec(const std::string& spec) {
   auto ends_with = [&spec](const std::string& suffix) {
     return spec.size() >= suffix.size() &&

@@ -35,6 +35,10 @@ StatusOr<proto::Cluster> ParseClusterText(const std::string& text, const std::st
 // otherwise the shorthand, with this machine's hardware threads as machine_cores.
 StatusOr<proto::Cluster> LoadClusterSpec(const std::string& spec);
 
+// One node "node0" with one cpu device "cpu:0" of `cores` kernel threads and no memory budget:
+// the devices of a run or a server that names no cluster ("1cpu" on a machine of `cores`).
+proto::Cluster SingleCpuCluster(int cores);
+
 // "17179869184" bytes from "16GiB"; InvalidArgument for an unknown unit or a bad number.
 StatusOr<int64_t> ParseByteSize(const std::string& text);
 

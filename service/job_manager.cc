@@ -16,6 +16,7 @@
 #include "base/file.h"
 #include "base/mutex.h"
 #include "base/thread_affinity.h"
+#include "placement/cluster_spec.h"
 #include "plan/device_assignment.h"
 #include "plan/labels.h"
 #include "proto/tensor_desc.h"
@@ -58,14 +59,7 @@ std::string DeviceKindName(proto::DeviceKind kind) {
 
 // The cluster a server without one hosts: one cpu device of every core it may use.
 proto::Cluster DefaultCluster() {
-  proto::Cluster cluster;
-  proto::NodeSpec* node = cluster.add_node();
-  node->set_name("node0");
-  proto::DeviceSpec* device = node->add_device();
-  device->set_name("cpu:0");
-  device->set_kind(proto::DEVICE_KIND_CPU);
-  device->set_cores(std::max(1, static_cast<int>(AllowedCores().size())));
-  return cluster;
+  return placement::SingleCpuCluster(static_cast<int>(AllowedCores().size()));
 }
 
 JobManagerOptions WithCluster(JobManagerOptions options) {
