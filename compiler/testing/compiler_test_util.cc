@@ -12,14 +12,8 @@ namespace softwire {
 namespace compiler {
 
 proto::Cluster OneCpuCluster(int64_t memory_bytes) {
-  proto::Cluster cluster;
-  proto::NodeSpec* node = cluster.add_node();
-  node->set_name("node0");
-  proto::DeviceSpec* device = node->add_device();
-  device->set_name("cpu:0");
-  device->set_kind(proto::DEVICE_KIND_CPU);
-  device->set_cores(2);
-  device->set_memory_bytes(memory_bytes);
+  proto::Cluster cluster = placement::SingleCpuCluster(2);
+  cluster.mutable_node(0)->mutable_device(0)->set_memory_bytes(memory_bytes);
   return cluster;
 }
 
