@@ -10,6 +10,7 @@
 #include "compiler/ir/attribute_map.h"
 #include "compiler/ir/graph_text.h"
 #include "compiler/ir/tensor_type.h"
+#include "plan/labels.h"
 #include "plan/register_lifetimes.h"
 
 namespace softwire {
@@ -37,8 +38,8 @@ std::string Type(const proto::TensorDesc& desc) {
 
 std::string DeviceBlock(const proto::Plan& plan, const proto::PlanDevice& device) {
   return "device " + std::to_string(device.id()) + " " + device.node() + "/" + device.name() + " " +
-         DeviceKindLabel(device.kind()) + " cores " + std::to_string(device.cores()) + " budget " +
-         std::to_string(device.memory_budget()) + "\n  planned " +
+         plan::DeviceKindName(device.kind()) + " cores " + std::to_string(device.cores()) +
+         " budget " + std::to_string(device.memory_budget()) + "\n  planned " +
          std::to_string(device.planned_bytes()) + " = registers " +
          std::to_string(device.register_bytes()) + " (without reuse " +
          std::to_string(plan::RegisterBytesWithoutSharing(plan, device.id())) + ") + workspaces " +
@@ -122,12 +123,12 @@ std::string SettingsLine(const proto::ActorDef& actor) {
 }
 
 std::string ActorBlock(const proto::Plan& plan, const proto::ActorDef& actor) {
-  std::string text = "actor " + std::to_string(actor.id()) + " '" + actor.name() + "' " +
-                     ActorKindLabel(actor.kind()) + " device " + std::to_string(actor.device()) +
-                     " queue " + std::to_string(actor.queue()) + " stage " +
-                     std::to_string(actor.stage()) + " period " + std::to_string(actor.period()) +
-                     " firings " + std::to_string(actor.firings()) + " estimated " +
-                     Seconds(actor.estimated_seconds()) + " s\n";
+  std::string text =
+      "actor " + std::to_string(actor.id()) + " '" + actor.name() + "' " +
+      plan::ActorKindName(actor.kind()) + " device " + std::to_string(actor.device()) + " queue " +
+      std::to_string(actor.queue()) + " stage " + std::to_string(actor.stage()) + " period " +
+      std::to_string(actor.period()) + " firings " + std::to_string(actor.firings()) +
+      " estimated " + Seconds(actor.estimated_seconds()) + " s\n";
   // Shown unless the name says it: "fc1" or "fc1@2" for op 'fc1'; inserted transfers have none.
   const std::string& op = actor.logical_op();
   if (!op.empty() && op != actor.name() && actor.name().rfind(op + "@", 0) != 0) {

@@ -7,6 +7,7 @@
 #include "base/format_bytes.h"
 #include "compiler/compiler.h"
 #include "compiler/ir/graph_text.h"
+#include "plan/labels.h"
 #include "plan/register_lifetimes.h"
 
 namespace softwire {
@@ -34,8 +35,8 @@ std::string ScheduleLine(const proto::Plan& plan) {
 std::string DeviceLines(const proto::Plan& plan) {
   std::string text = "devices:\n";
   for (const proto::PlanDevice& device : plan.device()) {
-    text += "  " + DeviceName(plan, device.id()) + " (" + DeviceKindLabel(device.kind()) + ", " +
-            std::to_string(device.cores()) + " cores): planned " +
+    text += "  " + DeviceName(plan, device.id()) + " (" + plan::DeviceKindName(device.kind()) +
+            ", " + std::to_string(device.cores()) + " cores): planned " +
             FormatBytes(device.planned_bytes()) + " = registers " +
             FormatBytes(device.register_bytes()) + " (reuse saved " +
             FormatBytes(plan::RegisterBytesWithoutSharing(plan, device.id()) -
@@ -55,8 +56,8 @@ std::string KindCounts(const proto::Plan& plan) {
   std::string text = "actors: " + std::to_string(plan.actor_size()) + " (";
   bool first = true;
   for (const auto& [kind, count] : counts) {
-    text += (first ? "" : ", ") + ActorKindLabel(static_cast<proto::ActorKind>(kind)) + " " +
-            std::to_string(count);
+    text += std::string(first ? "" : ", ") +
+            plan::ActorKindName(static_cast<proto::ActorKind>(kind)) + " " + std::to_string(count);
     first = false;
   }
   return text + ")\n";
@@ -122,8 +123,8 @@ std::string ActorTable(const proto::Plan& plan) {
   for (const proto::ActorDef& actor : plan.actor()) {
     std::string id = std::to_string(actor.id());
     text += "  " + std::string(id_width - id.size(), ' ') + id + "  " +
-            Pad(actor.name(), name_width) + "  " + Pad(ActorKindLabel(actor.kind()), 10) + "  " +
-            Pad(DeviceName(plan, actor.device()), device_width) + "  " +
+            Pad(actor.name(), name_width) + "  " + Pad(plan::ActorKindName(actor.kind()), 10) +
+            "  " + Pad(DeviceName(plan, actor.device()), device_width) + "  " +
             RegistersWritten(plan, actor) + "\n";
   }
   return text;

@@ -60,6 +60,21 @@ const char* ActorKindName(proto::ActorKind kind) {
   }
 }
 
+const char* DeviceKindName(proto::DeviceKind kind) {
+  switch (kind) {
+    case proto::DEVICE_KIND_UNSPECIFIED:
+      return "unspecified";
+    case proto::DEVICE_KIND_CPU:
+      return "cpu";
+    case proto::DEVICE_KIND_SIM:
+      return "sim";
+    case proto::DEVICE_KIND_CUDA:
+      return "cuda";
+    default:
+      return "unknown";
+  }
+}
+
 std::string DeviceLabel(const proto::PlanDevice& device) {
   return "device " + std::to_string(device.id()) + " (" + DeviceName(device) + ")";
 }

@@ -31,6 +31,10 @@ std::string RegisterLabel(const proto::RegisterDef& register_def);
 // "boxing"; "unspecified" for ACTOR_KIND_UNSPECIFIED and "unknown" for a value that is no kind.
 const char* ActorKindName(proto::ActorKind kind);
 
+// "cpu", "sim", "cuda"; "unspecified" for DEVICE_KIND_UNSPECIFIED and "unknown" for a value
+// that is no kind.
+const char* DeviceKindName(proto::DeviceKind kind);
+
 // "node0/cpu:0" (the name alone when the device has no node).
 std::string DeviceName(const proto::PlanDevice& device);
 // "device 0 (node0/cpu:0)".

@@ -28,6 +28,14 @@ TEST(LabelsTest, NamesActorKindsInLowerCase) {
   EXPECT_STREQ(ActorKindName(static_cast<proto::ActorKind>(42)), "unknown");
 }
 
+TEST(LabelsTest, NamesDeviceKindsInLowerCase) {
+  EXPECT_STREQ(DeviceKindName(proto::DEVICE_KIND_CPU), "cpu");
+  EXPECT_STREQ(DeviceKindName(proto::DEVICE_KIND_SIM), "sim");
+  EXPECT_STREQ(DeviceKindName(proto::DEVICE_KIND_CUDA), "cuda");
+  EXPECT_STREQ(DeviceKindName(proto::DEVICE_KIND_UNSPECIFIED), "unspecified");
+  EXPECT_STREQ(DeviceKindName(static_cast<proto::DeviceKind>(42)), "unknown");
+}
+
 TEST(LabelsTest, NamesADeviceByNodeAndName) {
   proto::PlanDevice device;
   device.set_id(1);

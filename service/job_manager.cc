@@ -3,7 +3,6 @@
 #include <glog/logging.h>
 
 #include <algorithm>
-#include <cctype>
 #include <condition_variable>
 #include <filesystem>
 #include <limits>
@@ -46,15 +45,6 @@ double UnixNow() {
 bool IsTerminal(proto::JobState state) {
   return state == proto::JOB_STATE_SUCCEEDED || state == proto::JOB_STATE_FAILED ||
          state == proto::JOB_STATE_CANCELLED;
-}
-
-// "DEVICE_KIND_CPU" -> "cpu".
-std::string DeviceKindName(proto::DeviceKind kind) {
-  std::string name = proto::DeviceKind_Name(kind);
-  const std::string prefix = "DEVICE_KIND_";
-  if (name.compare(0, prefix.size(), prefix) == 0) name = name.substr(prefix.size());
-  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return name;
 }
 
 // The cluster a server without one hosts: one cpu device of every core it may use.
@@ -653,7 +643,7 @@ std::vector<proto::DeviceInfo> JobManager::Impl::ListDevices() const {
       const proto::PlanDevice& device = devices_[i];
       proto::DeviceInfo info;
       info.set_device(plan::DeviceName(device));
-      info.set_kind(DeviceKindName(device.kind()));
+      info.set_kind(plan::DeviceKindName(device.kind()));
       info.set_cores(device.cores());
       info.set_memory_bytes(device.memory_budget());
       info.set_job_id(device_holders_[i]);

@@ -1,6 +1,5 @@
 #include "trace/plan_facts.h"
 
-#include <cctype>
 #include <set>
 
 #include "plan/labels.h"
@@ -8,17 +7,6 @@
 
 namespace softwire {
 namespace trace {
-namespace {
-
-std::string LowerKindName(const std::string& name, const std::string& prefix) {
-  std::string text =
-      name.compare(0, prefix.size(), prefix) == 0 ? name.substr(prefix.size()) : name;
-  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return text;
-}
-
-}  // namespace
-
 int PlanFacts::stages() const {
   std::set<int32_t> stages;
   for (const ActorFacts& actor : actors) stages.insert(actor.stage);
@@ -35,7 +23,7 @@ PlanFacts DescribePlan(const proto::Plan& plan) {
     DeviceFacts d;
     d.node = device.node();
     d.name = plan::DeviceName(device);
-    d.kind = LowerKindName(proto::DeviceKind_Name(device.kind()), "DEVICE_KIND_");
+    d.kind = plan::DeviceKindName(device.kind());
     if (device.kind() == proto::DEVICE_KIND_CPU) {
       std::string first = plan::DeviceThreadName(device, 0);
       d.kernel_threads = first.substr(0, first.size() - 1) + "*";
@@ -49,7 +37,7 @@ PlanFacts DescribePlan(const proto::Plan& plan) {
   for (const proto::ActorDef& actor : plan.actor()) {
     ActorFacts a;
     a.name = actor.name();
-    a.kind = LowerKindName(proto::ActorKind_Name(actor.kind()), "ACTOR_KIND_");
+    a.kind = plan::ActorKindName(actor.kind());
     a.op_type = actor.kernel().op_type();
     a.device = actor.device();
     a.queue = actor.queue();

@@ -1,6 +1,8 @@
 #include "compiler/ir/graph_text.h"
 
-#include <cctype>
+#include <string>
+
+#include "plan/labels.h"
 
 namespace softwire {
 namespace compiler {
@@ -48,7 +50,7 @@ std::string IdList(const std::vector<RegisterId>& ids) {
 
 std::string TaskLine(const TaskDef& task) {
   std::string line = "task " + std::to_string(task.id) + " '" + task.name + "' " +
-                     ActorKindLabel(task.kind) + " " + task.op_type + " device " +
+                     plan::ActorKindName(task.kind) + " " + task.op_type + " device " +
                      std::to_string(task.device) + " period " + std::to_string(task.period) +
                      " firings " + std::to_string(task.firings) + " in " + IdList(task.inputs) +
                      " out " + IdList(task.outputs);
@@ -77,22 +79,7 @@ std::string RegisterLine(const TaskRegister& reg) {
   return line + "\n";
 }
 
-// The enum value's name without `prefix`, in lower case.
-std::string EnumLabel(std::string name, const std::string& prefix) {
-  if (name.rfind(prefix, 0) == 0) name = name.substr(prefix.size());
-  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return name;
-}
-
 }  // namespace
-
-std::string ActorKindLabel(proto::ActorKind kind) {
-  return EnumLabel(proto::ActorKind_Name(kind), "ACTOR_KIND_");
-}
-
-std::string DeviceKindLabel(proto::DeviceKind kind) {
-  return EnumLabel(proto::DeviceKind_Name(kind), "DEVICE_KIND_");
-}
 
 std::string LogicalGraphToText(const LogicalGraph& graph) {
   std::string text;

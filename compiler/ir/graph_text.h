@@ -20,10 +20,6 @@ std::string LogicalGraphToText(const LogicalGraph& graph);
 // Tasks in id order, then registers in id order.
 std::string TaskGraphToText(const TaskGraph& tasks);
 
-// "ACTOR_KIND_COMPUTE" -> "compute"; "DEVICE_KIND_CPU" -> "cpu".
-std::string ActorKindLabel(proto::ActorKind kind);
-std::string DeviceKindLabel(proto::DeviceKind kind);
-
 }  // namespace compiler
 }  // namespace softwire
 
