@@ -3,25 +3,20 @@
 #include <glog/logging.h>
 
 #include <algorithm>
-#include <condition_variable>
-#include <filesystem>
 #include <limits>
 #include <map>
 #include <set>
 #include <thread>
 #include <utility>
 
-#include "base/dtype.h"
 #include "base/file.h"
 #include "base/mutex.h"
 #include "base/thread_affinity.h"
 #include "placement/cluster_spec.h"
 #include "plan/device_assignment.h"
 #include "plan/labels.h"
-#include "proto/tensor_desc.h"
 #include "runtime/host/node_runtime.h"
 #include "runtime/host/node_runtime_options.h"
-#include "runtime/host/plan_variables.h"
 #include "runtime/kernels/cpu/cpu_kernels.h"
 #include "service/event_log.h"
 #include "service/job_compilation.h"
@@ -681,28 +676,7 @@ StatusOr<StoredResults> JobManager::Impl::GetResults(const std::string& job_id) 
   for (const proto::JobEvent& event : events->events()) {
     if (event.has_step()) results.steps.push_back(event.step());
   }
-  const std::string results_directory = JobStore::ResultsDirectory(directory);
-  std::error_code error;
-  if (results.job.state() == proto::JOB_STATE_SUCCEEDED) {
-    SOFTWIRE_ASSIGN_OR_RETURN(proto::Plan plan, JobStore::ReadPlan(directory));
-    for (const proto::PlanVariable& variable : plan.variable()) {
-      StatusOr<std::string> path =
-          runtime::VariableFilePath(results_directory + "/variables", variable.name());
-      if (!path.ok() || !std::filesystem::is_regular_file(*path, error)) continue;
-      StoredVariable stored;
-      stored.name = variable.name();
-      stored.npy_path = *path;
-      stored.desc = variable.tensor();
-      stored.bytes = ShapeOf(variable.tensor()).NumElements() * SizeOf(DTypeOf(variable.tensor()));
-      results.variables.push_back(std::move(stored));
-    }
-  }
-  const std::string trace = results_directory + "/trace.json";
-  if (std::filesystem::is_regular_file(trace, error)) {
-    results.trace_path = trace;
-    StatusOr<std::string> summary = ReadFile(trace + ".summary.txt");
-    if (summary.ok()) results.trace_summary = std::move(*summary);
-  }
+  SOFTWIRE_RETURN_IF_ERROR(ReadStoredResults(directory, &results));
   return results;
 }
 

@@ -52,6 +52,7 @@
 #include "proto/jobs.pb.h"
 #include "proto/tensor.pb.h"
 #include "runtime/host/stall_report.h"
+#include "service/stored_results.h"
 #include "service/submission_check.h"  // JobLimits
 
 namespace softwire {
@@ -76,23 +77,6 @@ struct SubmittedJob {
   proto::JobInfo job;
   // The idempotency key named a job submitted before; nothing new was queued.
   bool existing = false;
-};
-
-// A stored variable of a job's results.
-struct StoredVariable {
-  std::string name;        // "fc1.weight".
-  std::string npy_path;    // Its .npy file, in the job's results folder.
-  proto::TensorDesc desc;  // Logical type and shape.
-  int64_t bytes = 0;       // Of its data.
-};
-
-// What a job left behind: every file path lies in the job's results folder.
-struct StoredResults {
-  proto::JobInfo job;
-  std::vector<proto::StepMetrics> steps;
-  std::vector<StoredVariable> variables;  // Empty unless the job succeeded.
-  std::string trace_path;                 // Empty for an untraced job.
-  std::string trace_summary;              // The summary's text; empty without a trace.
 };
 
 class JobManager {
