@@ -163,6 +163,10 @@ TEST_F(SubmitTest, ASubmittedJobGivesTheSameLossesAsRunAndItsResultsCanBeFetched
   ASSERT_TRUE(trace_text.ok());
   EXPECT_TRUE(Contains(*trace_text, "traceEvents")) << trace_text->substr(0, 200);
   EXPECT_TRUE(ReadFile(trace + ".summary.txt").ok());
+  // The timeline, drawn by fetch from the fetched trace as `run --trace` draws it.
+  StatusOr<std::string> timeline = ReadFile(trace + ".svg");
+  ASSERT_TRUE(timeline.ok()) << timeline.status();
+  EXPECT_TRUE(Contains(*timeline, "<svg")) << timeline->substr(0, 200);
 
   // An unknown job is bad input naming it.
   CommandOutcome unknown = Softwire("watch job-999" + to_);
