@@ -82,6 +82,7 @@ struct InboundConnection {
   Socket socket;
   std::string peer;  // Its hello's listen address, once read.
   std::thread reader;
+  std::atomic<bool> ended{false};  // Its reader returned (it is joined at the next accept).
 };
 
 class TcpDataPlane final : public DataPlane {
@@ -104,6 +105,7 @@ class TcpDataPlane final : public DataPlane {
   StatusOr<std::shared_ptr<OutboundStream>> StreamTo(const std::string& address);
   void AcceptLoop();
   void ReadLoop(InboundConnection* connection);
+  void ReadFrames(InboundConnection* connection);
   Status ReadHello(InboundConnection* connection);
   Status Dispatch(const FrameHeader& header, Socket& socket);
   Status Discard(Socket& socket, int64_t bytes);
@@ -223,6 +225,11 @@ void TcpDataPlane::AcceptLoop() {
     if (!socket.ok()) return;  // Shut down (or the listener failed: no more peers).
     MutexLock lock(&mutex_);
     if (stopping_.load()) return;
+    inbound_.remove_if([](InboundConnection& ended) {  // Peers gone: join and close.
+      if (!ended.ended.load()) return false;
+      ended.reader.join();
+      return true;
+    });
     inbound_.emplace_back();
     InboundConnection* connection = &inbound_.back();
     connection->socket = std::move(socket).value();
@@ -248,6 +255,11 @@ Status TcpDataPlane::ReadHello(InboundConnection* connection) {
 }
 
 void TcpDataPlane::ReadLoop(InboundConnection* connection) {
+  ReadFrames(connection);
+  connection->ended.store(true);
+}
+
+void TcpDataPlane::ReadFrames(InboundConnection* connection) {
   Status status = ReadHello(connection);
   if (!status.ok()) {
     LOG(WARNING) << "data plane " << address_ << ": refused a connection: " << status.message();
