@@ -51,9 +51,23 @@ void OutboundStream::SendBytes(const FrameHeader& header, const char* data,
   item.header.type = FrameType::kWireBytes;
   item.data = data;
   item.done = std::move(done);
-  MutexLock lock(&mutex_);
-  queue_.push_back(std::move(item));
-  changed_.NotifyOne();
+  {
+    MutexLock lock(&mutex_);
+    if (!queue_.empty() || writing_ || stopping_) {
+      queue_.push_back(std::move(item));
+      changed_.NotifyOne();
+      return;
+    }
+    writing_ = true;  // Nothing queued, the socket idle: write on this thread, no hand-off.
+  }
+  Status status = WriteBytes(item);
+  if (!status.ok()) Break(status);
+  {
+    MutexLock lock(&mutex_);
+    writing_ = false;
+    changed_.NotifyAll();  // Messages queued meanwhile go out after these bytes.
+  }
+  item.done(broken_.load() ? broken_status_ : Status::Ok());
 }
 
 void OutboundStream::WriteLoop() {
@@ -61,13 +75,15 @@ void OutboundStream::WriteLoop() {
   while (true) {
     {
       MutexLock lock(&mutex_);
-      while (queue_.empty() && !stopping_) changed_.Wait(&lock);
-      if (queue_.empty()) return;          // Stopping, nothing left.
-      if (stopping_ && !broken_.load()) {  // Fail what is left, without blaming the peer.
+      while ((queue_.empty() || writing_) && !stopping_) changed_.Wait(&lock);
+      while (writing_) changed_.Wait(&lock);  // Stopping: let an inline write finish.
+      if (queue_.empty()) return;             // Stopping, nothing left.
+      if (stopping_ && !broken_.load()) {     // Fail what is left, without blaming the peer.
         broken_status_ = UnavailableError("the data plane to " + peer_ + " is shutting down");
         broken_.store(true);
       }
       batch.swap(queue_);
+      writing_ = true;
     }
     while (!batch.empty()) {
       if (broken_.load()) {
@@ -85,6 +101,9 @@ void OutboundStream::WriteLoop() {
       batch.front().done(broken_.load() ? broken_status_ : Status::Ok());
       batch.pop_front();
     }
+    MutexLock lock(&mutex_);
+    writing_ = false;
+    changed_.NotifyAll();
   }
 }
 
@@ -122,6 +141,7 @@ Status OutboundStream::WriteBytes(Item& item) {
 }
 
 void OutboundStream::Break(const Status& status) {
+  if (broken_.load()) return;  // Only the thread that owns the socket (writing_) gets here.
   broken_status_ = UnavailableError("connection to " + peer_ + " broke: " + status.message());
   broken_.store(true);
   on_broken_(broken_status_);

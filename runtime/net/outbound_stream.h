@@ -5,12 +5,15 @@
 //
 // Messages are batched: every message queued while a write was in progress goes out in one
 // sendmsg. Bytes are written straight from the slot (no copy), in chunks of `chunk_bytes` per
-// system call.
+// system call; when nothing is queued and the socket is idle, SendBytes writes them on the
+// calling thread (the send's queue, which waits for them anyway), sparing two thread hand-offs
+// per fill. Whoever writes owns the socket (`writing_`), so frames never interleave.
 //
 // Failure: when a write fails (the peer is gone), the stream is broken: `on_broken` is called
 // once on the writer thread, every queued and later SendBytes completes with an error naming the
 // peer, and later messages are dropped.
-// Threading: SendMessage and SendBytes from any thread, never blocking (they queue); the
+// Threading: SendMessage and SendBytes from any thread; SendMessage never blocks, SendBytes may
+// write on the calling thread (see above) but never waits for another writer; the
 // destructor stops the writer (failing what is still queued) and joins it.
 #ifndef SOFTWIRE_RUNTIME_NET_OUTBOUND_STREAM_H_
 #define SOFTWIRE_RUNTIME_NET_OUTBOUND_STREAM_H_
@@ -70,6 +73,7 @@ class OutboundStream {
   CondVar changed_;
   std::deque<Item> queue_ GUARDED_BY(mutex_);
   bool stopping_ GUARDED_BY(mutex_) = false;
+  bool writing_ GUARDED_BY(mutex_) = false;  // A thread is writing to the socket.
   std::atomic<bool> broken_{false};
   Status broken_status_;  // Set once, before broken_, by the writer.
   std::thread writer_;
