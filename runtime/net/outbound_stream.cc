@@ -10,14 +10,17 @@ namespace runtime {
 namespace net {
 
 OutboundStream::OutboundStream(Socket socket, std::string peer, int64_t chunk_bytes,
-                               std::function<void(const Status&)> on_broken)
+                               std::function<void(const Status&)> on_broken,
+                               std::unique_ptr<ShmRing> ring)
     : socket_(std::move(socket)),
+      ring_(std::move(ring)),
       peer_(std::move(peer)),
       chunk_bytes_(std::max<int64_t>(chunk_bytes, 4096)),
       on_broken_(std::move(on_broken)),
       writer_([this] { WriteLoop(); }) {}
 
 OutboundStream::~OutboundStream() {
+  stop_requested_.store(true);
   {
     MutexLock lock(&mutex_);
     stopping_ = true;
@@ -124,6 +127,12 @@ Status OutboundStream::WriteMessages(std::deque<Item>& batch) {
 }
 
 Status OutboundStream::WriteBytes(Item& item) {
+  if (ring_ != nullptr) {  // The header on the socket, the bytes through the ring.
+    item.header.type = FrameType::kShmBytes;
+    SOFTWIRE_RETURN_IF_ERROR(socket_.SendAll(&item.header, sizeof(FrameHeader)));
+    return ring_->Write(item.data, item.header.payload_bytes,
+                        [this] { return !stop_requested_.load() && !socket_.PeerClosed(); });
+  }
   iovec parts[2] = {{&item.header, sizeof(FrameHeader)}, {nullptr, 0}};
   int64_t sent = 0;
   const int64_t total = item.header.payload_bytes;

@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <string>
 #include <thread>
 
@@ -29,6 +30,7 @@
 #include "base/mutex.h"
 #include "base/status.h"
 #include "runtime/net/frame.h"
+#include "runtime/net/shm_ring.h"
 #include "runtime/net/socket.h"
 
 namespace softwire {
@@ -37,9 +39,11 @@ namespace net {
 
 class OutboundStream {
  public:
-  // `socket` is connected; its hello was sent. `peer`: the peer's address, for errors.
+  // `socket` is connected; its hello was sent. `peer`: the peer's address, for errors. `ring`:
+  // the same-host ring the hello offered (null: bytes go on the socket).
   OutboundStream(Socket socket, std::string peer, int64_t chunk_bytes,
-                 std::function<void(const Status&)> on_broken);
+                 std::function<void(const Status&)> on_broken,
+                 std::unique_ptr<ShmRing> ring = nullptr);
   ~OutboundStream();
   OutboundStream(const OutboundStream&) = delete;
   OutboundStream& operator=(const OutboundStream&) = delete;
@@ -66,6 +70,8 @@ class OutboundStream {
   void Break(const Status& status);
 
   Socket socket_;
+  std::unique_ptr<ShmRing> ring_;
+  std::atomic<bool> stop_requested_{false};  // Ends a wait on the ring.
   const std::string peer_;
   const int64_t chunk_bytes_;
   const std::function<void(const Status&)> on_broken_;

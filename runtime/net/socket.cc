@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -166,6 +167,11 @@ Status Socket::ReceiveAll(void* data, int64_t bytes) {
     bytes -= got;
   }
   return Status::Ok();
+}
+
+bool Socket::PeerClosed() const {
+  pollfd state{fd_, POLLRDHUP, 0};
+  return poll(&state, 1, 0) > 0 && (state.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0;
 }
 
 void Socket::Shutdown() {

@@ -45,6 +45,9 @@ class Socket {
   // Receives exactly `bytes`; Unavailable on end of stream (or shutdown) before them.
   Status ReceiveAll(void* data, int64_t bytes);
 
+  // Whether the peer closed or reset the connection (without reading from it). Thread-safe.
+  bool PeerClosed() const;
+
   void Shutdown();
   void Close();
   bool valid() const { return fd_ >= 0; }
