@@ -23,7 +23,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -158,13 +160,15 @@ class ShareRunner {
 };
 
 // The child: hosts node0 of the plan in `plan_file`, with node1 at `peer`.
-int RunChild(const std::string& plan_file, const std::string& peer) {
+int RunChild(const std::string& plan_file, const std::string& peer, int shm_chunks) {
   StatusOr<std::string> bytes = ReadFile(plan_file);
   CHECK(bytes.ok()) << bytes.status();
   proto::Plan plan;
   CHECK(plan.ParseFromString(*bytes));
+  runtime::net::DataPlaneOptions options;
+  options.shared_memory_chunks = shm_chunks;
   StatusOr<std::unique_ptr<runtime::net::DataPlane>> plane =
-      runtime::net::DataPlane::Create(nullptr, {});
+      runtime::net::DataPlane::Create(nullptr, options);
   CHECK(plane.ok()) << plane.status();
   ShareRunner share(plan, "node0", plane->get());
   std::cout << "address " << (*plane)->address() << std::endl;
@@ -269,29 +273,50 @@ double RawTcpRate(int64_t size, int64_t total) {
   return rates[0];
 }
 
+// Bytes per second of memcpy of `size` bytes at a time over `total` bytes, between buffers
+// alternating as the transfer's slots do: what the same-host path is measured against.
+double MemcpyRate(int64_t size, int64_t total) {
+  // Two source and two destination buffers, as the transfer's 2-slot registers have.
+  std::vector<std::vector<char>> from(2, std::vector<char>(static_cast<size_t>(size), 'x'));
+  std::vector<std::vector<char>> to(2, std::vector<char>(static_cast<size_t>(size), 0));
+  const Clock::time_point began = Clock::now();
+  int64_t copies = 0;
+  for (int64_t done = 0; done < total; done += size, ++copies) {
+    std::memcpy(to[copies % 2].data(), from[copies % 2].data(), static_cast<size_t>(size));
+    from[copies % 2][static_cast<size_t>(copies) % from[0].size()] ^= 1;  // Kept.
+  }
+  const double seconds = std::chrono::duration<double>(Clock::now() - began).count();
+  return static_cast<double>(total) / seconds;
+}
+
 struct Rates {
-  double raw = 0;
+  double baseline = 0;
   double plane = 0;
 };
 
 // Bytes per second of `repeats` runs moving `total` bytes in pieces of `size` (median), each
-// right after a raw TCP measurement of the same bytes (so both see the same machine load).
-Rates MeasureRates(int64_t size, int64_t total, int repeats, int wire_slots,
-                   const std::string& plan_file) {
+// right after a measurement of `baseline` over the same bytes (so both see the same load).
+// `shm_chunks`: both data planes' shared_memory_chunks (0: over TCP).
+Rates MeasureRates(int64_t size, int64_t total, int repeats, int wire_slots, int shm_chunks,
+                   const std::string& plan_file,
+                   const std::function<double(int64_t size, int64_t total)>& baseline) {
   const int64_t pieces = std::max<int64_t>(8, total / size);
   const proto::Plan plan = TransferPlan(size, pieces, wire_slots);
   CHECK(WriteFileAtomically(plan_file, plan.SerializeAsString()).ok());
+  runtime::net::DataPlaneOptions options;
+  options.shared_memory_chunks = shm_chunks;
   StatusOr<std::unique_ptr<runtime::net::DataPlane>> plane =
-      runtime::net::DataPlane::Create(nullptr, {});
+      runtime::net::DataPlane::Create(nullptr, options);
   CHECK(plane.ok()) << plane.status();
   std::vector<double> rates;
-  std::vector<double> raw_rates;
+  std::vector<double> baselines;
   {
     ShareRunner share(plan, "node1", plane->get());
-    Child child({"data_plane_bench", "--child", plan_file, (*plane)->address()});
+    Child child({"data_plane_bench", "--child", plan_file, (*plane)->address(),
+                 std::to_string(shm_chunks)});
     const std::string address = child.ReadLine().substr(8);
     for (int r = 0; r < repeats; ++r) {
-      raw_rates.push_back(RawTcpRate(size, pieces * size));
+      baselines.push_back(baseline(size, pieces * size));
       child.Send("attach");
       CHECK_EQ(child.ReadLine(), "attached");
       share.Attach({{"node0", address}});
@@ -300,17 +325,21 @@ Rates MeasureRates(int64_t size, int64_t total, int repeats, int wire_slots,
       rates.push_back(static_cast<double>(pieces * size) / seconds);
     }
   }
-  return Rates{Median(raw_rates), Median(rates)};
+  return Rates{Median(baselines), Median(rates)};
 }
 
 int Main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
-  if (args.size() == 3 && args[0] == "--child") return RunChild(args[1], args[2]);
+  if (args.size() == 4 && args[0] == "--child") {
+    return RunChild(args[1], args[2], std::stoi(args[3]));
+  }
   std::string sizes_text = "65536,1048576,16777216,67108864";
   int64_t total = int64_t{256} << 20;
   int64_t repeats = 5;
   int64_t wire_slots = 2;
+  int64_t shm_chunks = 8;
   cli::FlagParser flags;
+  flags.AddInt("shm-chunks", &shm_chunks, "N", "cells of the same-host ring (1 MiB each)");
   flags.AddInt("wire-slots", &wire_slots, "N",
                "slots of the source's and the wire register (the compiler gives 2)");
   flags.AddString("sizes", &sizes_text, "B,B,...", "tensor sizes in bytes");
@@ -327,15 +356,18 @@ int Main(int argc, char** argv) {
   for (std::string item; std::getline(list, item, ',');) sizes.push_back(std::stoll(item));
   const std::string plan_file = "/tmp/data_plane_bench." + std::to_string(getpid()) + ".plan";
   std::printf("cpu: %s\n", CpuModel().c_str());
-  std::printf("%-10s %14s %14s %8s\n", "size", "raw TCP GB/s", "data plane GB/s", "share");
+  std::printf("%-10s %9s %9s %6s   %9s %9s %6s   (GB/s)\n", "size", "raw TCP", "plane TCP", "share",
+              "memcpy", "plane shm", "share");
   for (int64_t size : sizes) {
     const int64_t bytes = std::max(total, 8 * size);
-    const Rates rates = MeasureRates(size, bytes, static_cast<int>(repeats),
-                                     static_cast<int>(wire_slots), plan_file);
-    const double raw = rates.raw;
-    const double plane = rates.plane;
-    std::printf("%-10lld %14.2f %14.2f %7.0f%%\n", static_cast<long long>(size), raw / 1e9,
-                plane / 1e9, 100.0 * plane / raw);
+    const int slots = static_cast<int>(wire_slots);
+    const Rates tcp =
+        MeasureRates(size, bytes, static_cast<int>(repeats), slots, 0, plan_file, RawTcpRate);
+    const Rates shm = MeasureRates(size, bytes, static_cast<int>(repeats), slots,
+                                   static_cast<int>(shm_chunks), plan_file, MemcpyRate);
+    std::printf("%-10lld %9.2f %9.2f %5.0f%%   %9.2f %9.2f %5.0f%%\n", static_cast<long long>(size),
+                tcp.baseline / 1e9, tcp.plane / 1e9, 100.0 * tcp.plane / tcp.baseline,
+                shm.baseline / 1e9, shm.plane / 1e9, 100.0 * shm.plane / shm.baseline);
     std::fflush(stdout);
   }
   std::remove(plan_file.c_str());
