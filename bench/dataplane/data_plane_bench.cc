@@ -336,12 +336,13 @@ int Main(int argc, char** argv) {
   std::string sizes_text = "65536,1048576,16777216,67108864";
   int64_t total = int64_t{256} << 20;
   int64_t repeats = 5;
-  int64_t wire_slots = 2;
+  int64_t wire_slots = 0;
   int64_t shm_chunks = 8;
   cli::FlagParser flags;
   flags.AddInt("shm-chunks", &shm_chunks, "N", "cells of the same-host ring (1 MiB each)");
-  flags.AddInt("wire-slots", &wire_slots, "N",
-               "slots of the source's and the wire register (the compiler gives 2)");
+  flags.AddInt(
+      "wire-slots", &wire_slots, "N",
+      "slots of the wire register (default: as plan_registers gives, about 4 MiB, 2 to 8)");
   flags.AddString("sizes", &sizes_text, "B,B,...", "tensor sizes in bytes");
   flags.AddInt("bytes", &total, "B", "bytes moved per measurement (at least 8 tensors)");
   flags.AddInt("repeats", &repeats, "N", "measurements per figure (median)");
@@ -360,7 +361,10 @@ int Main(int argc, char** argv) {
               "memcpy", "plane shm", "share");
   for (int64_t size : sizes) {
     const int64_t bytes = std::max(total, 8 * size);
-    const int slots = static_cast<int>(wire_slots);
+    const int slots =
+        wire_slots > 0
+            ? static_cast<int>(wire_slots)
+            : static_cast<int>(std::clamp<int64_t>(((int64_t{4} << 20) + size - 1) / size, 2, 8));
     const Rates tcp =
         MeasureRates(size, bytes, static_cast<int>(repeats), slots, 0, plan_file, RawTcpRate);
     const Rates shm = MeasureRates(size, bytes, static_cast<int>(repeats), slots,
