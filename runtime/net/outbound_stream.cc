@@ -38,9 +38,26 @@ void OutboundStream::SendMessage(const actors::ProtocolMessage& message) {
   item.header.job = message.job;
   item.header.payload_bytes = sizeof(actors::ProtocolMessage);
   item.message = message;
+  {
+    MutexLock lock(&mutex_);
+    if (!queue_.empty() || writing_ || stopping_) {
+      queue_.push_back(std::move(item));
+      changed_.NotifyOne();
+      return;
+    }
+    writing_ = true;  // Idle: try it now on this thread, without waiting for room.
+  }
+  const iovec parts[2] = {{&item.header, sizeof(FrameHeader)},
+                          {&item.message, sizeof(actors::ProtocolMessage)}};
+  StatusOr<int64_t> sent = socket_.TrySend(parts, 2);
+  if (!sent.ok()) Break(sent.status());
   MutexLock lock(&mutex_);
-  queue_.push_back(std::move(item));
-  changed_.NotifyOne();
+  if (sent.ok() && *sent < static_cast<int64_t>(sizeof(FrameHeader) + sizeof(item.message))) {
+    item.sent = *sent;
+    queue_.push_front(std::move(item));  // Before anything queued meanwhile.
+  }
+  writing_ = false;
+  changed_.NotifyAll();
 }
 
 void OutboundStream::SendBytes(const FrameHeader& header, const char* data,
@@ -121,7 +138,18 @@ Status OutboundStream::WriteMessages(std::deque<Item>& batch) {
     parts.push_back({&batch[count].message, sizeof(actors::ProtocolMessage)});
     ++count;
   }
-  Status status = socket_.SendAll(parts.data(), static_cast<int>(parts.size()));
+  // The first may have been partly written inline (SendMessage): skip what went out.
+  size_t first = 0;
+  for (int64_t skip = batch[0].sent; skip > 0; ++first) {
+    const int64_t part = static_cast<int64_t>(parts[first].iov_len);
+    if (skip < part) {
+      parts[first].iov_base = static_cast<char*>(parts[first].iov_base) + skip;
+      parts[first].iov_len -= static_cast<size_t>(skip);
+      break;
+    }
+    skip -= part;
+  }
+  Status status = socket_.SendAll(parts.data() + first, static_cast<int>(parts.size() - first));
   batch.erase(batch.begin(), batch.begin() + static_cast<std::ptrdiff_t>(count));
   return status;
 }

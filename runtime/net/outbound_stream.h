@@ -7,7 +7,9 @@
 // sendmsg. Bytes are written straight from the slot (no copy), in chunks of `chunk_bytes` per
 // system call; when nothing is queued and the socket is idle, SendBytes writes them on the
 // calling thread (the send's queue, which waits for them anyway), sparing two thread hand-offs
-// per fill. Whoever writes owns the socket (`writing_`), so frames never interleave.
+// per fill. Likewise a message finds the stream idle: it is written at once without waiting
+// (MSG_DONTWAIT; what does not fit is left to the writer, first in the queue). Whoever writes
+// owns the socket (`writing_`), so frames never interleave.
 //
 // Failure: when a write fails (the peer is gone), the stream is broken: `on_broken` is called
 // once on the writer thread, every queued and later SendBytes completes with an error naming the
@@ -61,6 +63,7 @@ class OutboundStream {
     FrameHeader header;
     actors::ProtocolMessage message;  // kMessage.
     const char* data = nullptr;       // kWireBytes.
+    int64_t sent = 0;                 // kMessage: bytes of it already written (inline, partly).
     std::function<void(Status)> done;
   };
 
