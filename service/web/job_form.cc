@@ -58,6 +58,20 @@ StatusOr<proto::JobSubmission> JobSubmissionFromForm(const std::vector<FormPart>
       if (part.content.empty()) continue;  // The form's empty box: the job's own steps.
       SOFTWIRE_ASSIGN_OR_RETURN(int64_t steps, ParseCount(part));
       submission.mutable_settings()->set_steps(steps);
+    } else if (part.name == "devices" || part.name == "dp" || part.name == "tp" ||
+               part.name == "pp") {
+      if (part.content.empty()) continue;
+      SOFTWIRE_ASSIGN_OR_RETURN(int64_t count, ParseCount(part));
+      if (count < 1 || count > 4096) {
+        return InvalidArgumentError("form field '" + part.name + "': expected 1 to 4096, got " +
+                                    part.content);
+      }
+      proto::RunSettings* settings = submission.mutable_settings();
+      const int32_t value = static_cast<int32_t>(count);
+      if (part.name == "devices") settings->set_devices(value);
+      if (part.name == "dp") settings->mutable_parallel()->set_data_parallel(value);
+      if (part.name == "tp") settings->mutable_parallel()->set_tensor_parallel(value);
+      if (part.name == "pp") settings->mutable_parallel()->set_pipeline_stages(value);
     } else if (part.name == "trace") {
       submission.mutable_settings()->set_trace(part.content == "1" || part.content == "on");
     } else if (part.name == "trace_steps") {
@@ -69,8 +83,8 @@ StatusOr<proto::JobSubmission> JobSubmissionFromForm(const std::vector<FormPart>
       submission.set_idempotency_key(part.content);
     } else {
       return InvalidArgumentError("unknown form field '" + part.name +
-                                  "' (expected job, data, steps, trace, trace_steps, "
-                                  "idempotency_key)");
+                                  "' (expected job, data, steps, devices, dp, tp, pp, trace, "
+                                  "trace_steps, idempotency_key)");
     }
   }
   if (!has_job) return InvalidArgumentError("form field 'job': no job file was sent");

@@ -4,6 +4,8 @@
 //   data         zero or more data files the job names by relative path; each file's name in
 //                the form is that path ("data/images.npy"), as `softwire submit` sends them
 //   steps        optional: run this many steps instead of the job's own
+//   devices, dp, tp, pp  optional: devices, data- and tensor-parallel degrees, pipeline stages
+//                (as `softwire submit --devices/--dp/--tp/--pp`)
 //   trace        optional: "1" records the actor trace (the timeline page needs one)
 //   trace_steps  optional: "A:B", record steps A..B-1 only
 //   idempotency_key  optional: a retried form never runs a job twice

@@ -12,6 +12,8 @@ TEST(JobFormTest, AFormBecomesASubmission) {
       JobSubmissionFromForm({{"job", "mlp.pbtxt", "name: 'mlp'"},
                              {"data", "data/x.npy", "bytes"},
                              {"steps", "", "12"},
+                             {"pp", "", "2"},
+                             {"devices", "", "2"},
                              {"trace", "", "1"},
                              {"trace_steps", "", "2:4"},
                              {"idempotency_key", "", "k-1"}});
@@ -22,6 +24,8 @@ TEST(JobFormTest, AFormBecomesASubmission) {
   EXPECT_EQ(submission->data_file(0).path(), "data/x.npy");
   EXPECT_EQ(submission->data_file(0).content(), "bytes");
   EXPECT_EQ(submission->settings().steps(), 12);
+  EXPECT_EQ(submission->settings().parallel().pipeline_stages(), 2);
+  EXPECT_EQ(submission->settings().devices(), 2);
   EXPECT_TRUE(submission->settings().trace());
   EXPECT_EQ(submission->settings().trace_first_step(), 2);
   EXPECT_EQ(submission->settings().trace_end_step(), 4);
@@ -47,6 +51,7 @@ TEST(JobFormTest, BadFormsAreRefusedNamingTheField) {
   EXPECT_NE(message({{"job", "a", "x"}, {"trace_steps", "", "3"}}).find("trace_steps"),
             std::string::npos);
   EXPECT_NE(message({{"job", "a", "x"}, {"data", "", "y"}}).find("'data'"), std::string::npos);
+  EXPECT_NE(message({{"job", "a", "x"}, {"pp", "", "0"}}).find("'pp'"), std::string::npos);
   EXPECT_NE(message({{"job", "a", "x"}, {"colour", "", "red"}}).find("colour"), std::string::npos);
 }
 

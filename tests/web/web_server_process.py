@@ -65,7 +65,7 @@ class ServeProcess:
         with urllib.request.urlopen(request, timeout=60) as response:
             return json.load(response)
 
-    def submit(self, job_path, steps=None, trace=False, trace_steps=None):
+    def submit(self, job_path, steps=None, trace=False, trace_steps=None, pp=None):
         """Posts the job file as the jobs page's form does; the answer's job."""
         boundary = uuid.uuid4().hex
         parts = []
@@ -80,6 +80,8 @@ class ServeProcess:
         field("job", open(job_path, "rb").read(), os.path.basename(job_path))
         if steps:
             field("steps", str(steps).encode())
+        if pp:
+            field("pp", str(pp).encode())
         if trace:
             field("trace", b"1")
         if trace_steps:

@@ -103,7 +103,8 @@ def finished_jobs_loss_curve_has_one_point_per_step(browser, server, compare_id,
 
 
 def timeline_renders_the_demo_trace_and_a_click_shows_the_actor(browser, server, shots):
-    job = server.submit(CHARLM_JOB, steps=4, trace=True, trace_steps="1:4")
+    # The demo's job in two pipeline stages, one per device: two rows and flows between them.
+    job = server.submit(CHARLM_JOB, steps=4, trace=True, trace_steps="1:4", pp=2)
     finished = server.wait_for_state(job["job_id"], ("succeeded", "failed"), timeout=300)
     check(finished["state"] == "succeeded", "charlm failed: %s" % finished["error"])
     job_id = job["job_id"]
@@ -114,6 +115,8 @@ def timeline_renders_the_demo_trace_and_a_click_shows_the_actor(browser, server,
     firings = browser.evaluate("timelinePage.data.firings.actor.length")
     rows = browser.evaluate("timelinePage.p.rows.length")
     check(firings > 100, "only %d firings drawn" % firings)
+    devices = browser.evaluate("new Set(timelinePage.data.actors.map((a) => a.device)).size")
+    check(devices == 2 and rows >= 2, "%d rows on %d devices; the 2 stages run on 2" % (rows, devices))
     # A compute firing in the middle, zoomed to be wide on screen, clicked like a user would.
     index = browser.evaluate("""(() => {
         const d = timelinePage.data, f = d.firings, n = f.actor.length;
@@ -131,8 +134,7 @@ def timeline_renders_the_demo_trace_and_a_click_shows_the_actor(browser, server,
     check(shown == actor, "clicked a firing of %s, the page shows %s" % (actor, shown))
     check(browser.evaluate("timelinePage.selected") == index, "the selection is not the firing clicked")
     if shots:
-        browser.evaluate("(() => { const v = timelinePage.view, f = timelinePage.data.firings, i = %d;"
-                         " const s = (f.end[i] - f.start[i]) * 60; timelinePage.zoomTo(f.start[i] - s, f.end[i] + s); })()" % index)
+        browser.evaluate("timelinePage.fit()")
         browser.screenshot(os.path.join(shots, "timeline.png"))
     print("ok: the timeline of %s drew %d firings on %d rows; a click showed actor %s" % (job_id, firings, rows, actor))
     return job_id

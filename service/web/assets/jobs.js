@@ -69,7 +69,9 @@
       const path = named.find((p) => p === file.name || p.endsWith('/' + file.name)) || file.name;
       data.append('data', file, path);
     }
-    if (form.elements.steps.value) data.append('steps', form.elements.steps.value);
+    for (const name of ['steps', 'pp', 'dp']) {
+      if (form.elements[name].value) data.append(name, form.elements[name].value);
+    }
     if (form.elements.trace.checked) data.append('trace', '1');
     if (form.elements.trace_steps.value) data.append('trace_steps', form.elements.trace_steps.value);
     result.className = 'muted';

@@ -123,7 +123,12 @@
     g.clearRect(0, AXIS - 4, LABEL, p.height);
     g.fillStyle = '#1d2430'; g.textAlign = 'left'; g.textBaseline = 'middle';
     for (const row of p.rows) g.fillText(row.label, 6, row.y + row.height / 2);
-    if (page.selected >= 0) drawSelection(g);
+    if (page.selected >= 0) {
+      g.save();
+      g.beginPath(); g.rect(LABEL, AXIS - 4, plotWidth, p.height); g.clip();
+      drawSelection(g);
+      g.restore();
+    }
     page.renderMs = performance.now() - began;
   }
 
@@ -297,5 +302,6 @@
     return {x: box.left + (c.x0 + c.x1) / 2, y: box.top + c.y};
   };
   page.zoomTo = (t0, t1) => { page.view = {t0, t1}; draw(); };
+  page.fit = fit;
   load(param('job'), param('steps'));
 })();
