@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/thread_name.h"
 #include "service/web/web_json.h"
 
 namespace softwire {
@@ -99,6 +100,7 @@ std::string JobsFeed::Snapshot() const {
 }
 
 void JobsFeed::Poll() {
+  NameCurrentThread("sw:web/jobs");
   std::unique_lock<std::mutex> lock(mutex_);
   while (!stopping_) {
     changed_.wait(lock, [this] { return stopping_ || readers_ > 0; });

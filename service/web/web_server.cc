@@ -7,6 +7,7 @@
 #include <chrono>
 
 #include "base/file.h"
+#include "base/thread_name.h"
 #include "service/web/api_routes.h"
 #include "service/web/web_access.h"
 #include "service/web/web_assets.h"
@@ -15,8 +16,13 @@ namespace softwire {
 namespace service {
 namespace {
 
-// Threads beside the feeds: for pages, JSON and submissions.
-constexpr int kRequestThreads = 8;
+// Threads beside the feeds: for pages, JSON and submissions. httplib gives a connection a
+// thread while it lives, so idle keep-alive connections (a browser holds up to six per server)
+// are let go after kKeepAliveSeconds.
+constexpr int kRequestThreads = 16;
+constexpr int kKeepAliveSeconds = 2;
+// The name of every thread that serves a request (base/thread_name.h).
+constexpr char kWebThreadName[] = "sw:web";
 
 // Loads a PEM certificate chain and key into `context`; false when either does not parse or
 // they do not match.
@@ -118,11 +124,15 @@ StatusOr<std::unique_ptr<WebServer>> WebServer::Start(JobManager* jobs, WebServe
   const JobLimits& limits = jobs->options().limits;
   server.set_payload_max_length(
       static_cast<size_t>(limits.max_job_bytes + limits.max_upload_bytes + (1 << 20)));
-  server.set_keep_alive_timeout(30);
+  server.set_keep_alive_timeout(kKeepAliveSeconds);
 
   const std::string token = options.token;
   server.set_pre_routing_handler(
       [token](const httplib::Request& request, httplib::Response& response) {
+        // httplib's pool threads say what they are (top -H; bench/web measures their CPU).
+        thread_local bool named = false;
+        if (!named) NameCurrentThread(kWebThreadName);
+        named = true;
         AccessRequest access{request.path, request.method, request.get_header_value("Host"),
                              request.get_header_value("Authorization"),
                              request.get_header_value(kRequestHeader)};

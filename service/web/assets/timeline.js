@@ -249,6 +249,7 @@
       fit();
       page.loadMs = {fetch: fetched - began, total: performance.now() - began};
       status.textContent = data.firings.actor.length + ' firings, drawn in ' + page.renderMs.toFixed(0) + ' ms';
+      page.readyAt = performance.now();  // Since navigation: the first render's time.
       page.ready = true;
     } catch (error) {
       status.textContent = error.message;
