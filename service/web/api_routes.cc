@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/thread_name.h"
 #include "service/web/job_form.h"
 #include "service/web/timeline_json.h"
 #include "service/web/web_json.h"
@@ -78,7 +79,28 @@ std::vector<FormPart> FormParts(const httplib::Request& request) {
 }  // namespace
 
 ApiRoutes::ApiRoutes(JobManager* jobs, const std::atomic<bool>* stopping, int max_streams)
-    : jobs_(jobs), stopping_(stopping), max_streams_(max_streams), jobs_feed_(jobs) {}
+    : jobs_(jobs),
+      stopping_(stopping),
+      max_streams_(max_streams),
+      jobs_feed_(jobs),
+      warmer_([this] { WarmTimelines(); }) {}
+
+ApiRoutes::~ApiRoutes() {
+  warmer_.join();
+}
+
+void ApiRoutes::WarmTimelines() {
+  NameCurrentThread("sw:web/warm");
+  std::string warmed;  // The newest succeeded job looked at.
+  while (!*stopping_) {
+    std::this_thread::sleep_for(kStreamPoll);
+    const std::vector<proto::JobInfo> newest = jobs_->ListJobs({proto::JOB_STATE_SUCCEEDED}, 1);
+    if (newest.empty() || newest[0].job_id() == warmed) continue;
+    warmed = newest[0].job_id();
+    StatusOr<std::string> timeline = Timeline(warmed, "");  // NotFound without a trace.
+    (void)timeline;
+  }
+}
 
 bool ApiRoutes::ClaimStream() {
   if (open_streams_.fetch_add(1) < max_streams_) return true;
@@ -93,13 +115,28 @@ void ApiRoutes::ReleaseStream() {
 StatusOr<std::string> ApiRoutes::Timeline(const std::string& job_id, const std::string& steps) {
   const std::string key = job_id + " " + steps;
   {
-    std::lock_guard<std::mutex> lock(timeline_mutex_);
+    std::unique_lock<std::mutex> lock(timeline_mutex_);
+    // One build per timeline: a page that asks while the warmer builds it waits for it.
+    timeline_built_.wait(lock, [&] { return building_.count(key) == 0; });
     for (auto it = timeline_cache_.begin(); it != timeline_cache_.end(); ++it) {
       if (it->first != key) continue;
       timeline_cache_.splice(timeline_cache_.begin(), timeline_cache_, it);
       return it->second;
     }
+    building_.insert(key);
   }
+  StatusOr<std::string> built = BuildTimeline(job_id, steps);
+  std::lock_guard<std::mutex> lock(timeline_mutex_);
+  building_.erase(key);
+  timeline_built_.notify_all();
+  if (!built.ok()) return built.status();
+  timeline_cache_.emplace_front(key, *built);
+  if (timeline_cache_.size() > kTimelineCacheSize) timeline_cache_.pop_back();
+  return built;
+}
+
+StatusOr<std::string> ApiRoutes::BuildTimeline(const std::string& job_id,
+                                               const std::string& steps) {
   SOFTWIRE_ASSIGN_OR_RETURN(TimelineSteps window, ParseTimelineSteps(steps));
   SOFTWIRE_ASSIGN_OR_RETURN(StoredResults results, jobs_->GetResults(job_id));
   if (results.trace_path.empty()) {
@@ -108,11 +145,7 @@ StatusOr<std::string> ApiRoutes::Timeline(const std::string& job_id, const std::
                          "--trace)");
   }
   SOFTWIRE_ASSIGN_OR_RETURN(trace::TraceModel model, trace::ReadChromeTrace(results.trace_path));
-  std::string json = TimelineJson(model, trace::Summarize(model), window).dump();
-  std::lock_guard<std::mutex> lock(timeline_mutex_);
-  timeline_cache_.emplace_front(key, json);
-  if (timeline_cache_.size() > kTimelineCacheSize) timeline_cache_.pop_back();
-  return json;
+  return TimelineJson(model, trace::Summarize(model), window).dump();
 }
 
 void ApiRoutes::Install(httplib::Server* server) {
