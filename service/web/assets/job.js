@@ -75,14 +75,39 @@
       ['devices', (info.devices || []).join(', ') || '–'],
       ['error', info.error ? element('span', {class: 'error'}, info.error) : '–'],
       ['trace', element('a', {href: 'timeline.html?job=' + jobId}, 'timeline')]]);
-    if (info.plan) showPlan(info.plan);
+    if (info.plan) showPlan(info.plan, info.state === 'running' ? await memoryInUse(info) : null);
+    if (!page.summaryShown && (info.state === 'succeeded' || info.state === 'failed' || info.state === 'cancelled')) {
+      page.summaryShown = true;
+      showTraceSummary();
+    }
     document.getElementById('diagnosis-panel').style.display = info.state === 'running' ? '' : 'none';
   }
 
-  function showPlan(plan) {
+  // Bytes in use on each of the job's devices now ({device: bytes}).
+  async function memoryInUse(info) {
+    const inUse = {};
+    try {
+      for (const d of (await json('/api/devices')).devices) if (d.job_id === info.job_id) inUse[d.device] = d.allocated_bytes;
+    } catch (error) { /* shown as planned only */ }
+    return inUse;
+  }
+
+  // The trace summary's text (utilization, critical path, bubble) when the job was traced.
+  async function showTraceSummary() {
+    const response = await softwire.request('/api/jobs/' + jobId + '/trace/summary');
+    if (!response.ok) return;
+    const panel = document.getElementById('trace-summary');
+    panel.style.display = '';
+    panel.querySelector('pre').textContent = await response.text();
+  }
+
+  function showPlan(plan, inUse) {
     const kinds = Object.entries(plan.actors_by_kind).sort((a, b) => b[1] - a[1]).map(([k, n]) => k + ' ' + n).join(', ');
-    const devices = element('div', {}, plan.devices.map((d) => element('div', {class: 'mono'},
-      d.device + ': ' + formatBytes(d.planned_bytes) + ' planned (' + formatBytes(d.register_bytes) + ' registers)')));
+    // The plan names the first K devices; the job runs on info.devices in the same order.
+    const running = (page.info && page.info.devices) || [];
+    const devices = element('div', {}, plan.devices.map((d, k) => element('div', {class: 'mono'},
+      d.device + ': ' + formatBytes(d.planned_bytes) + ' planned (' + formatBytes(d.register_bytes) + ' registers)' +
+      (inUse && running[k] in inUse ? ', ' + formatBytes(inUse[running[k]]) + ' in use on ' + running[k] : ''))));
     const p = plan.parallel || {};
     kv(document.getElementById('plan'), [
       ['actors', plan.actors + ' (' + kinds + ')'],
