@@ -18,8 +18,9 @@
 // form of at most the JobManager's job and upload limits plus 1 MiB (413 past it).
 //
 // Ownership and threading: borrows the JobManager, which must outlive it. Requests run on a
-// pool of the server's own threads. The destructor ends every feed within 200 ms and returns
-// once every request has ended.
+// pool of the server's own threads (named sw:web). The destructor ends every feed within 200 ms
+// and returns once every request has ended and the background timeline build, if one runs
+// (api_routes.h), is done: seconds for a trace of 100,000 firings.
 #ifndef SOFTWIRE_SERVICE_WEB_WEB_SERVER_H_
 #define SOFTWIRE_SERVICE_WEB_WEB_SERVER_H_
 

@@ -1,8 +1,8 @@
 // WebServer on a free loopback port over a real JobManager (cpu devices, a temporary state
 // directory), asked with httplib's client: the pages and JSON, a job submitted as the jobs
 // page's form sends it, its event feed resumed from Last-Event-ID with no gap and no repeat,
-// cancel, its timeline, and the refusals: without the token, a foreign Host, a POST without the
-// page's header, a wide address without TLS.
+// its timeline, live diagnosis and cancel of a running job, and the refusals: without the token, a
+// foreign Host, a POST without the page's header, a wide address without TLS.
 #include "service/web/web_server.h"
 
 #include <gtest/gtest.h>
@@ -201,6 +201,39 @@ TEST_F(WebServerTest, ErrorsNameTheFaultWithTheirHttpStatus) {
   ASSERT_TRUE(cancelled);
   EXPECT_EQ(cancelled->status, 200);
   EXPECT_EQ(nlohmann::json::parse(cancelled->body)["state"], "succeeded");
+}
+
+TEST_F(WebServerTest, DiagnosesARunningJobAndCancelsIt) {
+  StartWeb();
+  httplib::Client client = Client();
+  httplib::MultipartFormDataItems form = {{"job", kTinyJob, "tiny.pbtxt", ""},
+                                          {"steps", "100000000", "", ""}};
+  httplib::Result submitted = client.Post("/api/jobs", {{"X-Softwire-Request", "1"}}, form);
+  ASSERT_TRUE(submitted);
+  ASSERT_EQ(submitted->status, 201) << submitted->body;
+  const std::string job_id = nlohmann::json::parse(submitted->body)["job"]["job_id"];
+  const std::string path = "/api/jobs/" + job_id;
+  // Queued, compiled, then running with its actors started: asked until it answers.
+  httplib::Result diagnosis = client.Get(path + "/diagnosis");
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (diagnosis && diagnosis->status == 409 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    diagnosis = client.Get(path + "/diagnosis");
+  }
+  ASSERT_TRUE(diagnosis);
+  ASSERT_EQ(diagnosis->status, 200) << diagnosis->body;
+  const nlohmann::json waits = nlohmann::json::parse(diagnosis->body);
+  EXPECT_GT(waits["actors"].get<int64_t>(), 0);
+  EXPECT_FALSE(waits["waits"].empty());
+  EXPECT_FALSE(waits["waits"][0]["name"].get<std::string>().empty());
+
+  httplib::Result cancelled = client.Post(path + "/cancel", {{"X-Softwire-Request", "1"}}, "", "");
+  ASSERT_TRUE(cancelled);
+  ASSERT_EQ(cancelled->status, 200) << cancelled->body;
+  EXPECT_EQ(nlohmann::json::parse(cancelled->body)["state"], "cancelled");
+  httplib::Result after = client.Get(path + "/diagnosis");
+  EXPECT_EQ(after->status, 409) << after->body;         // FAILED_PRECONDITION: not running
+  EXPECT_EQ(client.Get(path + "/trace")->status, 404);  // Not traced.
 }
 
 TEST_F(WebServerTest, RefusesRequestsWithoutTheTokenAForeignHostOrThePagesHeader) {
