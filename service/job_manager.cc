@@ -12,6 +12,7 @@
 #include "base/file.h"
 #include "base/mutex.h"
 #include "base/thread_affinity.h"
+#include "base/thread_name.h"
 #include "placement/cluster_spec.h"
 #include "plan/device_assignment.h"
 #include "plan/labels.h"
@@ -454,7 +455,12 @@ void JobManager::Impl::StartJobLocked(ManagedJob* job, const std::vector<int>& d
   job->execution = std::shared_ptr<JobExecution>(
       new JobExecution(runtime_.get(), std::move(spec), listener.get()),
       [listener](JobExecution* execution) { delete execution; });
-  threads_[id] = std::thread(&Impl::RunJob, this, job, job->execution);
+  // Named for the job ("sw:job-7"): it would otherwise carry the name of whichever thread
+  // submitted it (gRPC's, the web view's), and top -H or a CPU count per component would lie.
+  threads_[id] = std::thread([this, job, execution = job->execution, name = "sw:" + id] {
+    NameCurrentThread(name);
+    RunJob(job, execution);
+  });
 }
 
 void JobManager::Impl::RunJob(ManagedJob* job, std::shared_ptr<JobExecution> execution) {
