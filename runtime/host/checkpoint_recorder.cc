@@ -111,6 +111,11 @@ void CheckpointRecorder::WriteLoop() {
     writing_ = false;
     if (saved.ok()) {
       ++saved_;
+      if (options_.on_saved) {
+        lock.Unlock();
+        options_.on_saved(state.step, CheckpointFolder(options_.directory, state.step));
+        lock.Lock();
+      }
     } else if (first_error_.ok()) {
       first_error_ = saved.WithContext("checkpoint of step " + std::to_string(state.step));
     }

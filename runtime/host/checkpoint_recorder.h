@@ -27,6 +27,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -45,6 +46,9 @@ struct CheckpointOptions {
   std::string directory;  // Made when missing.
   int64_t every = 0;      // Steps between checkpoints; 0: none.
   int keep = 3;           // The latest checkpoints kept.
+  // Told about each checkpoint once it is on disk (steps done, its folder), from the writer
+  // thread. May be empty.
+  std::function<void(int64_t step, const std::string& folder)> on_saved;
 };
 
 class CheckpointRecorder {
