@@ -7,12 +7,13 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <nlohmann/json.hpp>
 #include <system_error>
 #include <vector>
 
 #include "base/file.h"
 #include "base/npy.h"
+#include "proto/checkpoint.pb.h"
+#include "proto/text_format.h"
 #include "runtime/host/plan_variables.h"
 
 namespace softwire {
@@ -24,7 +25,7 @@ namespace fs = std::filesystem;
 constexpr int kFormat = 1;
 constexpr char kStepPrefix[] = "step-";
 constexpr char kPartialPrefix[] = ".partial-";
-constexpr char kMetadata[] = "checkpoint.json";
+constexpr char kManifest[] = "checkpoint.pbtxt";
 
 // Flushes a file or folder to the disk.
 Status Sync(const std::string& path) {
@@ -51,34 +52,32 @@ StatusOr<std::vector<std::string>> WriteArrays(const std::string& folder,
   return names;
 }
 
+template <typename Names>
 StatusOr<std::map<std::string, NpyArray>> ReadArrays(const std::string& folder,
-                                                     const nlohmann::json& names) {
+                                                     const Names& names) {
   std::map<std::string, NpyArray> arrays;
-  if (!names.is_array()) return InvalidArgumentError("a list of names is not a list");
-  for (const nlohmann::json& name : names) {
-    if (!name.is_string()) return InvalidArgumentError("a name is not a string");
-    SOFTWIRE_ASSIGN_OR_RETURN(std::string path, VariableFilePath(folder, name.get<std::string>()));
-    SOFTWIRE_ASSIGN_OR_RETURN(arrays[name.get<std::string>()], ReadNpy(path));
+  for (const std::string& name : names) {
+    SOFTWIRE_ASSIGN_OR_RETURN(std::string path, VariableFilePath(folder, name));
+    SOFTWIRE_ASSIGN_OR_RETURN(arrays[name], ReadNpy(path));
   }
   return arrays;
 }
 
 StatusOr<TrainingState> ReadFolder(const std::string& folder) {
-  SOFTWIRE_ASSIGN_OR_RETURN(std::string text, ReadFile(folder + "/" + kMetadata));
-  nlohmann::json metadata = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (metadata.is_discarded() || !metadata.is_object()) {
-    return InvalidArgumentError(std::string(kMetadata) + " is not a JSON object");
-  }
-  if (metadata.value("format", 0) != kFormat || !metadata["step"].is_number_integer()) {
-    return InvalidArgumentError(std::string(kMetadata) + " is not of format " +
-                                std::to_string(kFormat) + " or has no step");
+  SOFTWIRE_ASSIGN_OR_RETURN(std::string text, ReadFile(folder + "/" + kManifest));
+  proto::CheckpointManifest manifest;
+  SOFTWIRE_RETURN_IF_ERROR(proto::ParseTextFormat(text, kManifest, &manifest));
+  if (manifest.format() != kFormat) {
+    return InvalidArgumentError(std::string(kManifest) + " is of format " +
+                                std::to_string(manifest.format()) + ", not " +
+                                std::to_string(kFormat));
   }
   TrainingState state;
-  state.step = metadata["step"].get<int64_t>();
+  state.step = manifest.step();
   SOFTWIRE_ASSIGN_OR_RETURN(state.variables,
-                            ReadArrays(folder + "/variables", metadata["variables"]));
+                            ReadArrays(folder + "/variables", manifest.variable()));
   SOFTWIRE_ASSIGN_OR_RETURN(state.optimizer_state,
-                            ReadArrays(folder + "/optimizer", metadata["optimizer_state"]));
+                            ReadArrays(folder + "/optimizer", manifest.optimizer_state()));
   return state;
 }
 
@@ -118,13 +117,15 @@ Status SaveCheckpoint(const std::string& directory, const std::string& job,
                             WriteArrays(partial + "/variables", state.variables));
   SOFTWIRE_ASSIGN_OR_RETURN(std::vector<std::string> optimizer,
                             WriteArrays(partial + "/optimizer", state.optimizer_state));
-  nlohmann::json metadata = {{"format", kFormat},
-                             {"step", state.step},
-                             {"job", job},
-                             {"variables", variables},
-                             {"optimizer_state", optimizer}};
-  SOFTWIRE_RETURN_IF_ERROR(WriteFileAtomically(partial + "/" + kMetadata, metadata.dump(2) + "\n"));
-  SOFTWIRE_RETURN_IF_ERROR(Sync(partial + "/" + kMetadata));
+  proto::CheckpointManifest manifest;
+  manifest.set_format(kFormat);
+  manifest.set_step(state.step);
+  manifest.set_job(job);
+  for (const std::string& name : variables) manifest.add_variable(name);
+  for (const std::string& name : optimizer) manifest.add_optimizer_state(name);
+  SOFTWIRE_RETURN_IF_ERROR(
+      WriteFileAtomically(partial + "/" + kManifest, proto::ToTextFormat(manifest)));
+  SOFTWIRE_RETURN_IF_ERROR(Sync(partial + "/" + kManifest));
   for (const char* sub : {"/variables", "/optimizer", ""}) {
     SOFTWIRE_RETURN_IF_ERROR(Sync(partial + sub));
   }

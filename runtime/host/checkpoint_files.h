@@ -1,7 +1,7 @@
 // Checkpoint files: a TrainingState (training_state.h) saved in a folder of its own under a
 // checkpoint directory, whole or not at all, and the latest whole one found again.
 //
-//   DIR/step-00000100/checkpoint.json     {"format": 1, "step": 100, "job": ..., names}
+//   DIR/step-00000100/checkpoint.pbtxt    proto::CheckpointManifest: format, step, job, names
 //   DIR/step-00000100/variables/w1.npy    every variable, logical shape
 //   DIR/step-00000100/optimizer/w1.npy    float32 [k, logical dims...] (training_state.h)
 //
