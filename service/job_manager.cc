@@ -124,6 +124,7 @@ class JobManager::Impl {
   void RunJob(ManagedJob* job, std::shared_ptr<JobExecution> execution) EXCLUDES(mutex_);
   void EndJobLocked(ManagedJob* job, proto::JobEvent terminal) REQUIRES(mutex_);
   void OnStep(ManagedJob* job, const proto::StepMetrics& step) EXCLUDES(mutex_);
+  void OnCheckpoint(ManagedJob* job, int64_t step, const std::string& folder) EXCLUDES(mutex_);
   void WriteRecordLocked(ManagedJob* job) REQUIRES(mutex_);
   void DropOldJobsLocked() REQUIRES(mutex_);
   // Joins the threads of jobs that ended.
@@ -157,6 +158,9 @@ class JobManager::Impl::Listener final : public JobExecutionListener {
   Listener(Impl* impl, ManagedJob* job) : impl_(impl), job_(job) {}
   void OnJobStarted() override {}
   void OnJobStep(const proto::StepMetrics& step) override { impl_->OnStep(job_, step); }
+  void OnJobCheckpoint(int64_t step, const std::string& folder) override {
+    impl_->OnCheckpoint(job_, step, folder);
+  }
 
  private:
   Impl* const impl_;
@@ -499,6 +503,14 @@ void JobManager::Impl::EndJobLocked(ManagedJob* job, proto::JobEvent terminal) {
   WriteRecordLocked(job);
   changed_.NotifyAll();
   DropOldJobsLocked();
+}
+
+void JobManager::Impl::OnCheckpoint(ManagedJob* job, int64_t step, const std::string& folder) {
+  proto::JobEvent event;
+  event.mutable_checkpoint()->set_step(step);
+  event.mutable_checkpoint()->set_path(folder);
+  StatusOr<proto::JobEvent> appended = job->events->Append(std::move(event));
+  if (!appended.ok()) LOG(WARNING) << "checkpoint of step " << step << ": " << appended.status();
 }
 
 void JobManager::Impl::OnStep(ManagedJob* job, const proto::StepMetrics& step) {
