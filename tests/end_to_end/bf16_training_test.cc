@@ -1,7 +1,7 @@
 // Mixed precision end to end (docs/PRECISION.md): bf16 plans of the example MLP,
-// transformer and CNN (bf16 convolutions) against the double-precision reference running the same plan (which rounds to
-// bfloat16 exactly where the plan casts), and the MLP bench job and the transformer trained in
-// bf16 against their float32 losses.
+// transformer and CNN (bf16 convolutions) against the double-precision reference running the same
+// plan (which rounds to bfloat16 exactly where the plan casts), and the MLP bench job and the
+// transformer trained in bf16 against their float32 losses.
 //
 // Tolerances, and why they are fair:
 // - Engine against reference, same bf16 plan. The reference computes in double and rounds at

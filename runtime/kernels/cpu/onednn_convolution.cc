@@ -25,15 +25,27 @@ using Tag = memory::format_tag;
 // Lanes the batch is cut into: enough for the device threads of these machines.
 constexpr int64_t kMaxLanes = 4;
 
+// One operand of a lane: `user` points at the slot (plain NCHW / OIHW), `internal` is what
+// the primitive reads or writes. Where oneDNN chose another layout (its blocked formats, which
+// its fastest kernels need) `internal` lives in `bytes` and `reorder` converts on the way in
+// (inputs) or out (the output); else both are the same memory object.
+struct Operand {
+  memory user;
+  memory internal;
+  std::vector<uint8_t> bytes;
+  dnnl::primitive reorder;
+  bool reordered = false;
+};
+
 // One lane: images [begin, begin + count) of the batch, with everything its execution needs.
 struct Lane {
   int64_t begin = 0;
   int64_t count = 0;
   dnnl::primitive primitive;
-  memory a;
-  memory b;
+  Operand a;
+  Operand b;
   memory bias;
-  memory out;
+  Operand out;
   memory scratchpad;
   std::vector<uint8_t> scratchpad_bytes;
   std::vector<float> partial;  // Backward weights, lanes after the first: their dw.
@@ -117,16 +129,21 @@ class Convolution final : public OneDnnConvolution {
                                                              : memory::data_type::f32;
   }
 
-  // x, y ([count, ...]) and w descriptors, the weights grouped ([G, O / G, C / G, KH, KW]).
-  memory::desc Images(const Shape& shape, int64_t count, memory::data_type type) const {
-    return memory::desc({count, shape.dim(1), shape.dim(2), shape.dim(3)}, type, Tag::nchw);
+  // x, y ([count, ...]) and w descriptors, the weights grouped ([G, O / G, C / G, KH, KW]):
+  // plain (the slots' layout), or `any` for the primitive to choose.
+  memory::desc Images(const Shape& shape, int64_t count, memory::data_type type,
+                      bool any = true) const {
+    return memory::desc({count, shape.dim(1), shape.dim(2), shape.dim(3)}, type,
+                        any ? Tag::any : Tag::nchw);
   }
-  memory::desc Weights(memory::data_type type) const {
+  memory::desc Weights(memory::data_type type, bool any = true) const {
     const Shape& w = shape_.w;
-    if (shape_.groups == 1)
-      return memory::desc({w.dim(0), w.dim(1), w.dim(2), w.dim(3)}, type, Tag::oihw);
+    if (shape_.groups == 1) {
+      return memory::desc({w.dim(0), w.dim(1), w.dim(2), w.dim(3)}, type,
+                          any ? Tag::any : Tag::oihw);
+    }
     return memory::desc({shape_.groups, w.dim(0) / shape_.groups, w.dim(1), w.dim(2), w.dim(3)},
-                        type, Tag::goihw);
+                        type, any ? Tag::any : Tag::goihw);
   }
 
   dnnl::primitive_desc Describe(int64_t count) const {
@@ -170,36 +187,61 @@ class Convolution final : public OneDnnConvolution {
     return forward;
   }
 
+  // `internal` as the primitive wants it, `user` as the slots hold it.
+  Operand MakeOperand(const memory::desc& internal, const memory::desc& user, bool output) const {
+    Operand operand;
+    operand.user = memory(user, engine_, DNNL_MEMORY_NONE);
+    if (internal == user) {
+      operand.internal = operand.user;
+      return operand;
+    }
+    operand.bytes.resize(std::max<size_t>(1, internal.get_size()));
+    operand.internal = memory(internal, engine_, operand.bytes.data());
+    operand.reorder = output ? dnnl::reorder(operand.internal, operand.user)
+                             : dnnl::reorder(operand.user, operand.internal);
+    operand.reordered = true;
+    return operand;
+  }
+
   void MakeLane(const dnnl::primitive_desc& descriptor, Lane& lane) const {
-    const memory::desc none;
+    const memory::data_type in = InputType();
+    const memory::data_type f32 = memory::data_type::f32;
+    const int64_t count = lane.count;
+    lane.primitive = dnnl::primitive(descriptor);
     switch (pass_) {
       case ConvolutionPass::kForward:
-        lane.primitive = dnnl::primitive(descriptor);
-        lane.a = memory(descriptor.src_desc(), engine_, DNNL_MEMORY_NONE);
-        lane.b = memory(descriptor.weights_desc(), engine_, DNNL_MEMORY_NONE);
-        lane.out = memory(descriptor.dst_desc(), engine_, DNNL_MEMORY_NONE);
+        lane.a = MakeOperand(descriptor.src_desc(), Images(shape_.x, count, in, false), false);
+        lane.b = MakeOperand(descriptor.weights_desc(), Weights(in, false), false);
+        lane.out = MakeOperand(descriptor.dst_desc(), Images(shape_.y, count, f32, false), true);
         if (shape_.has_bias) {
           lane.bias =
               memory(descriptor.query_md(dnnl::query::weights_md, 1), engine_, DNNL_MEMORY_NONE);
         }
         break;
       case ConvolutionPass::kBackwardData:
-        lane.primitive = dnnl::primitive(descriptor);
-        lane.a = memory(descriptor.diff_dst_desc(), engine_, DNNL_MEMORY_NONE);
-        lane.b = memory(descriptor.weights_desc(), engine_, DNNL_MEMORY_NONE);
-        lane.out = memory(descriptor.diff_src_desc(), engine_, DNNL_MEMORY_NONE);
+        lane.a = MakeOperand(descriptor.diff_dst_desc(), Images(shape_.y, count, in, false), false);
+        lane.b = MakeOperand(descriptor.weights_desc(), Weights(in, false), false);
+        lane.out =
+            MakeOperand(descriptor.diff_src_desc(), Images(shape_.x, count, f32, false), true);
         break;
       case ConvolutionPass::kBackwardWeights:
-        lane.primitive = dnnl::primitive(descriptor);
-        lane.a = memory(descriptor.diff_dst_desc(), engine_, DNNL_MEMORY_NONE);
-        lane.b = memory(descriptor.src_desc(), engine_, DNNL_MEMORY_NONE);
-        lane.out = memory(descriptor.diff_weights_desc(), engine_, DNNL_MEMORY_NONE);
+        lane.a = MakeOperand(descriptor.diff_dst_desc(), Images(shape_.y, count, in, false), false);
+        lane.b = MakeOperand(descriptor.src_desc(), Images(shape_.x, count, in, false), false);
+        lane.out = MakeOperand(descriptor.diff_weights_desc(), Weights(f32, false), true);
         if (lane.begin > 0) lane.partial.resize(static_cast<size_t>(shape_.w.NumElements()));
         break;
     }
     lane.scratchpad_bytes.resize(std::max<size_t>(1, descriptor.scratchpad_desc().get_size()));
     lane.scratchpad = memory(descriptor.scratchpad_desc(), engine_, lane.scratchpad_bytes.data());
     lane.stream = dnnl::stream(engine_);
+  }
+
+  static void Reorder(const Operand& operand, dnnl::stream& stream, bool output) {
+    if (!operand.reordered) return;
+    dnnl_exec_arg_t arguments[] = {
+        {DNNL_ARG_FROM, (output ? operand.internal : operand.user).get()},
+        {DNNL_ARG_TO, (output ? operand.user : operand.internal).get()}};
+    dnnl_primitive_execute(operand.reorder.get(), stream.get(), 2, arguments);
   }
 
   void RunLane(Lane& lane, const void* a, const void* b, const float* bias, float* out) const {
@@ -209,40 +251,42 @@ class Convolution final : public OneDnnConvolution {
     auto offset = [&](const void* base, int64_t elements) {
       return const_cast<char*>(static_cast<const char*>(base) + elements * in_size);
     };
-    std::vector<dnnl_exec_arg_t> arguments;
+    int a_argument = DNNL_ARG_SRC, b_argument = DNNL_ARG_WEIGHTS, out_argument = DNNL_ARG_DST;
     switch (pass_) {
       case ConvolutionPass::kForward:
-        lane.a.set_data_handle(offset(a, lane.begin * x_image));
-        lane.b.set_data_handle(const_cast<void*>(b));
-        lane.out.set_data_handle(out + lane.begin * y_image);
-        arguments = {{DNNL_ARG_SRC, lane.a.get()},
-                     {DNNL_ARG_WEIGHTS, lane.b.get()},
-                     {DNNL_ARG_DST, lane.out.get()}};
-        if (shape_.has_bias) {
-          lane.bias.set_data_handle(const_cast<float*>(bias));
-          arguments.push_back({DNNL_ARG_BIAS, lane.bias.get()});
-        }
+        lane.a.user.set_data_handle(offset(a, lane.begin * x_image));
+        lane.b.user.set_data_handle(const_cast<void*>(b));
+        lane.out.user.set_data_handle(out + lane.begin * y_image);
         break;
       case ConvolutionPass::kBackwardData:
-        lane.a.set_data_handle(offset(a, lane.begin * y_image));
-        lane.b.set_data_handle(const_cast<void*>(b));
-        lane.out.set_data_handle(out + lane.begin * x_image);
-        arguments = {{DNNL_ARG_DIFF_DST, lane.a.get()},
-                     {DNNL_ARG_WEIGHTS, lane.b.get()},
-                     {DNNL_ARG_DIFF_SRC, lane.out.get()}};
+        a_argument = DNNL_ARG_DIFF_DST;
+        out_argument = DNNL_ARG_DIFF_SRC;
+        lane.a.user.set_data_handle(offset(a, lane.begin * y_image));
+        lane.b.user.set_data_handle(const_cast<void*>(b));
+        lane.out.user.set_data_handle(out + lane.begin * x_image);
         break;
       case ConvolutionPass::kBackwardWeights:
-        lane.a.set_data_handle(offset(a, lane.begin * y_image));
-        lane.b.set_data_handle(offset(b, lane.begin * x_image));
-        lane.out.set_data_handle(lane.partial.empty() ? out : lane.partial.data());
-        arguments = {{DNNL_ARG_DIFF_DST, lane.a.get()},
-                     {DNNL_ARG_SRC, lane.b.get()},
-                     {DNNL_ARG_DIFF_WEIGHTS, lane.out.get()}};
+        a_argument = DNNL_ARG_DIFF_DST;
+        b_argument = DNNL_ARG_SRC;
+        out_argument = DNNL_ARG_DIFF_WEIGHTS;
+        lane.a.user.set_data_handle(offset(a, lane.begin * y_image));
+        lane.b.user.set_data_handle(offset(b, lane.begin * x_image));
+        lane.out.user.set_data_handle(lane.partial.empty() ? out : lane.partial.data());
         break;
     }
-    arguments.push_back({DNNL_ARG_SCRATCHPAD, lane.scratchpad.get()});
-    dnnl_primitive_execute(lane.primitive.get(), lane.stream.get(),
-                           static_cast<int>(arguments.size()), arguments.data());
+    Reorder(lane.a, lane.stream, false);
+    Reorder(lane.b, lane.stream, false);
+    dnnl_exec_arg_t arguments[5] = {{a_argument, lane.a.internal.get()},
+                                    {b_argument, lane.b.internal.get()},
+                                    {out_argument, lane.out.internal.get()},
+                                    {DNNL_ARG_SCRATCHPAD, lane.scratchpad.get()}};
+    int count = 4;
+    if (shape_.has_bias) {
+      lane.bias.set_data_handle(const_cast<float*>(bias));
+      arguments[count++] = {DNNL_ARG_BIAS, lane.bias.get()};
+    }
+    dnnl_primitive_execute(lane.primitive.get(), lane.stream.get(), count, arguments);
+    Reorder(lane.out, lane.stream, true);
   }
 
   // dw = the first lane's dw plus the others', in lane order (the same sum whatever the

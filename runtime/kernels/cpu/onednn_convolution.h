@@ -8,6 +8,13 @@
 // objects, stream and user scratchpad; Run spreads the lanes over `parallel`. Backward weights
 // sums the lanes' filter gradients, kept in buffers owned by the object.
 //
+// Layouts: the slots hold NCHW images and OIHW filters (the job's layout). Each primitive is
+// created with `any` layouts so oneDNN picks its fastest kernels (its blocked formats, e.g.
+// nChw16c, with jit:avx512_core rather than gemm-based ones on plain NCHW); the lane reorders
+// its operands in and its output out, into buffers it owns. Choosing layouts across
+// convolutions so that most reorders disappear is the compiler's job (issue 18, item 3), not
+// done yet.
+//
 // Types: inputs float32, or bfloat16 (the precision policy's products) accumulated and written
 // in float32. bfloat16 runs natively where the CPU has it (base/cpu_features.h); elsewhere the
 // inputs are widened to float32 into buffers owned by the object first (exact).
