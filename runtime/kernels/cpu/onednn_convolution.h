@@ -16,8 +16,10 @@
 // done yet.
 //
 // Types: inputs float32, or bfloat16 (the precision policy's products) accumulated and written
-// in float32. bfloat16 runs natively where the CPU has it (base/cpu_features.h); elsewhere the
-// inputs are widened to float32 into buffers owned by the object first (exact).
+// in float32. bfloat16 runs natively where the CPU has it (base/cpu_features.h); elsewhere, and
+// for the backward weights of strided convolutions (oneDNN 2.6's bf16 kernel for those is
+// hundreds of times slower than float32's), the inputs are widened to float32 into buffers
+// owned by the object first (exact).
 //
 // Failure: Create returns InvalidArgument when oneDNN rejects the shape, or Unimplemented when
 // the build has no oneDNN. Run never fails.
