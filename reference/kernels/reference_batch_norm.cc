@@ -48,18 +48,32 @@ void ChannelStatistics(const ChannelLayout& layout, const std::vector<double>& x
   *rstd = 1.0 / std::sqrt(squares / layout.count() + epsilon);
 }
 
+// (x, gamma, beta[, running_mean, running_var]) -> y; use_running_statistics normalises with
+// the running statistics instead of the batch's.
 Status BatchNorm(const ReferenceKernelCall& call) {
   KernelAttributes attributes(*call.def);
   const double epsilon = attributes.Float("epsilon", 1e-5);
+  attributes.Float("momentum", 0.1);  // For the running updates.
+  const bool use_running = attributes.Bool("use_running_statistics", false);
   SOFTWIRE_RETURN_IF_ERROR(attributes.Finish());
-  SOFTWIRE_RETURN_IF_ERROR(CheckArity(call, 3, 1));
+  const bool running = call.inputs.size() == 5;
+  SOFTWIRE_RETURN_IF_ERROR(CheckArity(call, running ? 5 : 3, 1));
+  if (use_running && !running) return OpError(call, "use_running_statistics needs them");
   const ReferenceTensor& x = Input(call, 0);
-  SOFTWIRE_ASSIGN_OR_RETURN(ChannelLayout layout, ReadLayout(call, x.shape, {1, 2}));
+  SOFTWIRE_ASSIGN_OR_RETURN(
+      ChannelLayout layout,
+      ReadLayout(call, x.shape,
+                 running ? std::vector<size_t>{1, 2, 3, 4} : std::vector<size_t>{1, 2}));
   SOFTWIRE_RETURN_IF_ERROR(CheckOutputShape(call, 0, x.shape));
   std::vector<double>& y = Output(call, 0).values;
   for (int64_t c = 0; c < layout.channels; ++c) {
     double mean = 0, rstd = 0;
-    ChannelStatistics(layout, x.values, c, epsilon, &mean, &rstd);
+    if (use_running) {
+      mean = Input(call, 3).values[c];
+      rstd = 1.0 / std::sqrt(Input(call, 4).values[c] + epsilon);
+    } else {
+      ChannelStatistics(layout, x.values, c, epsilon, &mean, &rstd);
+    }
     const double gamma = Input(call, 1).values[c], beta = Input(call, 2).values[c];
     layout.ForEach(c, [&](int64_t i) { y[i] = (x.values[i] - mean) * rstd * gamma + beta; });
   }
@@ -102,11 +116,52 @@ Status BatchNormGrad(const ReferenceKernelCall& call) {
   return Status::Ok();
 }
 
+// x -> (mean, var): the batch's, var unbiased (count - 1; 0 for a count of 1).
+Status BatchNormStatistics(const ReferenceKernelCall& call) {
+  KernelAttributes attributes(*call.def);
+  SOFTWIRE_RETURN_IF_ERROR(attributes.Finish());
+  SOFTWIRE_RETURN_IF_ERROR(CheckArity(call, 1, 2));
+  const ReferenceTensor& x = Input(call, 0);
+  SOFTWIRE_ASSIGN_OR_RETURN(ChannelLayout layout, ReadLayout(call, x.shape, {}));
+  SOFTWIRE_RETURN_IF_ERROR(CheckOutputShape(call, 0, Shape({layout.channels})));
+  SOFTWIRE_RETURN_IF_ERROR(CheckOutputShape(call, 1, Shape({layout.channels})));
+  for (int64_t c = 0; c < layout.channels; ++c) {
+    double sum = 0;
+    layout.ForEach(c, [&](int64_t i) { sum += x.values[i]; });
+    const double mean = sum / layout.count();
+    double squares = 0;
+    layout.ForEach(c, [&](int64_t i) { squares += (x.values[i] - mean) * (x.values[i] - mean); });
+    Output(call, 0).values[c] = mean;
+    Output(call, 1).values[c] = layout.count() > 1 ? squares / (layout.count() - 1) : 0.0;
+  }
+  return Status::Ok();
+}
+
+// (statistic, running) -> running updated in outputs[0] (initialised to it by the caller, as
+// for the optimizers): (1 - momentum) running + momentum * scale * statistic.
+Status RunningAverageUpdate(const ReferenceKernelCall& call) {
+  KernelAttributes attributes(*call.def);
+  const double momentum = attributes.RequiredFloat("momentum");
+  const double scale = attributes.Float("scale", 1.0);
+  SOFTWIRE_RETURN_IF_ERROR(attributes.Finish());
+  SOFTWIRE_RETURN_IF_ERROR(CheckArity(call, 2, 1));
+  if (Input(call, 0).shape != Input(call, 1).shape) {
+    return OpError(call, "statistic must be shaped like running");
+  }
+  std::vector<double>& running = Output(call, 0).values;
+  for (size_t i = 0; i < running.size(); ++i) {
+    running[i] = (1 - momentum) * running[i] + momentum * scale * Input(call, 0).values[i];
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 void RegisterReferenceBatchNormKernels(ReferenceKernelTable* table) {
   table->Register("batch_norm", BatchNorm);
   table->Register("batch_norm_grad", BatchNormGrad);
+  table->Register("batch_norm_statistics", BatchNormStatistics);
+  table->Register("running_average_update", RunningAverageUpdate);
 }
 
 }  // namespace reference

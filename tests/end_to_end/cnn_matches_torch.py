@@ -11,7 +11,11 @@ summed in double by softwire): ~1e-7 relative per step, which SGD does not ampli
 steps (measured: a few 1e-7). A wrong gradient or statistic moves the loss by far more.
 
 PyTorch runs in training mode like softwire's batch_norm (batch statistics, biased variance in
-the normalisation), max pooling as softwire's. Two micro-batches per step: their gradients are
+the normalisation), max pooling as softwire's. The running statistics softwire keeps
+(running_mean1, running_var1, saved with --save) are checked against the same fold computed here
+in float64: each step, (1 - 0.1) running + 0.1 * the mean over the step's two micro-batches of
+their batch mean and unbiased variance (with one micro-batch per step this is PyTorch's own
+update; with several, PyTorch folds each in turn). Two micro-batches per step: their gradients are
 averaged, the step's loss is their mean (docs/JOB_FORMAT.md). SGD with momentum as
 torch.optim.SGD (v = m v + g; w -= lr v).
 
@@ -36,6 +40,7 @@ import softwire_random  # noqa: E402
 JOB = os.path.join(ROOT, "tests", "compiler", "jobs", "cnn.pbtxt")
 STEPS = 20
 TOLERANCE = 1e-5
+MOMENTUM = 0.1  # batch_norm's default.
 
 
 def read_job():
@@ -84,13 +89,20 @@ def torch_losses(torch):
     size = int(train["micro_batch_size"])
     pieces = int(train["micro_batches_per_step"])
     losses = []
+    running_mean = torch.zeros(p["gamma1"].shape[0], dtype=torch.float64)
+    running_var = torch.ones(p["gamma1"].shape[0], dtype=torch.float64)
     for step in range(STEPS):
         optimizer.zero_grad()
         step_loss = 0.0
+        step_mean = torch.zeros_like(running_mean)
+        step_var = torch.zeros_like(running_var)
         for k in range(pieces):
             x, labels = micro_batch(seed, classes, sample_dims, size, step * pieces + k)
             x = torch.from_numpy(x)
             h = functional.conv2d(x, p["w1"], p["b1"], padding=1)
+            with torch.no_grad():  # softwire's running statistics: the step's mean of pieces'.
+                step_mean += h.double().mean(dim=(0, 2, 3)) / pieces
+                step_var += h.double().var(dim=(0, 2, 3), unbiased=True) / pieces
             h = functional.batch_norm(h, None, None, p["gamma1"], p["beta1"], training=True,
                                       eps=1e-5)
             h = functional.max_pool2d(functional.relu(h), 2)
@@ -102,15 +114,21 @@ def torch_losses(torch):
             step_loss += loss.item() / pieces
         optimizer.step()
         losses.append(step_loss)
-    return losses
+        running_mean = (1 - MOMENTUM) * running_mean + MOMENTUM * step_mean
+        running_var = (1 - MOMENTUM) * running_var + MOMENTUM * step_var
+    return losses, {"running_mean1": running_mean.numpy(), "running_var1": running_var.numpy()}
 
 
-def softwire_losses(binary):
+def softwire_run(binary):
+    """Per-step losses and the running statistics after the last step."""
     with tempfile.TemporaryDirectory() as directory:
         metrics = os.path.join(directory, "metrics.json")
-        subprocess.run([binary, "run", JOB, "--steps", str(STEPS), "--metrics-out", metrics],
-                       check=True, stdout=subprocess.DEVNULL, timeout=120)
-        return [loss for _, loss in softwire_metrics.read_losses(metrics)]
+        saved = os.path.join(directory, "variables")
+        subprocess.run([binary, "run", JOB, "--steps", str(STEPS), "--metrics-out", metrics,
+                        "--save", saved], check=True, stdout=subprocess.DEVNULL, timeout=120)
+        statistics = {name: np.load(os.path.join(saved, name + ".npy"))
+                      for name in ("running_mean1", "running_var1")}
+        return [loss for _, loss in softwire_metrics.read_losses(metrics)], statistics
 
 
 def main():
@@ -123,8 +141,8 @@ def main():
         print("PyTorch is not installed (scripts/install-deps --with-peers): skipped")
         return 77
     torch.set_num_threads(1)
-    expected = torch_losses(torch)
-    actual = softwire_losses(arguments.softwire)
+    expected, expected_statistics = torch_losses(torch)
+    actual, statistics = softwire_run(arguments.softwire)
     if len(actual) != STEPS:
         print(f"softwire reported {len(actual)} steps, expected {STEPS}")
         return 1
@@ -136,6 +154,15 @@ def main():
         if relative > TOLERANCE:
             failed = True
             print(f"step {step}: softwire {mine:.9f}, PyTorch {theirs:.9f}, relative {relative:.2e}")
+    for name, value in statistics.items():
+        # Statistics of activations that match to ~1e-7 relative, folded in float32: 1e-5
+        # relative plus 1e-6 absolute (running means are near 0, ~1e-3).
+        expected_value = expected_statistics[name]
+        difference = np.max(np.abs(value - expected_value))
+        print(f"{name}: worst absolute difference {difference:.2e}")
+        if not np.all(np.abs(value - expected_value) <= 1e-6 + TOLERANCE * np.abs(expected_value)):
+            failed = True
+            print(f"{name}: softwire {value}, expected {expected_statistics[name]}")
     print(f"{STEPS} steps, worst relative difference {worst:.2e} (tolerance {TOLERANCE:.0e}); "
           f"losses {expected[0]:.6f} -> {expected[-1]:.6f}")
     return 1 if failed else 0

@@ -157,6 +157,28 @@ TEST(BatchNormKernels, BatchNormAndItsGradientMatchTheReference) {
   }
 }
 
+TEST(BatchNormKernels, RunningStatisticsMatchTheReference) {
+  uint64_t seed = 90;
+  for (const Shape& shape : {Shape({3, 4, 5, 2}), Shape({1, 2, 1, 1}), Shape({6, 3})}) {
+    SCOPED_TRACE(shape.ToString());
+    const Shape channels({shape.dim(1)});
+    HostTensor x = RandomFloats(shape, ++seed);
+    // Batch mean and unbiased variance, sums in double, rounded once.
+    ExpectCpuMatchesReferenceOnEveryRunner({"batch_norm_statistics", {}, {x}, {channels, channels}},
+                                           Tolerance{4 * kFloatEpsilon, 1e-7, 0});
+    HostTensor running_var = RandomFloats(channels, ++seed);
+    for (float& value : running_var.floats) value = value * value + 0.5f;
+    // Evaluation: y from the running statistics, a few roundings of |xhat gamma| < 20.
+    ExpectCpuMatchesReferenceOnEveryRunner(
+        {"batch_norm",
+         {BoolAttribute("use_running_statistics", true)},
+         {x, RandomFloats(channels, ++seed), RandomFloats(channels, ++seed),
+          RandomFloats(channels, ++seed), running_var},
+         {shape}},
+        Tolerance{4 * kFloatEpsilon, 20 * 8 * kFloatEpsilon, 0});
+  }
+}
+
 }  // namespace
 }  // namespace kernel_tests
 }  // namespace softwire

@@ -29,6 +29,10 @@ StatusOr<ChannelLayout> ReadChannelLayout(const proto::KernelDef& def, int x_inp
   KernelAttributes attributes(def);
   ChannelLayout layout;
   layout.epsilon = static_cast<float>(attributes.Float("epsilon", 1e-5));
+  if (def.op_type() == "batch_norm") {  // Checked by the kernel itself.
+    attributes.Float("momentum", 0.1);
+    attributes.Bool("use_running_statistics", false);
+  }
   SOFTWIRE_RETURN_IF_ERROR(attributes.Finish());
   const Shape x = ShapeOf(def.input(x_input));
   if (x.rank() < 2 || x.NumElements() == 0) {
@@ -70,28 +74,47 @@ int64_t MinChannels(const ChannelLayout& layout, int64_t work_per_element) {
   return MinChunkFor(work_per_element * layout.batch * layout.spatial);
 }
 
+// (x, gamma, beta[, running_mean, running_var]) -> y; with use_running_statistics the running
+// statistics replace the batch's.
 class BatchNormKernel final : public Kernel {
  public:
   static StatusOr<std::unique_ptr<Kernel>> Create(const KernelSetup& setup) {
     const proto::KernelDef& def = setup.actor->kernel();
     const DType f32 = DType::kFloat32;
+    const bool running = def.input_size() == 5;
     SOFTWIRE_RETURN_IF_ERROR(
-        CheckSignature(def, {"x", "gamma", "beta"}, {f32, f32, f32}, {"y"}, {f32}));
-    SOFTWIRE_ASSIGN_OR_RETURN(ChannelLayout layout, ReadChannelLayout(def, 0, {1, 2}));
+        running ? CheckSignature(def, {"x", "gamma", "beta", "running_mean", "running_var"},
+                                 {f32, f32, f32, f32, f32}, {"y"}, {f32})
+                : CheckSignature(def, {"x", "gamma", "beta"}, {f32, f32, f32}, {"y"}, {f32}));
+    KernelAttributes attributes(def);
+    const bool use_running = attributes.Bool("use_running_statistics", false);
+    attributes.Float("momentum", 0.1);  // Read by the running updates, not here.
+    attributes.Float("epsilon", 1e-5);  // Read by ReadChannelLayout.
+    SOFTWIRE_RETURN_IF_ERROR(attributes.Finish());
+    if (use_running && !running) {
+      return KernelDefError(def, "use_running_statistics needs running_mean and running_var");
+    }
+    SOFTWIRE_ASSIGN_OR_RETURN(
+        ChannelLayout layout,
+        ReadChannelLayout(def, 0, running ? std::vector<int>{1, 2, 3, 4} : std::vector<int>{1, 2}));
     SOFTWIRE_RETURN_IF_ERROR(
         CheckShape(def, "output y", ShapeOf(def.output(0)), ShapeOf(def.input(0))));
-    return std::unique_ptr<Kernel>(new BatchNormKernel(layout));
+    return std::unique_ptr<Kernel>(new BatchNormKernel(layout, use_running));
   }
 
   Status Run(const KernelContext& context) override {
     const float* x = context.inputs[0].As<float>();
     const float* gamma = context.inputs[1].As<float>();
     const float* beta = context.inputs[2].As<float>();
+    const float* running_mean = use_running_ ? context.inputs[3].As<float>() : nullptr;
+    const float* running_var = use_running_ ? context.inputs[4].As<float>() : nullptr;
     float* y = context.outputs[0].As<float>();
     const ChannelLayout& l = layout_;
     ParallelFor(context.parallel, l.channels, MinChannels(l, 4), [&](int64_t begin, int64_t end) {
       for (int64_t c = begin; c < end; ++c) {
-        const Statistics statistics = ChannelStatistics(l, x, c);
+        const Statistics statistics =
+            use_running_ ? Statistics{running_mean[c], 1.0f / std::sqrt(running_var[c] + l.epsilon)}
+                         : ChannelStatistics(l, x, c);
         const float scale = statistics.rstd * gamma[c];
         for (int64_t n = 0; n < l.batch; ++n) {
           const int64_t offset = (n * l.channels + c) * l.spatial;
@@ -105,8 +128,10 @@ class BatchNormKernel final : public Kernel {
   }
 
  private:
-  explicit BatchNormKernel(ChannelLayout layout) : layout_(layout) {}
+  BatchNormKernel(ChannelLayout layout, bool use_running)
+      : layout_(layout), use_running_(use_running) {}
   const ChannelLayout layout_;
+  const bool use_running_;
 };
 
 // dx = rstd (g - mean(g) - xhat mean(g xhat)) with g = dy gamma; dgamma = sum dy xhat,
@@ -169,11 +194,93 @@ class BatchNormGradKernel final : public Kernel {
   const ChannelLayout layout_;
 };
 
+// x [N, C, ...] -> (mean, var) [C], var unbiased (count - 1; 0 for a count of 1).
+class BatchNormStatisticsKernel final : public Kernel {
+ public:
+  static StatusOr<std::unique_ptr<Kernel>> Create(const KernelSetup& setup) {
+    const proto::KernelDef& def = setup.actor->kernel();
+    const DType f32 = DType::kFloat32;
+    SOFTWIRE_RETURN_IF_ERROR(CheckSignature(def, {"x"}, {f32}, {"mean", "var"}, {f32, f32}));
+    SOFTWIRE_ASSIGN_OR_RETURN(ChannelLayout layout, ReadChannelLayout(def, 0, {}));
+    const Shape channels({layout.channels});
+    SOFTWIRE_RETURN_IF_ERROR(CheckShape(def, "output mean", ShapeOf(def.output(0)), channels));
+    SOFTWIRE_RETURN_IF_ERROR(CheckShape(def, "output var", ShapeOf(def.output(1)), channels));
+    return std::unique_ptr<Kernel>(new BatchNormStatisticsKernel(layout));
+  }
+
+  Status Run(const KernelContext& context) override {
+    const float* x = context.inputs[0].As<float>();
+    float* mean = context.outputs[0].As<float>();
+    float* var = context.outputs[1].As<float>();
+    const ChannelLayout& l = layout_;
+    const double count = static_cast<double>(l.batch * l.spatial);
+    ParallelFor(context.parallel, l.channels, MinChannels(l, 3), [&](int64_t begin, int64_t end) {
+      for (int64_t c = begin; c < end; ++c) {
+        double sum = 0;
+        for (int64_t n = 0; n < l.batch; ++n) {
+          const float* row = x + (n * l.channels + c) * l.spatial;
+          for (int64_t s = 0; s < l.spatial; ++s) sum += row[s];
+        }
+        const double m = sum / count;
+        double squares = 0;
+        for (int64_t n = 0; n < l.batch; ++n) {
+          const float* row = x + (n * l.channels + c) * l.spatial;
+          for (int64_t s = 0; s < l.spatial; ++s) squares += (row[s] - m) * (row[s] - m);
+        }
+        mean[c] = static_cast<float>(m);
+        var[c] = static_cast<float>(count > 1 ? squares / (count - 1) : 0.0);
+      }
+    });
+    return Status::Ok();
+  }
+
+ private:
+  explicit BatchNormStatisticsKernel(ChannelLayout layout) : layout_(layout) {}
+  const ChannelLayout layout_;
+};
+
+// (statistic, running): running = (1 - momentum) running + momentum * scale * statistic, in
+// place, once per step.
+class RunningAverageUpdateKernel final : public Kernel {
+ public:
+  static StatusOr<std::unique_ptr<Kernel>> Create(const KernelSetup& setup) {
+    const proto::KernelDef& def = setup.actor->kernel();
+    const DType f32 = DType::kFloat32;
+    SOFTWIRE_RETURN_IF_ERROR(CheckSignature(def, {"statistic", "running"}, {f32, f32}, {}, {}));
+    KernelAttributes attributes(def);
+    const float momentum = static_cast<float>(attributes.RequiredFloat("momentum"));
+    const float scale = static_cast<float>(attributes.Float("scale", 1.0));
+    SOFTWIRE_RETURN_IF_ERROR(attributes.Finish());
+    const Shape running = ShapeOf(def.input(1));
+    SOFTWIRE_RETURN_IF_ERROR(CheckShape(def, "input statistic", ShapeOf(def.input(0)), running));
+    return std::unique_ptr<Kernel>(
+        new RunningAverageUpdateKernel(momentum, scale, running.NumElements()));
+  }
+
+  Status Run(const KernelContext& context) override {
+    const float* statistic = context.inputs[0].As<float>();
+    float* running = context.inputs[1].As<float>();
+    for (int64_t i = 0; i < elements_; ++i) {
+      running[i] = (1.0f - momentum_) * running[i] + momentum_ * (scale_ * statistic[i]);
+    }
+    return Status::Ok();
+  }
+
+ private:
+  RunningAverageUpdateKernel(float momentum, float scale, int64_t elements)
+      : momentum_(momentum), scale_(scale), elements_(elements) {}
+  const float momentum_;
+  const float scale_;
+  const int64_t elements_;
+};
+
 }  // namespace
 
 void RegisterBatchNormKernels(KernelRegistry* registry) {
   registry->Register("batch_norm", BatchNormKernel::Create);
   registry->Register("batch_norm_grad", BatchNormGradKernel::Create);
+  registry->Register("batch_norm_statistics", BatchNormStatisticsKernel::Create);
+  registry->Register("running_average_update", RunningAverageUpdateKernel::Create);
 }
 
 }  // namespace runtime

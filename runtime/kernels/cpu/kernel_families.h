@@ -34,7 +34,8 @@ void RegisterConvolutionKernels(KernelRegistry* registry);   // conv2d, conv2d_g
                                                              // conv2d_grad_filter
 void RegisterPoolingKernels(KernelRegistry* registry);       // max/avg_pool2d(_grad),
                                                              // global_avg_pool(_grad), flatten
-void RegisterBatchNormKernels(KernelRegistry* registry);     // batch_norm, batch_norm_grad
+void RegisterBatchNormKernels(KernelRegistry* registry);     // batch_norm(_grad, _statistics),
+                                                             // running_average_update
 
 }  // namespace runtime
 }  // namespace softwire
