@@ -4,7 +4,8 @@
 3x3 conv, batch_norm, residual add, relu) of widths 16, 32, 64, the first block of stages 2 and 3
 with stride 2 and a 1x1 convolution + batch_norm shortcut, global average pooling, a linear
 layer to 10 classes and softmax cross-entropy. Synthetic 3x32x32 inputs, batch 64, SGD with
-momentum 0.9. Convolutions have no bias (batch_norm follows each); He-normal initial values.
+momentum 0.9. Convolutions have no bias (batch_norm follows each, keeping running statistics as
+PyTorch's BatchNorm2d does); He-normal initial values.
 
 bench/conv/pytorch_resnet20.py builds the same network (model() there mirrors this file).
 
@@ -21,9 +22,10 @@ class Job:
         self.lines = []
         self.seed = 0
 
-    def variable(self, name, dims, initializer):
+    def variable(self, name, dims, initializer, frozen=False):
         self.lines.append(f'variable {{ name: "{name}" dtype: DATA_TYPE_FLOAT32 dims: '
-                          f'[{", ".join(map(str, dims))}] initializer {{ {initializer} }} }}')
+                          f'[{", ".join(map(str, dims))}] initializer {{ {initializer} }}'
+                          + (" frozen: true" if frozen else "") + " }")
 
     def op(self, name, op_type, inputs, output, attributes=""):
         quoted = ", ".join(f'"{i}"' for i in inputs)
@@ -43,9 +45,14 @@ class Job:
         return self.op(name, "conv2d", [x, name + ".w"], name + ".y", attributes)
 
     def batch_norm(self, name, x, channels):
+        """With running statistics, as PyTorch's BatchNorm2d keeps them."""
         self.variable(name + ".gamma", [channels], "constant { value: 1 }")
         self.variable(name + ".beta", [channels], "constant { value: 0 }")
-        return self.op(name, "batch_norm", [x, name + ".gamma", name + ".beta"], name + ".y")
+        self.variable(name + ".running_mean", [channels], "constant { value: 0 }", frozen=True)
+        self.variable(name + ".running_var", [channels], "constant { value: 1 }", frozen=True)
+        return self.op(name, "batch_norm", [x, name + ".gamma", name + ".beta",
+                                            name + ".running_mean", name + ".running_var"],
+                       name + ".y")
 
     def relu(self, name, x):
         return self.op(name, "relu", [x], name + ".y")
