@@ -183,7 +183,9 @@ Status CheckUpdate(const KindCheck& check) {
     return check.Error("updates " + RegisterLabel(variable) + ", which is written by " +
                        producer.name() + ", not by a variable actor");
   }
-  if (check.actor.update().optimizer().kind_case() == proto::Optimizer::KIND_NOT_SET) {
+  // running_average_update (batch_norm's running statistics) folds a statistic, no optimizer.
+  if (check.actor.update().optimizer().kind_case() == proto::Optimizer::KIND_NOT_SET &&
+      check.actor.kernel().op_type() != "running_average_update") {
     return check.Error("has no optimizer");
   }
   return Status::Ok();

@@ -98,6 +98,8 @@ struct OpDefinition {
   std::vector<std::string> input_names;
   bool variadic_inputs = false;
   int min_inputs = 0;
+  // How many of the last input_names a job may leave out (conv2d's bias). Not with variadic.
+  int optional_inputs = 0;
   // Output names; with `variadic_outputs` (sources) any count of one or more.
   std::vector<std::string> output_names;
   bool variadic_outputs = false;

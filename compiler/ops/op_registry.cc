@@ -77,6 +77,9 @@ OpRegistry MakeStandardOps() {
   AddActorKindOps(registry);
   AddTransferOps(registry);
   AddCastOps(registry);
+  AddConvolutionOps(registry);
+  AddPoolingOps(registry);
+  AddBatchNormOps(registry);
   return registry;
 }
 

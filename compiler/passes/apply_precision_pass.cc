@@ -2,7 +2,8 @@
 // optimizer, so forward and backward products are treated alike and no gradient flows
 // through a cast.
 //
-// Under bf16 every float32 input of a matmul or batch_matmul is read through a cast to
+// Under bf16 every float32 input of a matmul, batch_matmul or convolution (conv2d and its two
+// gradients; not a conv2d bias) is read through a cast to
 // bfloat16, one cast per tensor whatever the number of products reading it:
 // - a variable's cast reads only a per-step value, so infer_periods makes it per step: the
 //   bf16 copy of a weight is made once per step, not once per micro-batch, and the float32
@@ -24,7 +25,8 @@ namespace compiler {
 namespace {
 
 bool IsProduct(const std::string& type) {
-  return type == "matmul" || type == "batch_matmul";
+  return type == "matmul" || type == "batch_matmul" || type == "conv2d" ||
+         type == "conv2d_grad_input" || type == "conv2d_grad_filter";
 }
 
 // The policy: --precision over the job's field; AUTO resolved against the cpu.

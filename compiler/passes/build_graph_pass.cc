@@ -126,11 +126,14 @@ class JobGraphBuilder {
                                   std::to_string(definition.min_inputs) + " inputs, got " +
                                   std::to_string(op.input_size()));
     }
-    if (!definition.variadic_inputs &&
-        op.input_size() != static_cast<int>(definition.input_names.size())) {
-      return InvalidArgumentError(type + " takes " + count(definition.input_names.size(), "input") +
-                                  " (" + names(definition.input_names) + "), got " +
-                                  std::to_string(op.input_size()));
+    const int most = static_cast<int>(definition.input_names.size());
+    const int fewest = most - definition.optional_inputs;
+    if (!definition.variadic_inputs && (op.input_size() < fewest || op.input_size() > most)) {
+      const std::string takes = fewest == most
+                                    ? count(most, "input")
+                                    : std::to_string(fewest) + " to " + count(most, "input");
+      return InvalidArgumentError(type + " takes " + takes + " (" + names(definition.input_names) +
+                                  "), got " + std::to_string(op.input_size()));
     }
     if (definition.variadic_outputs) {
       if (op.output_size() >= 1) return Status::Ok();

@@ -104,6 +104,7 @@ void EmitKindSettings(const Compilation& compilation,
       break;
     case proto::ACTOR_KIND_UPDATE:
       actor->mutable_update()->set_variable(LogicalName(compilation, task.inputs[1]));
+      if (task.op_type == "running_average_update") break;  // batch_norm's running statistics.
       *actor->mutable_update()->mutable_optimizer() = ResolvedOptimizer(task);
       actor->mutable_update()->set_gradient_scale(task.attributes.GetFloat("gradient_scale"));
       break;

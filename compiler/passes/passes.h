@@ -59,6 +59,10 @@ Status AccumulateGradientsPass(Compilation& compilation);
 // attributes and gradient_scale = 1 / pieces_per_step. Fails on bad optimizer settings.
 Status OptimizerPass(Compilation& compilation);
 
+// batch_norms with running statistics: in training, ops that fold each step's batch statistics
+// into running_mean and running_var; forward-only, batch_norm normalises with them.
+Status BatchNormStatisticsPass(Compilation& compilation);
+
 // The precision policy (docs/PRECISION.md): --precision over the job's field, AUTO resolved
 // against the cpu; under bf16 every float32 input of a matmul or batch_matmul read through one
 // cast to bfloat16 per tensor (per step for variables). float32 changes nothing.

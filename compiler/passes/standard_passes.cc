@@ -14,6 +14,7 @@ std::vector<Pass> StandardPasses() {
       {"autodiff", AutodiffPass},
       {"accumulate_gradients", AccumulateGradientsPass},
       {"optimizer", OptimizerPass},
+      {"batch_norm_statistics", BatchNormStatisticsPass},
       {"apply_precision", ApplyPrecisionPass},
       {"separate_repeated_inputs", SeparateRepeatedInputsPass},
       {"infer_periods", InferPeriodsPass},

@@ -43,6 +43,9 @@ ReferenceKernelTable MakeReferenceKernels() {
   RegisterReferenceOptimizerKernels(&table);
   RegisterReferenceTransferKernels(&table);
   RegisterReferenceCastKernel(&table);
+  RegisterReferenceConvolutionKernels(&table);
+  RegisterReferencePoolingKernels(&table);
+  RegisterReferenceBatchNormKernels(&table);
   return table;
 }
 

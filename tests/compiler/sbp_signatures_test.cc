@@ -41,6 +41,13 @@ AttributeMap Attrs(std::vector<std::pair<std::string, AttributeValue>> entries) 
   return map;
 }
 
+// batch_norm split on the batch normalises each device's part over itself, by design (as
+// PyTorch's DDP; docs/OPS.md): not the logical op, so not checked against it here.
+bool NormalisesPerDevice(const std::string& type, const SbpSignature& signature) {
+  return (type == "batch_norm" || type == "batch_norm_grad") &&
+         signature.inputs[0] == placement::Sbp::Split(0);
+}
+
 std::vector<OpCase> Cases() {
   using V = std::vector<int64_t>;
   return {
@@ -74,6 +81,43 @@ std::vector<OpCase> Cases() {
       {"softmax_grad", {F32({4, 6}), F32({4, 6})}, {}, {}},
       {"layer_norm", {F32({2, 4, 6}), F32({6}), F32({6})}, {}, {}},
       {"layer_norm_grad", {F32({4, 6}), F32({4, 6}), F32({6})}, {}, {}},
+      {"conv2d", {F32({4, 2, 5, 6}), F32({4, 2, 3, 3})}, Attrs({{"padding", V{1, 1}}}), {}},
+      {"conv2d",
+       {F32({4, 4, 5, 6}), F32({6, 2, 3, 2}), F32({6})},
+       Attrs({{"strides", V{2, 1}}, {"groups", int64_t{2}}}),
+       {}},
+      {"conv2d", {F32({2, 2, 5, 6}), F32({4, 2, 2, 2}), F32({4})}, {}, {}},
+      {"conv2d_grad_input",
+       {F32({4, 4, 5, 6}), F32({4, 2, 3, 3})},
+       Attrs({{"padding", V{1, 1}}, {"shape", V{4, 2, 5, 6}}}),
+       {}},
+      {"conv2d_grad_filter",
+       {F32({4, 4, 5, 6}), F32({4, 2, 5, 6})},
+       Attrs({{"padding", V{1, 1}}, {"shape", V{4, 2, 3, 3}}}),
+       {}},
+      {"batch_norm", {F32({4, 2, 3, 3}), F32({2}), F32({2})}, {}, {}},
+      {"batch_norm_grad", {F32({4, 2, 3, 3}), F32({4, 2, 3, 3}), F32({2})}, {}, {}},
+      {"batch_norm",
+       {F32({4, 2, 3, 3}), F32({2}), F32({2}), F32({2}), F32({2})},
+       Attrs({{"use_running_statistics", true}}),
+       {}},
+      {"batch_norm_statistics", {F32({4, 2, 3, 3})}, {}, {}},
+      {"max_pool2d", {F32({2, 4, 5, 6})}, Attrs({{"kernel", V{2, 2}}}), {}},
+      {"max_pool2d_grad", {F32({2, 4, 2, 3}), F32({2, 4, 5, 6})}, Attrs({{"kernel", V{2, 2}}}), {}},
+      {"avg_pool2d",
+       {F32({2, 4, 5, 6})},
+       Attrs({{"kernel", V{3, 3}}, {"strides", V{2, 2}}, {"padding", V{1, 1}}}),
+       {}},
+      {"avg_pool2d_grad",
+       {F32({2, 4, 3, 3})},
+       Attrs({{"kernel", V{3, 3}},
+              {"strides", V{2, 2}},
+              {"padding", V{1, 1}},
+              {"shape", V{2, 4, 5, 6}}}),
+       {}},
+      {"global_avg_pool", {F32({2, 4, 3, 5})}, {}, {}},
+      {"global_avg_pool_grad", {F32({2, 4})}, Attrs({{"shape", V{2, 4, 3, 5}}}), {}},
+      {"flatten", {F32({4, 2, 3, 2})}, {}, {}},
       {"reduce_sum", {F32({4, 6})}, Attrs({{"axes", V{1}}}), {}},
       {"reduce_sum", {F32({2, 4, 6})}, Attrs({{"axes", V{0, 2}}, {"keepdims", true}}), {}},
       {"reduce_mean", {F32({4, 6})}, {}, {}},
@@ -362,6 +406,7 @@ TEST(SbpSignatures, EverySignatureOfEveryOpReassemblesIntoTheLogicalResult) {
         SbpSignaturesOf(definition, {op.inputs, *outputs, *attributes});
     EXPECT_GT(signatures.size(), 1u) << op.type << " offers only all-broadcast";
     for (const SbpSignature& signature : signatures) {
+      if (NormalisesPerDevice(op.type, signature)) continue;
       if (harness.Check(op, signature, *outputs, *attributes, inputs, expected)) ++checked;
       if (::testing::Test::HasFailure()) return;
     }

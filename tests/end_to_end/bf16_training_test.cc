@@ -1,7 +1,7 @@
-// Mixed precision end to end (docs/PRECISION.md): bf16 plans of the example MLP and
-// transformer against the double-precision reference running the same plan (which rounds to
-// bfloat16 exactly where the plan casts), and the MLP bench job and the transformer trained in
-// bf16 against their float32 losses.
+// Mixed precision end to end (docs/PRECISION.md): bf16 plans of the example MLP,
+// transformer and CNN (bf16 convolutions) against the double-precision reference running the same
+// plan (which rounds to bfloat16 exactly where the plan casts), and the MLP bench job and the
+// transformer trained in bf16 against their float32 losses.
 //
 // Tolerances, and why they are fair:
 // - Engine against reference, same bf16 plan. The reference computes in double and rounds at
@@ -96,6 +96,7 @@ void ExpectBf16EngineMatchesReference(const std::string& path, const std::string
 TEST(Bf16Training, TheEngineMatchesTheReferenceThatRoundsWhereThePlanCasts) {
   ExpectBf16EngineMatchesReference("tests/compiler/jobs/mlp.pbtxt", "mlp", 1e-2);
   ExpectBf16EngineMatchesReference("tests/compiler/jobs/transformer.pbtxt", "transformer", 1e-3);
+  ExpectBf16EngineMatchesReference("tests/compiler/jobs/cnn.pbtxt", "cnn", 1e-3);
 }
 
 TEST(Bf16Training, TheFloat32FallbackOfCpusWithoutBf16MatchesTheReferenceToo) {
@@ -103,6 +104,7 @@ TEST(Bf16Training, TheFloat32FallbackOfCpusWithoutBf16MatchesTheReferenceToo) {
   ExpectBf16EngineMatchesReference("tests/compiler/jobs/mlp.pbtxt", "mlp_fallback", 1e-2);
   ExpectBf16EngineMatchesReference("tests/compiler/jobs/transformer.pbtxt", "transformer_fallback",
                                    1e-3);
+  ExpectBf16EngineMatchesReference("tests/compiler/jobs/cnn.pbtxt", "cnn_fallback", 1e-3);
   unsetenv("SOFTWIRE_CPU_FEATURES_OFF");
 }
 

@@ -1,6 +1,6 @@
-// The foundation's end-to-end check: for an MLP and a 2-layer transformer, the per-step losses
-// of the engine (compiled plan, CAF actors, float32 cpu kernels) equal those of a plain
-// sequential execution of the same plan in double precision (reference/) within 1e-5
+// The foundation's end-to-end check: for an MLP, a 2-layer transformer and a small CNN, the
+// per-step losses of the engine (compiled plan, CAF actors, float32 cpu kernels) equal those of a
+// plain sequential execution of the same plan in double precision (reference/) within 1e-5
 // relative, over 20 steps.
 //
 // Why 1e-5 is a fair bound: both runs start from bit-identical float32 weights and batches
@@ -70,6 +70,11 @@ TEST(EngineMatchesReferenceTest, MlpLossesEqualTheDoublePrecisionReferenceOverTw
 
 TEST(EngineMatchesReferenceTest, TransformerLossesEqualTheDoublePrecisionReferenceOverTwentySteps) {
   ExpectEngineMatchesReference("tests/compiler/jobs/transformer.pbtxt");
+}
+
+// conv2d (oneDNN), batch_norm, max_pool2d, global_avg_pool and their gradients in a job.
+TEST(EngineMatchesReferenceTest, CnnLossesEqualTheDoublePrecisionReferenceOverTwentySteps) {
+  ExpectEngineMatchesReference("tests/compiler/jobs/cnn.pbtxt");
 }
 
 TEST(EngineMatchesReferenceTest, AllocatedMemoryEqualsThePlannedFigure) {

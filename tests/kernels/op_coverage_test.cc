@@ -32,7 +32,13 @@ const std::vector<std::string> kUserOps = {"matmul",
                                            "transpose",
                                            "embedding",
                                            "accuracy",
-                                           "identity"};
+                                           "identity",
+                                           "conv2d",
+                                           "batch_norm",
+                                           "max_pool2d",
+                                           "avg_pool2d",
+                                           "global_avg_pool",
+                                           "flatten"};
 const std::vector<std::string> kInternalOps = {"fill",
                                                "add_n",
                                                "sum_to_shape",
@@ -44,8 +50,15 @@ const std::vector<std::string> kInternalOps = {"fill",
                                                "softmax_cross_entropy_grad",
                                                "layer_norm_grad",
                                                "embedding_grad",
-                                               "cast"};
-const std::vector<std::string> kUpdateOps = {"sgd_update", "adam_update"};
+                                               "cast",
+                                               "conv2d_grad_input",
+                                               "conv2d_grad_filter",
+                                               "batch_norm_grad",
+                                               "max_pool2d_grad",
+                                               "avg_pool2d_grad",
+                                               "global_avg_pool_grad",
+                                               "batch_norm_statistics"};
+const std::vector<std::string> kUpdateOps = {"sgd_update", "adam_update", "running_average_update"};
 // "Transfer and boxing ops (many devices)".
 const std::vector<std::string> kTransferOps = {"copy", "slice", "assemble", "flat_split",
                                                "flat_concat"};

@@ -29,6 +29,9 @@ void RegisterCpuKernels(KernelRegistry* registry) {
   RegisterSinkKernel(registry);
   RegisterTransferKernels(registry);
   RegisterCastKernel(registry);
+  RegisterConvolutionKernels(registry);
+  RegisterPoolingKernels(registry);
+  RegisterBatchNormKernels(registry);
 }
 
 void SetBlasThreads(int threads) {

@@ -30,6 +30,12 @@ void RegisterSinkKernel(KernelRegistry* registry);           // sink
 void RegisterTransferKernels(KernelRegistry* registry);      // copy, slice, assemble,
                                                              // flat_split, flat_concat
 void RegisterCastKernel(KernelRegistry* registry);           // cast
+void RegisterConvolutionKernels(KernelRegistry* registry);   // conv2d, conv2d_grad_input,
+                                                             // conv2d_grad_filter
+void RegisterPoolingKernels(KernelRegistry* registry);       // max/avg_pool2d(_grad),
+                                                             // global_avg_pool(_grad), flatten
+void RegisterBatchNormKernels(KernelRegistry* registry);     // batch_norm(_grad, _statistics),
+                                                             // running_average_update
 
 }  // namespace runtime
 }  // namespace softwire

@@ -1,0 +1,287 @@
+// batch_norm and batch_norm_grad over every axis of x [N, C, ...] but the channels (axis 1),
+// with the batch's statistics (docs/OPS.md).
+//
+// Parallel over channels: a channel's statistics, its outputs and its dgamma, dbeta depend on
+// its own elements only. Sums accumulate in double: a channel holds N * H * W elements, often
+// tens of thousands, where float32 sums would lose digits the tests against PyTorch see.
+#include <cmath>
+#include <memory>
+
+#include "proto/kernel_attributes.h"
+#include "runtime/kernels/cpu/kernel_families.h"
+#include "runtime/kernels/cpu/kernel_signature.h"
+#include "runtime/kernels/cpu/parallel_for.h"
+
+namespace softwire {
+namespace runtime {
+namespace {
+
+// x viewed as [N, C, S].
+struct ChannelLayout {
+  float epsilon = 0;
+  int64_t batch = 0;
+  int64_t channels = 0;
+  int64_t spatial = 0;
+};
+
+StatusOr<ChannelLayout> ReadChannelLayout(const proto::KernelDef& def, int x_input,
+                                          const std::vector<int>& per_channel_inputs) {
+  KernelAttributes attributes(def);
+  ChannelLayout layout;
+  layout.epsilon = static_cast<float>(attributes.Float("epsilon", 1e-5));
+  if (def.op_type() == "batch_norm") {  // Checked by the kernel itself.
+    attributes.Float("momentum", 0.1);
+    attributes.Bool("use_running_statistics", false);
+  }
+  SOFTWIRE_RETURN_IF_ERROR(attributes.Finish());
+  const Shape x = ShapeOf(def.input(x_input));
+  if (x.rank() < 2 || x.NumElements() == 0) {
+    return KernelDefError(def, "x must be [N, C, ...] and not empty, got " + x.ToString());
+  }
+  layout.batch = x.dim(0);
+  layout.channels = x.dim(1);
+  layout.spatial = x.NumElements(2, x.rank());
+  for (int input : per_channel_inputs) {
+    SOFTWIRE_RETURN_IF_ERROR(CheckShape(def, "input " + std::to_string(input),
+                                        ShapeOf(def.input(input)), Shape({layout.channels})));
+  }
+  return layout;
+}
+
+struct Statistics {
+  float mean = 0;
+  float rstd = 0;
+};
+
+Statistics ChannelStatistics(const ChannelLayout& layout, const float* x, int64_t c) {
+  double sum = 0;
+  for (int64_t n = 0; n < layout.batch; ++n) {
+    const float* row = x + (n * layout.channels + c) * layout.spatial;
+    for (int64_t s = 0; s < layout.spatial; ++s) sum += row[s];
+  }
+  const double count = static_cast<double>(layout.batch * layout.spatial);
+  const double mean = sum / count;
+  double squares = 0;
+  for (int64_t n = 0; n < layout.batch; ++n) {
+    const float* row = x + (n * layout.channels + c) * layout.spatial;
+    for (int64_t s = 0; s < layout.spatial; ++s) squares += (row[s] - mean) * (row[s] - mean);
+  }
+  return {static_cast<float>(mean),
+          static_cast<float>(1.0 / std::sqrt(squares / count + layout.epsilon))};
+}
+
+int64_t MinChannels(const ChannelLayout& layout, int64_t work_per_element) {
+  return MinChunkFor(work_per_element * layout.batch * layout.spatial);
+}
+
+// (x, gamma, beta[, running_mean, running_var]) -> y; with use_running_statistics the running
+// statistics replace the batch's.
+class BatchNormKernel final : public Kernel {
+ public:
+  static StatusOr<std::unique_ptr<Kernel>> Create(const KernelSetup& setup) {
+    const proto::KernelDef& def = setup.actor->kernel();
+    const DType f32 = DType::kFloat32;
+    const bool running = def.input_size() == 5;
+    SOFTWIRE_RETURN_IF_ERROR(
+        running ? CheckSignature(def, {"x", "gamma", "beta", "running_mean", "running_var"},
+                                 {f32, f32, f32, f32, f32}, {"y"}, {f32})
+                : CheckSignature(def, {"x", "gamma", "beta"}, {f32, f32, f32}, {"y"}, {f32}));
+    KernelAttributes attributes(def);
+    const bool use_running = attributes.Bool("use_running_statistics", false);
+    attributes.Float("momentum", 0.1);  // Read by the running updates, not here.
+    attributes.Float("epsilon", 1e-5);  // Read by ReadChannelLayout.
+    SOFTWIRE_RETURN_IF_ERROR(attributes.Finish());
+    if (use_running && !running) {
+      return KernelDefError(def, "use_running_statistics needs running_mean and running_var");
+    }
+    SOFTWIRE_ASSIGN_OR_RETURN(
+        ChannelLayout layout,
+        ReadChannelLayout(def, 0, running ? std::vector<int>{1, 2, 3, 4} : std::vector<int>{1, 2}));
+    SOFTWIRE_RETURN_IF_ERROR(
+        CheckShape(def, "output y", ShapeOf(def.output(0)), ShapeOf(def.input(0))));
+    return std::unique_ptr<Kernel>(new BatchNormKernel(layout, use_running));
+  }
+
+  Status Run(const KernelContext& context) override {
+    const float* x = context.inputs[0].As<float>();
+    const float* gamma = context.inputs[1].As<float>();
+    const float* beta = context.inputs[2].As<float>();
+    const float* running_mean = use_running_ ? context.inputs[3].As<float>() : nullptr;
+    const float* running_var = use_running_ ? context.inputs[4].As<float>() : nullptr;
+    float* y = context.outputs[0].As<float>();
+    const ChannelLayout& l = layout_;
+    ParallelFor(context.parallel, l.channels, MinChannels(l, 4), [&](int64_t begin, int64_t end) {
+      for (int64_t c = begin; c < end; ++c) {
+        const Statistics statistics =
+            use_running_ ? Statistics{running_mean[c], 1.0f / std::sqrt(running_var[c] + l.epsilon)}
+                         : ChannelStatistics(l, x, c);
+        const float scale = statistics.rstd * gamma[c];
+        for (int64_t n = 0; n < l.batch; ++n) {
+          const int64_t offset = (n * l.channels + c) * l.spatial;
+          for (int64_t s = 0; s < l.spatial; ++s) {
+            y[offset + s] = (x[offset + s] - statistics.mean) * scale + beta[c];
+          }
+        }
+      }
+    });
+    return Status::Ok();
+  }
+
+ private:
+  BatchNormKernel(ChannelLayout layout, bool use_running)
+      : layout_(layout), use_running_(use_running) {}
+  const ChannelLayout layout_;
+  const bool use_running_;
+};
+
+// dx = rstd (g - mean(g) - xhat mean(g xhat)) with g = dy gamma; dgamma = sum dy xhat,
+// dbeta = sum dy.
+class BatchNormGradKernel final : public Kernel {
+ public:
+  static StatusOr<std::unique_ptr<Kernel>> Create(const KernelSetup& setup) {
+    const proto::KernelDef& def = setup.actor->kernel();
+    const DType f32 = DType::kFloat32;
+    SOFTWIRE_RETURN_IF_ERROR(CheckSignature(def, {"dy", "x", "gamma"}, {f32, f32, f32},
+                                            {"dx", "dgamma", "dbeta"}, {f32, f32, f32}));
+    SOFTWIRE_ASSIGN_OR_RETURN(ChannelLayout layout, ReadChannelLayout(def, 1, {2}));
+    const Shape x = ShapeOf(def.input(1));
+    const Shape channels({layout.channels});
+    SOFTWIRE_RETURN_IF_ERROR(CheckShape(def, "input dy", ShapeOf(def.input(0)), x));
+    SOFTWIRE_RETURN_IF_ERROR(CheckShape(def, "output dx", ShapeOf(def.output(0)), x));
+    SOFTWIRE_RETURN_IF_ERROR(CheckShape(def, "output dgamma", ShapeOf(def.output(1)), channels));
+    SOFTWIRE_RETURN_IF_ERROR(CheckShape(def, "output dbeta", ShapeOf(def.output(2)), channels));
+    return std::unique_ptr<Kernel>(new BatchNormGradKernel(layout));
+  }
+
+  Status Run(const KernelContext& context) override {
+    const float* dy = context.inputs[0].As<float>();
+    const float* x = context.inputs[1].As<float>();
+    const float* gamma = context.inputs[2].As<float>();
+    float* dx = context.outputs[0].As<float>();
+    float* dgamma = context.outputs[1].As<float>();
+    float* dbeta = context.outputs[2].As<float>();
+    const ChannelLayout& l = layout_;
+    const double count = static_cast<double>(l.batch * l.spatial);
+    ParallelFor(context.parallel, l.channels, MinChannels(l, 8), [&](int64_t begin, int64_t end) {
+      for (int64_t c = begin; c < end; ++c) {
+        const Statistics st = ChannelStatistics(l, x, c);
+        double dy_xhat = 0, dy_sum = 0;
+        for (int64_t n = 0; n < l.batch; ++n) {
+          const int64_t offset = (n * l.channels + c) * l.spatial;
+          for (int64_t s = 0; s < l.spatial; ++s) {
+            dy_xhat += dy[offset + s] * ((x[offset + s] - st.mean) * st.rstd);
+            dy_sum += dy[offset + s];
+          }
+        }
+        dgamma[c] = static_cast<float>(dy_xhat);
+        dbeta[c] = static_cast<float>(dy_sum);
+        const float g_mean = static_cast<float>(gamma[c] * dy_sum / count);
+        const float g_xhat_mean = static_cast<float>(gamma[c] * dy_xhat / count);
+        for (int64_t n = 0; n < l.batch; ++n) {
+          const int64_t offset = (n * l.channels + c) * l.spatial;
+          for (int64_t s = 0; s < l.spatial; ++s) {
+            const float xhat = (x[offset + s] - st.mean) * st.rstd;
+            dx[offset + s] = st.rstd * (dy[offset + s] * gamma[c] - g_mean - xhat * g_xhat_mean);
+          }
+        }
+      }
+    });
+    return Status::Ok();
+  }
+
+ private:
+  explicit BatchNormGradKernel(ChannelLayout layout) : layout_(layout) {}
+  const ChannelLayout layout_;
+};
+
+// x [N, C, ...] -> (mean, var) [C], var unbiased (count - 1; 0 for a count of 1).
+class BatchNormStatisticsKernel final : public Kernel {
+ public:
+  static StatusOr<std::unique_ptr<Kernel>> Create(const KernelSetup& setup) {
+    const proto::KernelDef& def = setup.actor->kernel();
+    const DType f32 = DType::kFloat32;
+    SOFTWIRE_RETURN_IF_ERROR(CheckSignature(def, {"x"}, {f32}, {"mean", "var"}, {f32, f32}));
+    SOFTWIRE_ASSIGN_OR_RETURN(ChannelLayout layout, ReadChannelLayout(def, 0, {}));
+    const Shape channels({layout.channels});
+    SOFTWIRE_RETURN_IF_ERROR(CheckShape(def, "output mean", ShapeOf(def.output(0)), channels));
+    SOFTWIRE_RETURN_IF_ERROR(CheckShape(def, "output var", ShapeOf(def.output(1)), channels));
+    return std::unique_ptr<Kernel>(new BatchNormStatisticsKernel(layout));
+  }
+
+  Status Run(const KernelContext& context) override {
+    const float* x = context.inputs[0].As<float>();
+    float* mean = context.outputs[0].As<float>();
+    float* var = context.outputs[1].As<float>();
+    const ChannelLayout& l = layout_;
+    const double count = static_cast<double>(l.batch * l.spatial);
+    ParallelFor(context.parallel, l.channels, MinChannels(l, 3), [&](int64_t begin, int64_t end) {
+      for (int64_t c = begin; c < end; ++c) {
+        double sum = 0;
+        for (int64_t n = 0; n < l.batch; ++n) {
+          const float* row = x + (n * l.channels + c) * l.spatial;
+          for (int64_t s = 0; s < l.spatial; ++s) sum += row[s];
+        }
+        const double m = sum / count;
+        double squares = 0;
+        for (int64_t n = 0; n < l.batch; ++n) {
+          const float* row = x + (n * l.channels + c) * l.spatial;
+          for (int64_t s = 0; s < l.spatial; ++s) squares += (row[s] - m) * (row[s] - m);
+        }
+        mean[c] = static_cast<float>(m);
+        var[c] = static_cast<float>(count > 1 ? squares / (count - 1) : 0.0);
+      }
+    });
+    return Status::Ok();
+  }
+
+ private:
+  explicit BatchNormStatisticsKernel(ChannelLayout layout) : layout_(layout) {}
+  const ChannelLayout layout_;
+};
+
+// (statistic, running): running = (1 - momentum) running + momentum * scale * statistic, in
+// place, once per step.
+class RunningAverageUpdateKernel final : public Kernel {
+ public:
+  static StatusOr<std::unique_ptr<Kernel>> Create(const KernelSetup& setup) {
+    const proto::KernelDef& def = setup.actor->kernel();
+    const DType f32 = DType::kFloat32;
+    SOFTWIRE_RETURN_IF_ERROR(CheckSignature(def, {"statistic", "running"}, {f32, f32}, {}, {}));
+    KernelAttributes attributes(def);
+    const float momentum = static_cast<float>(attributes.RequiredFloat("momentum"));
+    const float scale = static_cast<float>(attributes.Float("scale", 1.0));
+    SOFTWIRE_RETURN_IF_ERROR(attributes.Finish());
+    const Shape running = ShapeOf(def.input(1));
+    SOFTWIRE_RETURN_IF_ERROR(CheckShape(def, "input statistic", ShapeOf(def.input(0)), running));
+    return std::unique_ptr<Kernel>(
+        new RunningAverageUpdateKernel(momentum, scale, running.NumElements()));
+  }
+
+  Status Run(const KernelContext& context) override {
+    const float* statistic = context.inputs[0].As<float>();
+    float* running = context.inputs[1].As<float>();
+    for (int64_t i = 0; i < elements_; ++i) {
+      running[i] = (1.0f - momentum_) * running[i] + momentum_ * (scale_ * statistic[i]);
+    }
+    return Status::Ok();
+  }
+
+ private:
+  RunningAverageUpdateKernel(float momentum, float scale, int64_t elements)
+      : momentum_(momentum), scale_(scale), elements_(elements) {}
+  const float momentum_;
+  const float scale_;
+  const int64_t elements_;
+};
+
+}  // namespace
+
+void RegisterBatchNormKernels(KernelRegistry* registry) {
+  registry->Register("batch_norm", BatchNormKernel::Create);
+  registry->Register("batch_norm_grad", BatchNormGradKernel::Create);
+  registry->Register("batch_norm_statistics", BatchNormStatisticsKernel::Create);
+  registry->Register("running_average_update", RunningAverageUpdateKernel::Create);
+}
+
+}  // namespace runtime
+}  // namespace softwire
