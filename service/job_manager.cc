@@ -18,6 +18,7 @@
 #include "runtime/host/node_runtime.h"
 #include "runtime/host/node_runtime_options.h"
 #include "runtime/kernels/cpu/cpu_kernels.h"
+#include "service/cluster_execution.h"
 #include "service/event_log.h"
 #include "service/job_compilation.h"
 #include "service/job_data.h"
@@ -79,7 +80,7 @@ struct ManagedJob {
   std::unique_ptr<proto::Plan> plan;
   // While running. Shared with Cancel, DescribeWaits and ListDevices, which call it without the
   // manager's lock while the job's thread runs it.
-  std::shared_ptr<JobExecution> execution;
+  std::shared_ptr<JobRun> execution;
   std::vector<int> devices;  // Indices into the server's devices, while running.
 };
 
@@ -114,13 +115,17 @@ class JobManager::Impl {
 
   // Start's steps.
   Status CreateRuntime();
+  // The joined nodes changed: their devices become available or not, and jobs may start.
+  void OnNodesChanged() EXCLUDES(mutex_);
+  // The devices a submission compiles for: the cluster hosted here, or the live nodes'.
+  StatusOr<proto::Cluster> ClusterForJobs() const;
   void RecoverJobs() EXCLUDES(mutex_);
 
   // Starts the queued jobs that fit the free devices.
   void ScheduleLocked() REQUIRES(mutex_);
   void StartJobLocked(ManagedJob* job, const std::vector<int>& devices) REQUIRES(mutex_);
   // The job's thread: runs it, records how it ended, frees its devices.
-  void RunJob(ManagedJob* job, std::shared_ptr<JobExecution> execution) EXCLUDES(mutex_);
+  void RunJob(ManagedJob* job, std::shared_ptr<JobRun> execution) EXCLUDES(mutex_);
   void EndJobLocked(ManagedJob* job, proto::JobEvent terminal) REQUIRES(mutex_);
   void OnStep(ManagedJob* job, const proto::StepMetrics& step) EXCLUDES(mutex_);
   void WriteRecordLocked(ManagedJob* job) REQUIRES(mutex_);
@@ -134,8 +139,7 @@ class JobManager::Impl {
   const JobManagerOptions options_;
   const JobStore store_;
   runtime::KernelRegistry cpu_kernels_;
-  std::vector<proto::PlanDevice> devices_;  // The server's, in cluster order.
-  std::unique_ptr<runtime::NodeRuntime> runtime_;
+  std::unique_ptr<runtime::NodeRuntime> runtime_;  // Null when nodes run the jobs.
 
   mutable Mutex mutex_;
   CondVar changed_;  // A key was released, or a job ended.
@@ -143,7 +147,12 @@ class JobManager::Impl {
   std::map<std::string, std::string> job_by_key_ GUARDED_BY(mutex_);
   std::set<std::string> keys_in_submission_ GUARDED_BY(mutex_);
   JobQueue queue_ GUARDED_BY(mutex_);
+  // The devices jobs run on, in cluster (or join) order; a node's devices keep their place
+  // while it is away, unavailable.
+  std::vector<proto::PlanDevice> devices_ GUARDED_BY(mutex_);
   std::vector<std::string> device_holders_ GUARDED_BY(mutex_);  // Job id per device; "": free.
+  std::vector<bool> device_available_ GUARDED_BY(mutex_);
+  bool nodes_arrived_ GUARDED_BY(mutex_) = false;  // options_.nodes_wanted joined once.
   int64_t last_job_number_ GUARDED_BY(mutex_) = 0;
   bool stopping_ GUARDED_BY(mutex_) = false;
   std::map<std::string, std::thread> threads_ GUARDED_BY(mutex_);
@@ -163,7 +172,8 @@ class JobManager::Impl::Listener final : public JobExecutionListener {
 };
 
 JobManager::Impl::~Impl() {
-  std::vector<std::shared_ptr<JobExecution>> running;
+  if (options_.nodes != nullptr) options_.nodes->SetMembershipListener(nullptr);
+  std::vector<std::shared_ptr<JobRun>> running;
   {
     MutexLock lock(&mutex_);
     stopping_ = true;
@@ -171,7 +181,7 @@ JobManager::Impl::~Impl() {
       if (job->execution) running.push_back(job->execution);
     }
   }
-  for (const std::shared_ptr<JobExecution>& execution : running) execution->Cancel(kServerStopped);
+  for (const std::shared_ptr<JobRun>& execution : running) execution->Cancel(kServerStopped);
   for (;;) {
     std::map<std::string, std::thread> threads;
     {
@@ -193,12 +203,13 @@ Status JobManager::Impl::CreateRuntime() {
   std::vector<runtime::DeviceSpec> specs = runtime::ClusterDeviceSpecs(options_.cluster);
   if (specs.empty()) return InvalidArgumentError("the cluster has no devices");
   std::set<std::string> names;
+  std::vector<proto::PlanDevice> devices;
   for (const runtime::DeviceSpec& spec : specs) {
     if (!names.insert(plan::DeviceName(spec.device)).second) {
       return InvalidArgumentError("the cluster names device " + plan::DeviceName(spec.device) +
                                   " twice");
     }
-    devices_.push_back(spec.device);
+    devices.push_back(spec.device);
   }
   runtime::HostingOptions hosting;
   hosting.kernels.cpu = &cpu_kernels_;
@@ -206,14 +217,54 @@ Status JobManager::Impl::CreateRuntime() {
   SOFTWIRE_ASSIGN_OR_RETURN(runtime_, runtime::NodeRuntime::Create(runtime::NodeRuntimeOptionsFor(
                                           std::move(specs), hosting)));
   MutexLock lock(&mutex_);
+  devices_ = std::move(devices);
   device_holders_.assign(devices_.size(), "");
+  device_available_.assign(devices_.size(), true);
   return Status::Ok();
+}
+
+void JobManager::Impl::OnNodesChanged() {
+  const proto::Cluster live = options_.nodes->LiveCluster();
+  const int live_nodes = live.node_size();
+  MutexLock lock(&mutex_);
+  device_available_.assign(devices_.size(), false);
+  for (const runtime::DeviceSpec& spec : runtime::ClusterDeviceSpecs(live)) {
+    const std::string name = plan::DeviceName(spec.device);
+    size_t index = 0;
+    while (index < devices_.size() && plan::DeviceName(devices_[index]) != name) ++index;
+    if (index == devices_.size()) {
+      devices_.push_back(spec.device);
+      device_holders_.emplace_back();
+      device_available_.push_back(true);
+    }
+    devices_[index] = spec.device;
+    devices_[index].set_id(static_cast<int32_t>(index));
+    device_available_[index] = true;
+  }
+  if (live_nodes >= options_.nodes_wanted) nodes_arrived_ = true;
+  ScheduleLocked();
+}
+
+StatusOr<proto::Cluster> JobManager::Impl::ClusterForJobs() const {
+  if (options_.nodes == nullptr) return options_.cluster;
+  proto::Cluster live = options_.nodes->LiveCluster();
+  {
+    MutexLock lock(&mutex_);
+    if (nodes_arrived_ && live.node_size() > 0) return live;
+  }
+  return UnavailableError("the server waits for " + std::to_string(options_.nodes_wanted) +
+                          " nodes to join before it takes jobs; " +
+                          std::to_string(live.node_size()) + " joined so far");
 }
 
 Status JobManager::Impl::Start() {
   SOFTWIRE_RETURN_IF_ERROR(store_.Prepare());
-  SOFTWIRE_RETURN_IF_ERROR(CreateRuntime());
+  if (options_.nodes == nullptr) SOFTWIRE_RETURN_IF_ERROR(CreateRuntime());
   RecoverJobs();
+  if (options_.nodes != nullptr) {
+    options_.nodes->SetMembershipListener([this] { OnNodesChanged(); });
+    OnNodesChanged();
+  }
   MutexLock lock(&mutex_);
   ScheduleLocked();
   return Status::Ok();
@@ -336,10 +387,10 @@ void JobManager::Impl::ReleaseIdempotencyKey(const std::string& key) {
 StatusOr<SubmittedJob> JobManager::Impl::Accept(const proto::JobSubmission& submission,
                                                 const std::string& job_id) {
   const std::string directory = store_.JobDirectory(job_id);
-  SOFTWIRE_ASSIGN_OR_RETURN(
-      CheckedSubmission checked,
-      CheckSubmission(submission, options_.cluster, JobStore::DataDirectory(directory),
-                      options_.data_root, options_.limits));
+  SOFTWIRE_ASSIGN_OR_RETURN(const proto::Cluster cluster, ClusterForJobs());
+  SOFTWIRE_ASSIGN_OR_RETURN(CheckedSubmission checked,
+                            CheckSubmission(submission, cluster, JobStore::DataDirectory(directory),
+                                            options_.data_root, options_.limits));
   CompiledJob& compiled = checked.compiled;
   const JobData& data = checked.data;
 
@@ -406,8 +457,11 @@ StatusOr<SubmittedJob> JobManager::Impl::Accept(const proto::JobSubmission& subm
 
 void JobManager::Impl::ScheduleLocked() {
   if (stopping_) return;
+  if (options_.nodes != nullptr && !nodes_arrived_) return;
   std::vector<bool> free(device_holders_.size());
-  for (size_t i = 0; i < free.size(); ++i) free[i] = device_holders_[i].empty();
+  for (size_t i = 0; i < free.size(); ++i) {
+    free[i] = device_holders_[i].empty() && device_available_[i];
+  }
   for (const JobQueue::Start& start : queue_.TakeStartable(&free)) {
     ManagedJob* job = FindLocked(start.job_id);
     CHECK(job != nullptr) << "queued job " << start.job_id << " is unknown";
@@ -451,13 +505,18 @@ void JobManager::Impl::StartJobLocked(ManagedJob* job, const std::vector<int>& d
   WriteRecordLocked(job);
   // The listener lives as long as the execution that calls it (its deleter holds it).
   auto listener = std::make_shared<Listener>(this, job);
-  job->execution = std::shared_ptr<JobExecution>(
-      new JobExecution(runtime_.get(), std::move(spec), listener.get()),
-      [listener](JobExecution* execution) { delete execution; });
+  JobRun* run = nullptr;
+  if (options_.nodes != nullptr) {
+    run = new ClusterExecution(options_.nodes, std::move(spec), listener.get());
+  } else {
+    run = new JobExecution(runtime_.get(), std::move(spec), listener.get());
+  }
+  job->execution =
+      std::shared_ptr<JobRun>(run, [listener](JobRun* execution) { delete execution; });
   threads_[id] = std::thread(&Impl::RunJob, this, job, job->execution);
 }
 
-void JobManager::Impl::RunJob(ManagedJob* job, std::shared_ptr<JobExecution> execution) {
+void JobManager::Impl::RunJob(ManagedJob* job, std::shared_ptr<JobRun> execution) {
   const JobOutcome outcome = execution->Run();
   proto::JobEvent terminal;
   if (outcome.status.ok()) {
@@ -604,7 +663,7 @@ std::vector<proto::JobInfo> JobManager::Impl::ListJobs(const std::vector<proto::
 StatusOr<proto::JobInfo> JobManager::Impl::Cancel(const std::string& job_id,
                                                   const std::string& reason) {
   const std::string why = reason.empty() ? "cancelled by a client" : reason;
-  std::shared_ptr<JobExecution> execution;
+  std::shared_ptr<JobRun> execution;
   {
     MutexLock lock(&mutex_);
     ManagedJob* job = FindLocked(job_id);
@@ -631,7 +690,7 @@ StatusOr<proto::JobInfo> JobManager::Impl::Cancel(const std::string& job_id,
 
 std::vector<proto::DeviceInfo> JobManager::Impl::ListDevices() const {
   std::vector<proto::DeviceInfo> devices;
-  std::vector<std::shared_ptr<JobExecution>> holders;
+  std::vector<std::shared_ptr<JobRun>> holders;
   {
     MutexLock lock(&mutex_);
     for (size_t i = 0; i < devices_.size(); ++i) {
@@ -642,6 +701,8 @@ std::vector<proto::DeviceInfo> JobManager::Impl::ListDevices() const {
       info.set_cores(device.cores());
       info.set_memory_bytes(device.memory_budget());
       info.set_job_id(device_holders_[i]);
+      info.set_node(device.node());
+      info.set_available(device_available_[i]);
       ManagedJob* holder = device_holders_[i].empty() ? nullptr : FindLocked(device_holders_[i]);
       holders.push_back(holder != nullptr ? holder->execution : nullptr);
       devices.push_back(std::move(info));
@@ -682,7 +743,7 @@ StatusOr<StoredResults> JobManager::Impl::GetResults(const std::string& job_id) 
 
 StatusOr<runtime::JobWaitStates> JobManager::Impl::DescribeWaits(
     const std::string& job_id, std::chrono::milliseconds timeout) {
-  std::shared_ptr<JobExecution> execution;
+  std::shared_ptr<JobRun> execution;
   {
     MutexLock lock(&mutex_);
     ManagedJob* job = FindLocked(job_id);
