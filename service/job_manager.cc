@@ -117,7 +117,7 @@ class JobManager::Impl {
   Status CreateRuntime();
   // The joined nodes changed: their devices become available or not, and jobs may start.
   void OnNodesChanged() EXCLUDES(mutex_);
-  // The devices a submission compiles for: the cluster hosted here, or the live nodes'.
+  // The devices a submission compiles for: the cluster hosted here, or every joined node's.
   StatusOr<proto::Cluster> ClusterForJobs() const;
   void RecoverJobs() EXCLUDES(mutex_);
 
@@ -247,14 +247,16 @@ void JobManager::Impl::OnNodesChanged() {
 
 StatusOr<proto::Cluster> JobManager::Impl::ClusterForJobs() const {
   if (options_.nodes == nullptr) return options_.cluster;
-  proto::Cluster live = options_.nodes->LiveCluster();
+  // Every node that joined, live or not: a job that needs more devices than are live now waits
+  // for the nodes to come back.
+  proto::Cluster known = options_.nodes->KnownCluster();
   {
     MutexLock lock(&mutex_);
-    if (nodes_arrived_ && live.node_size() > 0) return live;
+    if (nodes_arrived_ && known.node_size() > 0) return known;
   }
   return UnavailableError("the server waits for " + std::to_string(options_.nodes_wanted) +
                           " nodes to join before it takes jobs; " +
-                          std::to_string(live.node_size()) + " joined so far");
+                          std::to_string(options_.nodes->LiveNodes()) + " joined so far");
 }
 
 Status JobManager::Impl::Start() {

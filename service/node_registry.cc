@@ -305,6 +305,17 @@ proto::Cluster NodeRegistry::LiveCluster() const {
   for (const auto& node : nodes_) {
     if (node->live) *cluster.add_node() = node->joined.node();
   }
+  std::sort(cluster.mutable_node()->begin(), cluster.mutable_node()->end(),
+            [](const proto::NodeSpec& a, const proto::NodeSpec& b) { return a.name() < b.name(); });
+  return cluster;
+}
+
+proto::Cluster NodeRegistry::KnownCluster() const {
+  proto::Cluster cluster;
+  MutexLock lock(&mutex_);
+  for (const auto& node : nodes_) *cluster.add_node() = node->joined.node();
+  std::sort(cluster.mutable_node()->begin(), cluster.mutable_node()->end(),
+            [](const proto::NodeSpec& a, const proto::NodeSpec& b) { return a.name() < b.name(); });
   return cluster;
 }
 

@@ -114,8 +114,10 @@ class NodeRegistry {
   // A run id no run of this registry had (1, 2, ...).
   int64_t NewRunId() EXCLUDES(mutex_);
 
-  // The live nodes as a cluster (join order; each node's devices as it joined).
+  // The live nodes as a cluster, in the order of their names; each node's devices as it joined.
   proto::Cluster LiveCluster() const EXCLUDES(mutex_);
+  // Every node that ever joined (live or lost: as it last joined), in the order of their names.
+  proto::Cluster KnownCluster() const EXCLUDES(mutex_);
   int LiveNodes() const EXCLUDES(mutex_);
   // The live nodes, join order.
   std::vector<proto::NodeInfo> Nodes() const EXCLUDES(mutex_);
