@@ -53,7 +53,7 @@ std::string NodeHelp();
 int SubmitCommand(const std::vector<std::string>& args);
 std::string SubmitHelp();
 
-// `softwire jobs [--to ADDR] [--devices]`: a server's jobs (or devices).
+// `softwire jobs [--to ADDR] [--devices | --nodes]`: a server's jobs (or devices, or nodes).
 int JobsCommand(const std::vector<std::string>& args);
 std::string JobsHelp();
 

@@ -30,7 +30,7 @@ std::string Usage() {
          "  serve               serve jobs over gRPC (the job service) until stopped\n"
          "  node --join ADDR    host this host's devices for a server's jobs (a node agent)\n"
          "  submit JOB.pbtxt    send a job to a server and follow it (--to ADDR)\n"
-         "  jobs                list a server's jobs (--devices: its devices)\n"
+         "  jobs                list a server's jobs (--devices: its devices, --nodes: its nodes)\n"
          "  watch ID            follow a served job\n"
          "  cancel ID           cancel a served job\n"
          "  fetch ID            fetch a served job's metrics, variables and trace\n"
