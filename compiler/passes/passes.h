@@ -96,6 +96,10 @@ Status ExpandPhysicalPass(Compilation& compilation);
 // (TaskDef::input_types). Off with CompileOptions::fold_views = false.
 Status FoldViewsPass(Compilation& compilation);
 
+// Copies between devices of different nodes become send/recv pairs joined by a wire register on
+// the destination device (insert_send_recv_pass.cc). No change for single-node plans.
+Status InsertSendRecvPass(Compilation& compilation);
+
 // Slots (pipeline depth, transfers, per-step values) and bytes per slot of every register.
 Status PlanRegistersPass(Compilation& compilation);
 

@@ -42,13 +42,14 @@ int SlotsOf(const Compilation& compilation, const TaskRegister& reg) {
   for (const RegisterReader& reader : reg.readers) {
     const TaskDef& task = tasks.task(reader.task);
     in_place |= reader.phase == 1;
-    copied_out |= task.kind == proto::ACTOR_KIND_COPY;
+    copied_out |= task.kind == proto::ACTOR_KIND_COPY || task.kind == proto::ACTOR_KIND_SEND;
     read_backward |=
         task.logical_op >= 0 && graph.op(task.logical_op).placement.role == OpRole::kBackward;
   }
   if (in_place || producer.kind == proto::ACTOR_KIND_VARIABLE || reg.period > 1) return 1;
   int slots = 1;
   if (producer.kind == proto::ACTOR_KIND_SOURCE || producer.kind == proto::ACTOR_KIND_COPY ||
+      producer.kind == proto::ACTOR_KIND_SEND || producer.kind == proto::ACTOR_KIND_RECV ||
       copied_out) {
     slots = 2;
   }

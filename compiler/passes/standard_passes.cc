@@ -22,6 +22,7 @@ std::vector<Pass> StandardPasses() {
       {"insert_boxing", InsertBoxingPass},
       {"expand_physical", ExpandPhysicalPass},
       {"fold_views", FoldViewsPass},
+      {"insert_send_recv", InsertSendRecvPass},
       {"plan_registers", PlanRegistersPass},
       {"fit_memory", FitMemoryPass},
       {"plan_memory", PlanMemoryPass},

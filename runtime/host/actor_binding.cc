@@ -6,6 +6,7 @@
 
 #include "plan/labels.h"
 #include "proto/tensor_desc.h"
+#include "runtime/host/send_kernel.h"
 
 namespace softwire {
 namespace runtime {
@@ -106,8 +107,28 @@ Status CheckRegistersHoldMemory(const proto::Plan& plan, const proto::ActorDef& 
                                 "', which holds no memory (sim devices compute nothing)");
   };
   for (int64_t r : def.input_register()) SOFTWIRE_RETURN_IF_ERROR(check(r));
+  if (def.kind() == proto::ACTOR_KIND_SEND) return Status::Ok();  // Its output is the peer's.
   for (int64_t r : def.output_register()) SOFTWIRE_RETURN_IF_ERROR(check(r));
   return Status::Ok();
+}
+
+// A send on a device with memory: its wire register's slots may lie in another process (no
+// addresses here); the kernel addresses them by slot number through the transport.
+bool IsWireSend(const proto::ActorDef& def, const DeviceArena& arena) {
+  return def.kind() == proto::ACTOR_KIND_SEND && arena.holds_memory() &&
+         def.output_register_size() == 1;
+}
+
+StatusOr<std::unique_ptr<Kernel>> CreateSendKernel(const proto::Plan& plan,
+                                                   const proto::ActorDef& def,
+                                                   const LaunchWiring& wiring) {
+  if (wiring.wire_transport == nullptr) {
+    return InternalError(plan::ActorLabel(def.name()) + ": bound without a wire transport");
+  }
+  const proto::RegisterDef& wire = plan.register_def(static_cast<int>(def.output_register(0)));
+  SOFTWIRE_ASSIGN_OR_RETURN(TensorView view, ViewOf(wire.tensor(), RegisterName(plan, wire.id())));
+  return std::unique_ptr<Kernel>(new SendKernel(wiring.job, plan.device(wire.device()).node(),
+                                                wire.id(), view.NumBytes(), wiring.wire_transport));
 }
 
 StatusOr<std::unique_ptr<ActorBinding>> BindActor(
@@ -136,7 +157,12 @@ StatusOr<std::unique_ptr<ActorBinding>> BindActor(
     SOFTWIRE_ASSIGN_OR_RETURN(TensorView view, KernelView(plan, def, /*input=*/false, i));
     context.outputs.push_back(std::move(view));
     output_slots.push_back(slots[def.output_register(i)]);
+    if (output_slots.back().empty()) {  // A send's wire register on another process.
+      const int count = plan.register_def(static_cast<int>(def.output_register(i))).slots();
+      output_slots.back().assign(static_cast<size_t>(std::max(count, 1)), nullptr);
+    }
   }
+  context.output_slots.assign(def.output_register_size(), 0);
   context.output_fill_begins.assign(def.output_register_size(), true);
   if (def.workspace_bytes() > 0) {
     SOFTWIRE_ASSIGN_OR_RETURN(
@@ -152,7 +178,9 @@ StatusOr<std::unique_ptr<ActorBinding>> BindActor(
   setup.actor = &def;
   setup.reporter = reporter;
   setup.data_root = data_root;
-  StatusOr<std::unique_ptr<Kernel>> kernel = device.CreateKernel(setup);  // Names the actor.
+  StatusOr<std::unique_ptr<Kernel>> kernel = IsWireSend(def, arena)
+                                                 ? CreateSendKernel(plan, def, wiring)
+                                                 : device.CreateKernel(setup);  // Names the actor.
   if (!kernel.ok()) return kernel.status();
   StatusOr<DeviceQueue*> queue = device.queue(def.queue());
   if (!queue.ok()) return queue.status().WithContext(what);
@@ -208,6 +236,7 @@ const LaunchRequest& ActorBinding::Bind(const actors::Firing& firing, FiringTime
     const size_t slot = static_cast<size_t>(firing.outputs[i].slot);
     CHECK(slot < output_slots_[i].size()) << display_name_ << ": output slot " << slot;
     context_.outputs[i].data = output_slots_[i][slot];
+    context_.output_slots[i] = static_cast<int32_t>(slot);
   }
   if (firing.output_fill_begins.size() == outputs) {
     for (size_t i = 0; i < outputs; ++i) {

@@ -32,11 +32,16 @@
 namespace softwire {
 namespace runtime {
 
+class WireTransport;
+
 // Where the launches of bound actors report their completions, and the flag that cancels the
-// launches not yet begun (device_queue.h). Borrowed; outlive the bindings.
+// launches not yet begun (device_queue.h); the job and the transport its send actors write
+// through (send_kernel.h). Borrowed; outlive the bindings.
 struct LaunchWiring {
   LaunchListener* listener = nullptr;
   const std::atomic<bool>* stopping = nullptr;
+  actors::JobId job = 0;
+  const std::atomic<WireTransport*>* wire_transport = nullptr;
 };
 
 class ActorBinding {
@@ -94,7 +99,9 @@ StatusOr<RegisterSlots> LocateRegisterSlots(
 // Binds every actor of `plan`: checks its views, workspace and state range against the
 // arenas, creates its kernel (Device::CreateKernel), and prepares its context
 // (Device::NewKernelContext). An actor of a device with memory that uses a register of a
-// device without memory (sim), or of a node not hosted here, is InvalidArgument. Errors name the
+// device without memory (sim), or of a node not hosted here, is InvalidArgument, except the
+// output of a send (its wire register, on the receiving node): a send on a device with memory
+// gets a SendKernel writing through `wiring.wire_transport`. Errors name the
 // actor or register. Binds the actors `actors` (plan ids); `devices` and `arenas` by plan device
 // index (null for devices not hosted here). Result index == actor id, null for the actors not
 // bound. Borrowed arguments must outlive the bindings.

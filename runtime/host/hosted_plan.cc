@@ -87,9 +87,13 @@ Status HostedPlan::Bind(const std::vector<const HostedPlan*>& peers) {
       if (slots_[id].empty()) slots_[id] = peer->register_slots()[id];
     }
   }
+  in_process_transport_ = std::make_unique<InProcessWireTransport>(&slots_);
+  wire_transport_.store(in_process_transport_.get());
   LaunchWiring wiring;
   wiring.listener = &directory_;
   wiring.stopping = &stopping_;
+  wiring.job = job_;
+  wiring.wire_transport = &wire_transport_;
   SOFTWIRE_ASSIGN_OR_RETURN(bindings_, BindActors(plan_, descriptions_, devices_, arenas_, slots_,
                                                   actors_, wiring, outputs_.get(), data_root_));
   return Status::Ok();
@@ -98,6 +102,11 @@ Status HostedPlan::Bind(const std::vector<const HostedPlan*>& peers) {
 StatusOr<std::vector<int64_t>> HostedPlan::ActorsOf(const std::string& node) const {
   SOFTWIRE_ASSIGN_OR_RETURN(plan::PlanPartition partition, plan::PartitionPlan(plan_, node));
   return partition.actors;
+}
+
+void HostedPlan::SetWireTransport(WireTransport* transport) {
+  wire_transport_.store(transport != nullptr ? transport : in_process_transport_.get(),
+                        std::memory_order_release);
 }
 
 void HostedPlan::SetOutputTarget(OutputReporter* target) {

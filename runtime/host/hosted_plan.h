@@ -39,6 +39,7 @@
 #include "runtime/device/device_arena.h"
 #include "runtime/host/actor_binding.h"
 #include "runtime/host/actor_directory.h"
+#include "runtime/host/wire_transport.h"
 #include "runtime/kernels/kernel.h"
 
 namespace softwire {
@@ -82,6 +83,10 @@ class HostedPlan {
   const std::vector<std::unique_ptr<ActorBinding>>& bindings() const { return bindings_; }
   ActorDirectory* directory() { return &directory_; }
   std::atomic<bool>* stopping() { return &stopping_; }
+  // What the send actors write their bytes through: by default the in-process transport (into
+  // the peers' slots that Bind was given); a data plane sets its own for a run across processes
+  // (before the run starts) and resets it with null (after it ended).
+  void SetWireTransport(WireTransport* transport);
   // Where sink kernels report during the current run; Execution sets it before its start.
   void SetOutputTarget(OutputReporter* target);
   // Pieces that every completed run together streamed: where the next run's numbering starts.
@@ -107,6 +112,8 @@ class HostedPlan {
   std::vector<Device*> devices_;
   std::vector<std::unique_ptr<DeviceArena>> arenas_;
   RegisterSlots slots_;
+  std::unique_ptr<InProcessWireTransport> in_process_transport_;
+  std::atomic<WireTransport*> wire_transport_{nullptr};
   ActorDirectory directory_;
   std::atomic<bool> stopping_{false};
   std::unique_ptr<OutputRelay> outputs_;

@@ -55,10 +55,13 @@ struct KernelContext {
   std::vector<TensorView> inputs;        // In ActorDef.input_register order.
   std::vector<TensorView> outputs;       // In ActorDef.output_register order.
   std::vector<bool> output_fill_begins;  // Per output: first firing of this fill.
-  void* workspace = nullptr;             // ActorDef.workspace_bytes of scratch.
-  void* state = nullptr;                 // ActorDef.state_bytes, kept across firings.
-  ParallelRunner* parallel = nullptr;    // The device's cores. Never null.
-  const Device* device = nullptr;        // What the kernel runs on (Device::NewKernelContext).
+  // Per output: the slot of its register this firing writes (outputs[i].data's slot). Only a
+  // kernel that writes another node's register needs it (a send: runtime/host/send_kernel.h).
+  std::vector<int32_t> output_slots;
+  void* workspace = nullptr;           // ActorDef.workspace_bytes of scratch.
+  void* state = nullptr;               // ActorDef.state_bytes, kept across firings.
+  ParallelRunner* parallel = nullptr;  // The device's cores. Never null.
+  const Device* device = nullptr;      // What the kernel runs on (Device::NewKernelContext).
 };
 
 class Kernel {

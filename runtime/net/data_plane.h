@@ -6,8 +6,9 @@
 //
 // Orchestration (the node agent's job; every process of the job does each step before any
 // process does the next):
-//   1. host its share:     hosted = runtime->Host(plan, "node1", data_root)   (same job id
-//                          everywhere: pass the job id to HostedPlan::Load)
+//   1. host its share:     hosted = HostedPlan::Load(runtime, plan, "node1", job, data_root)
+//                          with the same job id in every process, then hosted->Bind({})
+//                          (no peers: their registers are reached through the data plane)
 //   2. create the run:     run = Execution::Create(runtime, hosted, options)
 //      and attach it:      attached = data_plane->Attach(hosted, run, {{"node0", "10.0.0.1:4100"}})
 //   3. run:                status = run->Run();  then destroy `attached`, then `run`.

@@ -1,0 +1,340 @@
+// The TCP data plane (data_plane.h): one listening socket with its accept thread, one reader
+// thread per inbound connection, one OutboundStream (writer thread) per peer address, and the
+// attached runs by job id.
+#include "runtime/net/data_plane.h"
+
+#include <glog/logging.h>
+
+#include <list>
+#include <set>
+#include <shared_mutex>
+#include <thread>
+#include <vector>
+
+#include "base/mutex.h"
+#include "runtime/host/execution.h"
+#include "runtime/host/hosted_plan.h"
+#include "runtime/host/peer_router.h"
+#include "runtime/host/wire_transport.h"
+#include "runtime/net/frame.h"
+#include "runtime/net/outbound_stream.h"
+#include "runtime/net/socket.h"
+
+namespace softwire {
+namespace runtime {
+namespace net {
+namespace {
+
+constexpr int64_t kMaxHelloBytes = 1024;
+
+// Messages to the actors of one peer node go out on that node's stream.
+class RemotePeerLink final : public PeerLink {
+ public:
+  explicit RemotePeerLink(std::shared_ptr<OutboundStream> stream) : stream_(std::move(stream)) {}
+  void Send(const actors::ProtocolMessage& message) override { stream_->SendMessage(message); }
+
+ private:
+  std::shared_ptr<OutboundStream> stream_;
+};
+
+// A send's bytes go out on the stream to the node of its wire register.
+class TcpWireTransport final : public WireTransport {
+ public:
+  void Add(const std::string& node, std::shared_ptr<OutboundStream> stream) {
+    streams_[node] = std::move(stream);
+  }
+  void Write(const WireWrite& write, std::function<void(Status)> done) override {
+    auto found = streams_.find(write.node);
+    if (found == streams_.end()) {
+      done(FailedPreconditionError("no data-plane connection to node '" + write.node + "'"));
+      return;
+    }
+    FrameHeader header;
+    header.type = FrameType::kWireBytes;
+    header.job = write.job;
+    header.register_id = write.register_id;
+    header.slot = write.slot;
+    header.payload_bytes = write.bytes;
+    found->second->SendBytes(header, write.data, std::move(done));
+  }
+
+ private:
+  std::map<std::string, std::shared_ptr<OutboundStream>> streams_;  // Read-only once attached.
+};
+
+class TcpDataPlane;
+
+class Attachment final : public DataPlaneAttachment {
+ public:
+  Attachment(TcpDataPlane* plane, HostedPlan* hosted, Execution* execution)
+      : plane(plane), hosted(hosted), execution(execution) {}
+  ~Attachment() override;
+
+  TcpDataPlane* const plane;
+  HostedPlan* const hosted;
+  Execution* const execution;
+  std::map<std::string, std::string> node_of_address;  // Peers this run talks to.
+  std::vector<std::unique_ptr<RemotePeerLink>> links;
+  TcpWireTransport transport;
+};
+
+struct InboundConnection {
+  Socket socket;
+  std::string peer;  // Its hello's listen address, once read.
+  std::thread reader;
+  std::atomic<bool> ended{false};  // Its reader returned (it is joined at the next accept).
+};
+
+class TcpDataPlane final : public DataPlane {
+ public:
+  TcpDataPlane(DataPlaneOptions options, Socket listener, std::string address)
+      : options_(std::move(options)), listener_(std::move(listener)), address_(address) {
+    acceptor_ = std::thread([this] { AcceptLoop(); });
+  }
+  ~TcpDataPlane() override;
+
+  std::string address() const override { return address_; }
+  StatusOr<std::unique_ptr<DataPlaneAttachment>> Attach(
+      HostedPlan* hosted, Execution* execution,
+      const std::map<std::string, std::string>& peers) override;
+  int64_t dropped_frames() const override { return dropped_.load(); }
+
+  void Detach(Attachment* attachment);
+
+ private:
+  StatusOr<std::shared_ptr<OutboundStream>> StreamTo(const std::string& address);
+  void AcceptLoop();
+  void ReadLoop(InboundConnection* connection);
+  void ReadFrames(InboundConnection* connection);
+  Status ReadHello(InboundConnection* connection);
+  Status Dispatch(const FrameHeader& header, Socket& socket);
+  Status Discard(Socket& socket, int64_t bytes);
+  void PeerFailed(const std::string& address, const Status& status);
+
+  const DataPlaneOptions options_;
+  Socket listener_;
+  const std::string address_;
+  std::atomic<bool> stopping_{false};
+  std::atomic<int64_t> dropped_{0};
+  std::thread acceptor_;
+  Mutex mutex_;  // Guards the connections.
+  std::map<std::string, std::shared_ptr<OutboundStream>> outbound_ GUARDED_BY(mutex_);
+  std::list<InboundConnection> inbound_ GUARDED_BY(mutex_);
+  // Attached runs by job. Readers hold it shared while they deliver one frame, so a run is
+  // detached only between frames (its slots are never written after Detach returned).
+  std::shared_mutex jobs_mutex_;
+  std::map<actors::JobId, Attachment*> jobs_;
+};
+
+Attachment::~Attachment() {
+  plane->Detach(this);
+  hosted->SetWireTransport(nullptr);
+}
+
+TcpDataPlane::~TcpDataPlane() {
+  stopping_.store(true);
+  listener_.Shutdown();
+  acceptor_.join();
+  std::list<InboundConnection> inbound;
+  std::map<std::string, std::shared_ptr<OutboundStream>> outbound;
+  {
+    MutexLock lock(&mutex_);
+    inbound.swap(inbound_);
+    outbound.swap(outbound_);
+  }
+  for (InboundConnection& connection : inbound) connection.socket.Shutdown();
+  for (InboundConnection& connection : inbound) connection.reader.join();
+  outbound.clear();  // Joins the writers (attachments, which share them, are gone).
+  listener_.Close();
+}
+
+StatusOr<std::shared_ptr<OutboundStream>> TcpDataPlane::StreamTo(const std::string& address) {
+  MutexLock lock(&mutex_);
+  auto found = outbound_.find(address);
+  if (found != outbound_.end() && !found->second->broken()) return found->second;
+  SOFTWIRE_ASSIGN_OR_RETURN(Socket socket, Socket::Connect(address, options_.connect_timeout));
+  FrameHeader hello;
+  hello.type = FrameType::kHello;
+  hello.payload_bytes = static_cast<int64_t>(address_.size());
+  SOFTWIRE_RETURN_IF_ERROR(socket.SendAll(&hello, sizeof(hello)));
+  SOFTWIRE_RETURN_IF_ERROR(socket.SendAll(address_.data(), hello.payload_bytes));
+  auto stream = std::make_shared<OutboundStream>(
+      std::move(socket), address, options_.chunk_bytes,
+      [this, address](const Status& status) { PeerFailed(address, status); });
+  outbound_[address] = stream;
+  return stream;
+}
+
+StatusOr<std::unique_ptr<DataPlaneAttachment>> TcpDataPlane::Attach(
+    HostedPlan* hosted, Execution* execution, const std::map<std::string, std::string>& peers) {
+  const proto::Plan& plan = hosted->plan();
+  std::set<std::string> nodes;
+  for (const proto::PlanDevice& device : plan.device()) {
+    if (device.node() != hosted->node()) nodes.insert(device.node());
+  }
+  auto attachment = std::make_unique<Attachment>(this, hosted, execution);
+  for (const std::string& node : nodes) {
+    SOFTWIRE_ASSIGN_OR_RETURN(std::vector<int64_t> actors, hosted->ActorsOf(node));
+    if (actors.empty()) continue;
+    auto address = peers.find(node);
+    if (address == peers.end()) {
+      return NotFoundError("job '" + plan.job_name() + "': no data-plane address for node '" +
+                           node + "'");
+    }
+    StatusOr<std::shared_ptr<OutboundStream>> stream = StreamTo(address->second);
+    if (!stream.ok()) return stream.status().WithContext("node '" + node + "'");
+    attachment->links.push_back(std::make_unique<RemotePeerLink>(*stream));
+    execution->router().ConnectPeer(actors, attachment->links.back().get());
+    attachment->transport.Add(node, *stream);
+    attachment->node_of_address[address->second] = node;
+  }
+  {
+    std::unique_lock<std::shared_mutex> lock(jobs_mutex_);
+    if (jobs_.count(hosted->job()) != 0) {
+      return FailedPreconditionError("job " + std::to_string(hosted->job()) +
+                                     " is attached to the data plane already");
+    }
+    jobs_[hosted->job()] = attachment.get();
+  }
+  hosted->SetWireTransport(&attachment->transport);
+  return std::unique_ptr<DataPlaneAttachment>(std::move(attachment));
+}
+
+void TcpDataPlane::Detach(Attachment* attachment) {
+  std::unique_lock<std::shared_mutex> lock(jobs_mutex_);
+  auto found = jobs_.find(attachment->hosted->job());
+  if (found != jobs_.end() && found->second == attachment) jobs_.erase(found);
+}
+
+void TcpDataPlane::PeerFailed(const std::string& address, const Status& status) {
+  if (stopping_.load()) return;
+  std::shared_lock<std::shared_mutex> lock(jobs_mutex_);
+  for (const auto& [job, attachment] : jobs_) {
+    auto node = attachment->node_of_address.find(address);
+    if (node == attachment->node_of_address.end()) continue;
+    LOG(WARNING) << "data plane: job " << job << " loses node '" << node->second << "' (" << address
+                 << "): " << status.message();
+    attachment->execution->Cancel("data plane: node '" + node->second + "' (" + address +
+                                  ") is unreachable: " + status.message());
+  }
+}
+
+void TcpDataPlane::AcceptLoop() {
+  while (!stopping_.load()) {
+    StatusOr<Socket> socket = listener_.Accept();
+    if (!socket.ok()) return;  // Shut down (or the listener failed: no more peers).
+    MutexLock lock(&mutex_);
+    if (stopping_.load()) return;
+    inbound_.remove_if([](InboundConnection& ended) {  // Peers gone: join and close.
+      if (!ended.ended.load()) return false;
+      ended.reader.join();
+      return true;
+    });
+    inbound_.emplace_back();
+    InboundConnection* connection = &inbound_.back();
+    connection->socket = std::move(socket).value();
+    connection->reader = std::thread([this, connection] { ReadLoop(connection); });
+  }
+}
+
+Status TcpDataPlane::ReadHello(InboundConnection* connection) {
+  FrameHeader hello;
+  SOFTWIRE_RETURN_IF_ERROR(connection->socket.ReceiveAll(&hello, sizeof(hello)));
+  if (hello.magic != kFrameMagic || hello.type != FrameType::kHello ||
+      hello.payload_bytes > kMaxHelloBytes || hello.payload_bytes < 0) {
+    return InvalidArgumentError("not a softwire data plane");
+  }
+  if (hello.version != kFrameVersion) {
+    return InvalidArgumentError("data plane protocol version " + std::to_string(hello.version) +
+                                ", this process speaks " + std::to_string(kFrameVersion));
+  }
+  std::string peer(static_cast<size_t>(hello.payload_bytes), '\0');
+  SOFTWIRE_RETURN_IF_ERROR(connection->socket.ReceiveAll(peer.data(), hello.payload_bytes));
+  connection->peer = peer;
+  return Status::Ok();
+}
+
+void TcpDataPlane::ReadLoop(InboundConnection* connection) {
+  ReadFrames(connection);
+  connection->ended.store(true);
+}
+
+void TcpDataPlane::ReadFrames(InboundConnection* connection) {
+  Status status = ReadHello(connection);
+  if (!status.ok()) {
+    LOG(WARNING) << "data plane " << address_ << ": refused a connection: " << status.message();
+    connection->socket.Shutdown();
+    return;
+  }
+  FrameHeader header;
+  while (status.ok()) {
+    status = connection->socket.ReceiveAll(&header, sizeof(header));
+    if (!status.ok()) break;
+    if (header.magic != kFrameMagic || header.payload_bytes < 0) {
+      status = InvalidArgumentError("garbled frame");
+      break;
+    }
+    status = Dispatch(header, connection->socket);
+  }
+  if (!stopping_.load()) PeerFailed(connection->peer, status);
+}
+
+Status TcpDataPlane::Dispatch(const FrameHeader& header, Socket& socket) {
+  std::shared_lock<std::shared_mutex> lock(jobs_mutex_);
+  auto found = jobs_.find(header.job);
+  Attachment* attachment = found == jobs_.end() ? nullptr : found->second;
+  if (header.type == FrameType::kMessage) {
+    actors::ProtocolMessage message;
+    if (header.payload_bytes != sizeof(message)) return InvalidArgumentError("garbled message");
+    SOFTWIRE_RETURN_IF_ERROR(socket.ReceiveAll(&message, sizeof(message)));
+    if (attachment == nullptr || message.job != header.job) {
+      dropped_.fetch_add(1);
+      return Status::Ok();
+    }
+    attachment->execution->router().Send(message);
+    return Status::Ok();
+  }
+  if (header.type != FrameType::kWireBytes || attachment == nullptr) {
+    dropped_.fetch_add(1);
+    return Discard(socket, header.payload_bytes);
+  }
+  const RegisterSlots& slots = attachment->hosted->register_slots();
+  const proto::Plan& plan = attachment->hosted->plan();
+  const size_t id = static_cast<size_t>(header.register_id);
+  if (header.register_id < 0 || id >= slots.size() || header.slot < 0 ||
+      static_cast<size_t>(header.slot) >= slots[id].size() ||
+      header.payload_bytes > plan.register_def(static_cast<int>(id)).bytes_per_slot()) {
+    dropped_.fetch_add(1);
+    attachment->execution->Cancel("data plane: bytes for register " +
+                                  std::to_string(header.register_id) + " slot " +
+                                  std::to_string(header.slot) + " do not fit this share");
+    return Discard(socket, header.payload_bytes);
+  }
+  char* slot = slots[id][static_cast<size_t>(header.slot)];
+  if (slot == nullptr) return Discard(socket, header.payload_bytes);  // A sim device's.
+  return socket.ReceiveAll(slot, header.payload_bytes);
+}
+
+Status TcpDataPlane::Discard(Socket& socket, int64_t bytes) {
+  char scratch[65536];
+  while (bytes > 0) {
+    const int64_t chunk = std::min<int64_t>(bytes, sizeof(scratch));
+    SOFTWIRE_RETURN_IF_ERROR(socket.ReceiveAll(scratch, chunk));
+    bytes -= chunk;
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<DataPlane>> DataPlane::Create(NodeRuntime* /*runtime*/,
+                                                       DataPlaneOptions options) {
+  SOFTWIRE_ASSIGN_OR_RETURN(Socket listener, Socket::Listen(options.listen_address));
+  SOFTWIRE_ASSIGN_OR_RETURN(std::string address, listener.LocalAddress());
+  return std::unique_ptr<DataPlane>(
+      new TcpDataPlane(std::move(options), std::move(listener), std::move(address)));
+}
+
+}  // namespace net
+}  // namespace runtime
+}  // namespace softwire

@@ -1,0 +1,82 @@
+// OutboundStream: one TCP connection from this process to a peer process's data plane, with the
+// thread that writes it. Frames go out in the order they were queued, so a protocol message
+// queued after a fill's bytes never overtakes them: SendBytes's `done` runs once the bytes are
+// handed to the kernel's socket (after it, the send actor queues its Ready).
+//
+// Messages are batched: every message queued while a write was in progress goes out in one
+// sendmsg. Bytes are written straight from the slot (no copy), in chunks of `chunk_bytes` per
+// system call.
+//
+// Failure: when a write fails (the peer is gone), the stream is broken: `on_broken` is called
+// once on the writer thread, every queued and later SendBytes completes with an error naming the
+// peer, and later messages are dropped.
+// Threading: SendMessage and SendBytes from any thread, never blocking (they queue); the
+// destructor stops the writer (failing what is still queued) and joins it.
+#ifndef SOFTWIRE_RUNTIME_NET_OUTBOUND_STREAM_H_
+#define SOFTWIRE_RUNTIME_NET_OUTBOUND_STREAM_H_
+
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <string>
+#include <thread>
+
+#include "actors/messages.h"
+#include "base/mutex.h"
+#include "base/status.h"
+#include "runtime/net/frame.h"
+#include "runtime/net/socket.h"
+
+namespace softwire {
+namespace runtime {
+namespace net {
+
+class OutboundStream {
+ public:
+  // `socket` is connected; its hello was sent. `peer`: the peer's address, for errors.
+  OutboundStream(Socket socket, std::string peer, int64_t chunk_bytes,
+                 std::function<void(const Status&)> on_broken);
+  ~OutboundStream();
+  OutboundStream(const OutboundStream&) = delete;
+  OutboundStream& operator=(const OutboundStream&) = delete;
+
+  void SendMessage(const actors::ProtocolMessage& message);
+  // `header` describes the fill (type kWireBytes, job, register, slot, payload_bytes); `data`
+  // is borrowed until `done` ran.
+  void SendBytes(const FrameHeader& header, const char* data, std::function<void(Status)> done);
+
+  bool broken() const { return broken_.load(); }
+  const std::string& peer() const { return peer_; }
+
+ private:
+  struct Item {
+    FrameHeader header;
+    actors::ProtocolMessage message;  // kMessage.
+    const char* data = nullptr;       // kWireBytes.
+    std::function<void(Status)> done;
+  };
+
+  void WriteLoop();
+  Status WriteMessages(std::deque<Item>& batch);
+  Status WriteBytes(Item& item);
+  void Break(const Status& status);
+
+  Socket socket_;
+  const std::string peer_;
+  const int64_t chunk_bytes_;
+  const std::function<void(const Status&)> on_broken_;
+  Mutex mutex_;
+  CondVar changed_;
+  std::deque<Item> queue_ GUARDED_BY(mutex_);
+  bool stopping_ GUARDED_BY(mutex_) = false;
+  std::atomic<bool> broken_{false};
+  Status broken_status_;  // Set once, before broken_, by the writer.
+  std::thread writer_;
+};
+
+}  // namespace net
+}  // namespace runtime
+}  // namespace softwire
+
+#endif  // SOFTWIRE_RUNTIME_NET_OUTBOUND_STREAM_H_
