@@ -22,6 +22,7 @@
 #include "runtime/host/node_runtime.h"
 #include "runtime/host/node_runtime_options.h"
 #include "runtime/kernels/cpu/cpu_kernels.h"
+#include "runtime/net/data_plane.h"
 #include "service/node_agent.h"
 #include "service/node_registry.h"
 #include "service/rpc/node_connection.h"
@@ -163,9 +164,13 @@ int NodeCommand(const std::vector<std::string>& args) {
       runtime::NodeRuntimeOptionsFor(runtime::ClusterDeviceSpecs(cluster), hosting));
   if (!runtime.ok()) return Fail(runtime.status().WithContext("--devices"));
 
-  // The data plane (runtime/net/) is not in this build yet: the node runs the shares of jobs
-  // that use no other node, and says so to the server with an empty data-plane address.
-  runtime::net::DataPlane* data_plane = nullptr;
+  // The other nodes of a job reach this one's share through its data plane.
+  runtime::net::DataPlaneOptions plane_options;
+  plane_options.listen_address = flags.data_plane;
+  StatusOr<std::unique_ptr<runtime::net::DataPlane>> plane =
+      runtime::net::DataPlane::Create(runtime->get(), plane_options);
+  if (!plane.ok()) return Fail(plane.status().WithContext("--data-plane"));
+  runtime::net::DataPlane* data_plane = plane->get();
 
   service::NodeConnectionOptions options;
   options.server_address = flags.join;
@@ -199,7 +204,7 @@ int NodeCommand(const std::vector<std::string>& args) {
                static_cast<int>(getpid()), devices.c_str(), flags.join.c_str());
   const Status status = connection.Run();
   agent->AbortAll("the node agent stopped");
-  agent.reset();  // Before the connection it sends through, and the runtime.
+  agent.reset();  // Before the connection it sends through, the data plane and the runtime.
   if (!status.ok()) return Fail(status);
   std::fprintf(stderr, "softwire node: %s: stopped\n",
                (*interrupts)->signal() == SIGINT ? "SIGINT" : "SIGTERM");

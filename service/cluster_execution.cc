@@ -225,6 +225,7 @@ Status ClusterExecution::AwaitRunEnd(Steps* steps) {
       lock.Lock();
       if (!added.ok() && failure_.ok()) failure_ = added;
     }
+    if (!failure_.ok() && failure_from_report_) PreferLostNodeLocked(&lock);
     SOFTWIRE_RETURN_IF_ERROR(FailureLocked());
     if (ended_.size() == plan_nodes_.size()) break;
     changed_.Wait(&lock);
@@ -259,6 +260,15 @@ void ClusterExecution::ReleaseAll(const std::string& reason) {
   }
 }
 
+void ClusterExecution::PreferLostNodeLocked(MutexLock* lock) {
+  const Clock::time_point deadline = Clock::now() + std::chrono::seconds(1);
+  while (lost_.empty() && Clock::now() < deadline) changed_.WaitUntil(lock, deadline);
+  failure_from_report_ = false;
+  if (lost_.empty()) return;
+  failure_ = AbortedError("node '" + lost_.front() + "' was lost: " + lost_reason_ + " (then " +
+                          failure_.message() + ")");
+}
+
 Status ClusterExecution::FailureLocked() const {
   if (!failure_.ok()) return failure_;
   if (cancelled_) return CancelledError(cancel_reason_);
@@ -284,6 +294,7 @@ void ClusterExecution::OnReport(const std::string& node, const proto::NodeReport
       ended_[node] = ended.error();
       if (!ended.error().empty() && failure_.ok()) {
         failure_ = Status(CodeNamed(ended.code()), "node '" + node + "': " + ended.error());
+        failure_from_report_ = true;
       }
       break;
     }
@@ -296,6 +307,7 @@ void ClusterExecution::OnReport(const std::string& node, const proto::NodeReport
 void ClusterExecution::OnNodeLost(const std::string& node, const std::string& reason) {
   if (std::find(plan_nodes_.begin(), plan_nodes_.end(), node) == plan_nodes_.end()) return;
   MutexLock lock(&mutex_);
+  if (lost_.empty()) lost_reason_ = reason;
   lost_.push_back(node);
   if (failure_.ok()) failure_ = AbortedError("node '" + node + "' was lost: " + reason);
   changed_.NotifyAll();

@@ -11,9 +11,11 @@
 //
 // Failure: a node that reports an error fails the job with "node 'NAME': ERROR"; a node that is
 // lost (its stream ended, or silent for the heartbeat timeout) fails it with "node 'NAME' was
-// lost: REASON" at once; in both cases every other node is told to release the share (its
-// actors stop, its memory is freed) and Run returns within the release timeout. A node that
-// does not answer a command within the command timeout fails the job naming it.
+// lost: REASON" at once (and also when another node's error came first, by up to 1 s: a
+// killed node's peers report their broken data plane before the server hears of the loss); in both
+// cases every other node is told to release the share (its actors stop, its memory is freed) and
+// Run returns within the release timeout. A node that does not answer a command within the command
+// timeout fails the job naming it.
 //
 // Not yet: the trace of a node's share and live diagnosis of its actors (DescribeWaits answers
 // FailedPrecondition), trained variables in the results (the nodes hold them).
@@ -77,6 +79,9 @@ class ClusterExecution final : public JobRun, private NodeRegistry::RunListener 
   void ReleaseAll(const std::string& reason) EXCLUDES(mutex_);
   // The job's failure so far (a lost node, a node's error, a cancel); OK while none.
   Status FailureLocked() const REQUIRES(mutex_);
+  // A node's error is often the echo of another node's loss (its data plane broke): waits a
+  // moment for news of a lost node, whose name then leads the failure.
+  void PreferLostNodeLocked(MutexLock* lock) REQUIRES(mutex_);
 
   NodeRegistry* const nodes_;
   const JobRunSpec spec_;
@@ -91,9 +96,11 @@ class ClusterExecution final : public JobRun, private NodeRegistry::RunListener 
   std::map<std::string, std::string> ended_ GUARDED_BY(mutex_);  // Node -> error ("" ok).
   std::deque<proto::SinkValue> values_ GUARDED_BY(mutex_);
   Status failure_ GUARDED_BY(mutex_);
+  bool failure_from_report_ GUARDED_BY(mutex_) = false;  // A node's error, not a lost node.
   bool cancelled_ GUARDED_BY(mutex_) = false;
   std::string cancel_reason_ GUARDED_BY(mutex_);
   std::vector<std::string> lost_ GUARDED_BY(mutex_);
+  std::string lost_reason_ GUARDED_BY(mutex_);  // Of the first lost node.
 };
 
 }  // namespace service

@@ -124,6 +124,50 @@ TEST(NodeFaultsTest, ANodeKilledMidJobFailsItNamingTheNodeAndTheOthersRunTheNext
   EXPECT_NE(started.state(), proto::JOB_STATE_QUEUED) << started.DebugString();
 }
 
+TEST(NodeFaultsTest, ANodeKilledMidJobOfThreeNodesFailsItAndTheOtherNodesFreeTheirShares) {
+  LocalCluster cluster(SOFTWIRE_BINARY, TestDirectory("node_sigkill_shares"), 3);
+  ASSERT_TRUE(cluster.Start()) << cluster.Output();
+  service::JobClient client(ClientFor(cluster.address()));
+  proto::JobSubmission pipelined = service_testing::TinySubmission(kEndlessSteps);
+  pipelined.mutable_settings()->mutable_parallel()->set_pipeline_stages(3);
+  StatusOr<proto::SubmitJobResponse> submitted = client.Submit(pipelined);
+  ASSERT_TRUE(submitted.ok()) << submitted.status();
+  const std::string id = submitted->job().job_id();
+  const Clock::time_point give_up = Clock::now() + std::chrono::seconds(30);
+  while (Clock::now() < give_up) {
+    StatusOr<proto::JobInfo> info = client.GetJob(id);
+    if (info.ok() && info->completed_steps() > 10) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  // Every node hosts a share and holds its memory.
+  std::this_thread::sleep_for(std::chrono::milliseconds(700));  // A heartbeat from each.
+  StatusOr<proto::ListNodesResponse> hosting = client.ListNodes();
+  ASSERT_TRUE(hosting.ok()) << hosting.status();
+  for (const proto::NodeInfo& node : hosting->node()) {
+    EXPECT_EQ(node.run_id_size(), 1) << node.DebugString() << cluster.Output();
+  }
+  const Clock::time_point killed_at = Clock::now();
+  kill(cluster.node(1)->pid(), SIGKILL);
+  const proto::JobInfo failed = WaitForEnd(&client, id, 10);
+  const double seconds = SecondsSince(killed_at);
+  EXPECT_EQ(failed.state(), proto::JOB_STATE_FAILED) << failed.DebugString();
+  EXPECT_LT(seconds, 5.0) << "the job failed " << seconds << " s after the kill";
+  EXPECT_TRUE(Contains(failed.error(), "node 'node1' was lost")) << failed.error();
+  // The other two freed their shares: no runs, no memory of the job.
+  std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+  StatusOr<proto::ListNodesResponse> left = client.ListNodes();
+  ASSERT_TRUE(left.ok()) << left.status();
+  ASSERT_EQ(left->node_size(), 2);
+  for (const proto::NodeInfo& node : left->node()) {
+    EXPECT_EQ(node.run_id_size(), 0) << node.DebugString() << cluster.Output();
+  }
+  StatusOr<proto::ListDevicesResponse> devices = client.ListDevices();
+  ASSERT_TRUE(devices.ok()) << devices.status();
+  for (const proto::DeviceInfo& device : devices->device()) {
+    EXPECT_TRUE(device.job_id().empty()) << device.DebugString();
+  }
+}
+
 TEST(NodeFaultsTest, ANodeStoppedMidJobIsFoundByItsMissedHeartbeatsAndJoinsAgainWhenWoken) {
   LocalCluster cluster(SOFTWIRE_BINARY, TestDirectory("node_sigstop"), 2);
   ASSERT_TRUE(cluster.Start()) << cluster.Output();
