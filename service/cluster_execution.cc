@@ -2,7 +2,9 @@
 
 #include <glog/logging.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <memory>
 
 #include "base/file.h"
@@ -165,6 +167,9 @@ JobOutcome ClusterExecution::Run() {
   if (written.ok()) {
     written = WriteFileAtomically(spec_.results_directory + "/metrics.jsonl", steps.metrics());
   }
+  if (written.ok()) {
+    written = WriteFileAtomically(spec_.results_directory + "/nodes.json", NodeClocksJson());
+  }
   {
     MutexLock lock(&mutex_);
     outcome.cancelled = cancelled_ && !status.ok();
@@ -258,6 +263,25 @@ void ClusterExecution::ReleaseAll(const std::string& reason) {
       }
     }
   }
+}
+
+std::string ClusterExecution::NodeClocksJson() const {
+  std::string json = "{";
+  for (const proto::NodeInfo& node : nodes_->Nodes()) {
+    if (std::find(plan_nodes_.begin(), plan_nodes_.end(), node.node().name()) ==
+        plan_nodes_.end()) {
+      continue;
+    }
+    char entry[256];
+    std::snprintf(entry, sizeof(entry),
+                  "%s\"%s\": {\"clock_offset_seconds\": %.9f, \"clock_round_trip_seconds\": %.9f, "
+                  "\"clock_probes\": %lld}",
+                  json.size() > 1 ? ", " : "", node.node().name().c_str(),
+                  node.clock_offset_seconds(), node.clock_round_trip_seconds(),
+                  static_cast<long long>(node.clock_probes()));
+    json += entry;
+  }
+  return json + "}\n";
 }
 
 void ClusterExecution::PreferLostNodeLocked(MutexLock* lock) {

@@ -17,8 +17,11 @@
 // Run returns within the release timeout. A node that does not answer a command within the command
 // timeout fails the job naming it.
 //
-// Not yet: the trace of a node's share and live diagnosis of its actors (DescribeWaits answers
-// FailedPrecondition), trained variables in the results (the nodes hold them).
+// Results: metrics.jsonl as a local run writes it, and nodes.json with each node's clock offset
+// from the server's (NTP-style, the probe with the shortest round trip): what puts the nodes'
+// traces on the server's time axis once they are fetched. Not yet: the traces of the nodes'
+// shares, live diagnosis of their actors (DescribeWaits answers FailedPrecondition), trained
+// variables in the results (the nodes hold them).
 //
 // Threading: Run on one thread; Cancel, DescribeWaits and AllocatedBytes from any thread; the
 // registry calls OnReport and OnNodeLost from its threads. Ownership: borrows the registry and
@@ -77,6 +80,9 @@ class ClusterExecution final : public JobRun, private NodeRegistry::RunListener 
   Status AwaitRunEnd(Steps* steps) EXCLUDES(mutex_);
   // Tells every live node to release the share and waits for their acks (bounded).
   void ReleaseAll(const std::string& reason) EXCLUDES(mutex_);
+  // {"node0": {"clock_offset_seconds": ..., "clock_round_trip_seconds": ..., "clock_probes": N},
+  // ...} for the plan's live nodes: results/nodes.json.
+  std::string NodeClocksJson() const;
   // The job's failure so far (a lost node, a node's error, a cancel); OK while none.
   Status FailureLocked() const REQUIRES(mutex_);
   // A node's error is often the echo of another node's loss (its data plane broke): waits a

@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/file.h"
 #include "cli/testing/softwire_process.h"
 #include "service/node_registry.h"
 #include "service/rpc/job_client.h"
@@ -116,6 +117,10 @@ TEST(NodeAgentTest, SubmissionsWaitForTheNodesThenAJobOnANodeGivesTheLossesOfRun
   const std::vector<std::string> run_losses = service_testing::MetricsLosses(run_metrics);
   ASSERT_EQ(run_losses.size(), 8u);
   EXPECT_EQ(service_testing::MetricsLosses(submit_metrics), run_losses);
+  // The node's clock offset is kept with the job's results, for its traces.
+  StatusOr<std::string> clocks = ReadFile(directory + "/state/jobs/job-1/results/nodes.json");
+  ASSERT_TRUE(clocks.ok()) << clocks.status();
+  EXPECT_TRUE(Contains(*clocks, "\"node0\": {\"clock_offset_seconds\": ")) << *clocks;
 }
 
 TEST(NodeAgentTest, AServerWaitsForItsNodesBeforeItTakesJobs) {
