@@ -285,7 +285,7 @@ std::string ClusterExecution::NodeClocksJson() const {
 }
 
 void ClusterExecution::PreferLostNodeLocked(MutexLock* lock) {
-  const Clock::time_point deadline = Clock::now() + std::chrono::seconds(1);
+  const Clock::time_point deadline = Clock::now() + std::chrono::milliseconds(500);
   while (lost_.empty() && Clock::now() < deadline) changed_.WaitUntil(lock, deadline);
   failure_from_report_ = false;
   if (lost_.empty()) return;

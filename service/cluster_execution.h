@@ -11,7 +11,7 @@
 //
 // Failure: a node that reports an error fails the job with "node 'NAME': ERROR"; a node that is
 // lost (its stream ended, or silent for the heartbeat timeout) fails it with "node 'NAME' was
-// lost: REASON" at once (and also when another node's error came first, by up to 1 s: a
+// lost: REASON" at once (and also when another node's error came first, by up to 0.5 s: a
 // killed node's peers report their broken data plane before the server hears of the loss); in both
 // cases every other node is told to release the share (its actors stop, its memory is freed) and
 // Run returns within the release timeout. A node that does not answer a command within the command
@@ -48,8 +48,10 @@ namespace service {
 struct ClusterExecutionOptions {
   // How long a node may take to host its share, attach, or start.
   std::chrono::milliseconds command_timeout{60000};
-  // How long Run waits for the nodes to free a share at the end.
-  std::chrono::milliseconds release_timeout{5000};
+  // How long Run waits for the nodes to free a share at the end. Short, so a failed job is
+  // recorded within seconds; a node still freeing the share when the next job comes waits for
+  // its devices before hosting (NodeAgent).
+  std::chrono::milliseconds release_timeout{1500};
 };
 
 class ClusterExecution final : public JobRun, private NodeRegistry::RunListener {

@@ -19,11 +19,13 @@
 #include "runtime/host/node_runtime_options.h"
 #include "runtime/kernels/cpu/cpu_kernels.h"
 #include "service/cluster_execution.h"
+#include "service/device_pool.h"
 #include "service/event_log.h"
 #include "service/job_compilation.h"
 #include "service/job_data.h"
 #include "service/job_execution.h"
 #include "service/job_queue.h"
+#include "service/job_recovery.h"
 #include "service/job_store.h"
 #include "service/submission_check.h"
 
@@ -32,15 +34,9 @@ namespace service {
 namespace {
 
 constexpr char kServerStopped[] = "the server stopped";
-constexpr char kDiedWhileRunning[] = "the server stopped while the job was running";
 
 double UnixNow() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
-bool IsTerminal(proto::JobState state) {
-  return state == proto::JOB_STATE_SUCCEEDED || state == proto::JOB_STATE_FAILED ||
-         state == proto::JOB_STATE_CANCELLED;
 }
 
 // The cluster a server without one hosts: one cpu device of every core it may use.
@@ -58,13 +54,6 @@ proto::JobSubmission WithoutDataBytes(const proto::JobSubmission& submission) {
   proto::JobSubmission kept = submission;
   for (proto::DataFile& file : *kept.mutable_data_file()) file.clear_content();
   return kept;
-}
-
-// The state a feed's terminal event means.
-proto::JobState StateOfTerminal(const proto::JobEvent& event) {
-  if (event.has_finished()) return proto::JOB_STATE_SUCCEEDED;
-  if (event.has_cancelled()) return proto::JOB_STATE_CANCELLED;
-  return proto::JOB_STATE_FAILED;
 }
 
 }  // namespace
@@ -147,11 +136,7 @@ class JobManager::Impl {
   std::map<std::string, std::string> job_by_key_ GUARDED_BY(mutex_);
   std::set<std::string> keys_in_submission_ GUARDED_BY(mutex_);
   JobQueue queue_ GUARDED_BY(mutex_);
-  // The devices jobs run on, in cluster (or join) order; a node's devices keep their place
-  // while it is away, unavailable.
-  std::vector<proto::PlanDevice> devices_ GUARDED_BY(mutex_);
-  std::vector<std::string> device_holders_ GUARDED_BY(mutex_);  // Job id per device; "": free.
-  std::vector<bool> device_available_ GUARDED_BY(mutex_);
+  DevicePool devices_ GUARDED_BY(mutex_);
   bool nodes_arrived_ GUARDED_BY(mutex_) = false;  // options_.nodes_wanted joined once.
   int64_t last_job_number_ GUARDED_BY(mutex_) = 0;
   bool stopping_ GUARDED_BY(mutex_) = false;
@@ -217,30 +202,19 @@ Status JobManager::Impl::CreateRuntime() {
   SOFTWIRE_ASSIGN_OR_RETURN(runtime_, runtime::NodeRuntime::Create(runtime::NodeRuntimeOptionsFor(
                                           std::move(specs), hosting)));
   MutexLock lock(&mutex_);
-  devices_ = std::move(devices);
-  device_holders_.assign(devices_.size(), "");
-  device_available_.assign(devices_.size(), true);
+  devices_.Reset(std::move(devices));
   return Status::Ok();
 }
 
 void JobManager::Impl::OnNodesChanged() {
   const proto::Cluster live = options_.nodes->LiveCluster();
   const int live_nodes = live.node_size();
-  MutexLock lock(&mutex_);
-  device_available_.assign(devices_.size(), false);
-  for (const runtime::DeviceSpec& spec : runtime::ClusterDeviceSpecs(live)) {
-    const std::string name = plan::DeviceName(spec.device);
-    size_t index = 0;
-    while (index < devices_.size() && plan::DeviceName(devices_[index]) != name) ++index;
-    if (index == devices_.size()) {
-      devices_.push_back(spec.device);
-      device_holders_.emplace_back();
-      device_available_.push_back(true);
-    }
-    devices_[index] = spec.device;
-    devices_[index].set_id(static_cast<int32_t>(index));
-    device_available_[index] = true;
+  std::vector<proto::PlanDevice> devices;
+  for (runtime::DeviceSpec& spec : runtime::ClusterDeviceSpecs(live)) {
+    devices.push_back(std::move(spec.device));
   }
+  MutexLock lock(&mutex_);
+  devices_.SetAvailable(devices);
   if (live_nodes >= options_.nodes_wanted) nodes_arrived_ = true;
   ScheduleLocked();
 }
@@ -289,42 +263,22 @@ void JobManager::Impl::RecoverJobs() {
     job->record = std::move(record);
     proto::JobInfo* info = job->record.mutable_info();
     last_job_number_ = std::max(last_job_number_, JobNumber(id));
-    const std::vector<proto::JobEvent> events_so_far = job->events->events();
-    int64_t steps = 0;
-    for (const proto::JobEvent& event : events_so_far) {
-      if (event.has_step()) {
-        ++steps;
-        info->set_last_loss(event.step().loss());
-        info->set_samples_per_second(event.step().samples_per_second());
-      }
-    }
-    info->set_completed_steps(steps);
-    if (!IsTerminal(info->state()) && job->events->ended()) {
-      // It ended, and the server died before the record said so.
-      const proto::JobEvent& last = events_so_far.back();
-      info->set_state(StateOfTerminal(last));
-      info->set_ended_unix(last.time_unix());
-      if (last.has_failed()) info->set_error(last.failed().error());
-      if (last.has_cancelled()) info->set_error(last.cancelled().reason());
-      WriteRecordLocked(job.get());
-    } else if (info->state() == proto::JOB_STATE_RUNNING) {
-      proto::JobEvent failed;
-      failed.mutable_failed()->set_error(kDiedWhileRunning);
-      failed.mutable_failed()->set_code(StatusCodeName(StatusCode::kAborted));
-      EndJobLocked(job.get(), std::move(failed));
-    } else if (info->state() == proto::JOB_STATE_QUEUED) {
-      StatusOr<proto::Plan> plan = JobStore::ReadPlan(job->directory);
-      if (!plan.ok()) {
-        proto::JobEvent failed;
-        failed.mutable_failed()->set_error("its plan cannot be read back: " +
-                                           plan.status().message());
-        failed.mutable_failed()->set_code(StatusCodeName(plan.status().code()));
-        EndJobLocked(job.get(), std::move(failed));
-      } else {
-        job->devices_needed = std::max(1, plan->device_size());
-        job->plan = std::make_unique<proto::Plan>(std::move(*plan));
+    RecoveredJob recovered =
+        RecoverJob(job->directory, job->events->events(), job->events->ended(), &job->record);
+    switch (recovered.action) {
+      case RecoveredJob::Action::kKeep:
+        break;
+      case RecoveredJob::Action::kRewriteRecord:
+        WriteRecordLocked(job.get());
+        break;
+      case RecoveredJob::Action::kFail:
+        EndJobLocked(job.get(), std::move(recovered.failure));
+        break;
+      case RecoveredJob::Action::kQueue:
+        job->devices_needed = std::max(1, recovered.plan->device_size());
+        job->plan = std::move(recovered.plan);
         queued.push_back(job.get());
-      }
+        break;
     }
     info->set_last_event(job->events->last_sequence());
     if (!info->idempotency_key().empty()) job_by_key_[info->idempotency_key()] = id;
@@ -460,10 +414,7 @@ StatusOr<SubmittedJob> JobManager::Impl::Accept(const proto::JobSubmission& subm
 void JobManager::Impl::ScheduleLocked() {
   if (stopping_) return;
   if (options_.nodes != nullptr && !nodes_arrived_) return;
-  std::vector<bool> free(device_holders_.size());
-  for (size_t i = 0; i < free.size(); ++i) {
-    free[i] = device_holders_[i].empty() && device_available_[i];
-  }
+  std::vector<bool> free = devices_.Free();
   for (const JobQueue::Start& start : queue_.TakeStartable(&free)) {
     ManagedJob* job = FindLocked(start.job_id);
     CHECK(job != nullptr) << "queued job " << start.job_id << " is unknown";
@@ -474,7 +425,7 @@ void JobManager::Impl::ScheduleLocked() {
 void JobManager::Impl::StartJobLocked(ManagedJob* job, const std::vector<int>& devices) {
   const std::string id = job->record.info().job_id();
   std::vector<proto::PlanDevice> targets;
-  for (int device : devices) targets.push_back(devices_[static_cast<size_t>(device)]);
+  for (int device : devices) targets.push_back(devices_.device(device));
   JobRunSpec spec;
   spec.job_id = id;
   spec.plan = std::move(*job->plan);
@@ -500,7 +451,7 @@ void JobManager::Impl::StartJobLocked(ManagedJob* job, const std::vector<int>& d
     info->add_device(plan::DeviceName(device));
     started.mutable_started()->add_device(plan::DeviceName(device));
   }
-  for (int device : devices) device_holders_[static_cast<size_t>(device)] = id;
+  devices_.Hold(devices, id);
   job->devices = devices;
   StatusOr<proto::JobEvent> appended = job->events->Append(std::move(started));
   if (!appended.ok()) LOG(WARNING) << "job " << id << ": " << appended.status();
@@ -543,11 +494,11 @@ void JobManager::Impl::EndJobLocked(ManagedJob* job, proto::JobEvent terminal) {
   proto::JobInfo* info = job->record.mutable_info();
   StatusOr<proto::JobEvent> appended = job->events->Append(terminal);
   if (!appended.ok()) LOG(WARNING) << "job " << info->job_id() << ": " << appended.status();
-  info->set_state(StateOfTerminal(terminal));
+  info->set_state(StateOfTerminalEvent(terminal));
   info->set_ended_unix(appended.ok() ? appended->time_unix() : UnixNow());
   if (terminal.has_failed()) info->set_error(terminal.failed().error());
   if (terminal.has_cancelled()) info->set_error(terminal.cancelled().reason());
-  for (int device : job->devices) device_holders_[static_cast<size_t>(device)].clear();
+  devices_.Release(job->devices);
   job->devices.clear();
   job->execution.reset();
   job->plan.reset();
@@ -582,7 +533,7 @@ void JobManager::Impl::DropOldJobsLocked() {
   if (kept <= 0 || static_cast<int64_t>(jobs_.size()) <= kept) return;
   std::vector<ManagedJob*> ended;
   for (auto& [id, job] : jobs_) {
-    if (IsTerminal(job->record.info().state())) ended.push_back(job.get());
+    if (IsTerminalState(job->record.info().state())) ended.push_back(job.get());
   }
   std::sort(ended.begin(), ended.end(), [](const ManagedJob* a, const ManagedJob* b) {
     return JobNumber(a->record.info().job_id()) < JobNumber(b->record.info().job_id());
@@ -670,7 +621,7 @@ StatusOr<proto::JobInfo> JobManager::Impl::Cancel(const std::string& job_id,
     MutexLock lock(&mutex_);
     ManagedJob* job = FindLocked(job_id);
     if (job == nullptr) return NotFoundError("no job '" + job_id + "'");
-    if (IsTerminal(job->record.info().state())) return InfoLocked(*job);
+    if (IsTerminalState(job->record.info().state())) return InfoLocked(*job);
     if (queue_.Remove(job_id)) {
       proto::JobEvent cancelled;
       cancelled.mutable_cancelled()->set_reason(why);
@@ -685,7 +636,7 @@ StatusOr<proto::JobInfo> JobManager::Impl::Cancel(const std::string& job_id,
   for (;;) {
     ManagedJob* job = FindLocked(job_id);
     if (job == nullptr) return NotFoundError("no job '" + job_id + "'");
-    if (IsTerminal(job->record.info().state())) return InfoLocked(*job);
+    if (IsTerminalState(job->record.info().state())) return InfoLocked(*job);
     changed_.Wait(&lock);
   }
 }
@@ -695,19 +646,10 @@ std::vector<proto::DeviceInfo> JobManager::Impl::ListDevices() const {
   std::vector<std::shared_ptr<JobRun>> holders;
   {
     MutexLock lock(&mutex_);
-    for (size_t i = 0; i < devices_.size(); ++i) {
-      const proto::PlanDevice& device = devices_[i];
-      proto::DeviceInfo info;
-      info.set_device(plan::DeviceName(device));
-      info.set_kind(plan::DeviceKindName(device.kind()));
-      info.set_cores(device.cores());
-      info.set_memory_bytes(device.memory_budget());
-      info.set_job_id(device_holders_[i]);
-      info.set_node(device.node());
-      info.set_available(device_available_[i]);
-      ManagedJob* holder = device_holders_[i].empty() ? nullptr : FindLocked(device_holders_[i]);
+    for (int i = 0; i < devices_.size(); ++i) {
+      ManagedJob* holder = devices_.holder(i).empty() ? nullptr : FindLocked(devices_.holder(i));
       holders.push_back(holder != nullptr ? holder->execution : nullptr);
-      devices.push_back(std::move(info));
+      devices.push_back(devices_.Info(i));
     }
   }
   for (size_t i = 0; i < devices.size(); ++i) {
@@ -729,7 +671,7 @@ StatusOr<StoredResults> JobManager::Impl::GetResults(const std::string& job_id) 
     MutexLock lock(&mutex_);
     ManagedJob* job = FindLocked(job_id);
     if (job == nullptr) return NotFoundError("no job '" + job_id + "'");
-    if (!IsTerminal(job->record.info().state())) {
+    if (!IsTerminalState(job->record.info().state())) {
       return FailedPreconditionError("job '" + job_id + "' has not ended");
     }
     results.job = InfoLocked(*job);

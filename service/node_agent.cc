@@ -18,6 +18,9 @@ namespace softwire {
 namespace service {
 namespace {
 
+// How long hosting waits for devices that a released run still holds.
+constexpr std::chrono::seconds kClaimPatience{10};
+
 proto::NodeReport Ack(int64_t run_id, const std::string& command, const Status& status) {
   proto::NodeReport report;
   proto::CommandAck* ack = report.mutable_ack();
@@ -128,14 +131,24 @@ class NodeAgent::HostedRun final : public runtime::OutputReporter {
   }
 
   Status Host(const proto::HostShare& share) EXCLUDES(mutex_) {
-    if (hosted_ != nullptr) return FailedPreconditionError("the run is hosted already");
+    if (hosted_plan() != nullptr) return FailedPreconditionError("the run is hosted already");
     plan_ = share.plan();
     node_ = share.node();
     stall_timeout_seconds_ = share.stall_timeout_seconds();
     data::DataRoot data_root(share.data_root());
     data_root.confined = share.data_root_confined();
+    // A run released just before may still be freeing the devices (its actors stopping after
+    // a peer died): wait for them a while rather than fail the next job.
+    const auto give_up = std::chrono::steady_clock::now() + kClaimPatience;
     StatusOr<std::unique_ptr<runtime::HostedPlan>> hosted = runtime::HostedPlan::Load(
         options_.runtime, plan_, node_, static_cast<actors::JobId>(run_id_), data_root);
+    while (!hosted.ok() && hosted.status().code() == StatusCode::kFailedPrecondition &&
+           hosted.status().message().find("is in use by job") != std::string::npos &&
+           std::chrono::steady_clock::now() < give_up) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      hosted = runtime::HostedPlan::Load(options_.runtime, plan_, node_,
+                                         static_cast<actors::JobId>(run_id_), data_root);
+    }
     if (!hosted.ok()) {
       return Status(hosted.status().code(),
                     "cannot host job '" + share.job_id() + "': " + hosted.status().message());
@@ -149,7 +162,8 @@ class NodeAgent::HostedRun final : public runtime::OutputReporter {
   }
 
   Status Attach(const proto::AttachPeers& attach) EXCLUDES(mutex_) {
-    if (hosted_ == nullptr) return FailedPreconditionError("the run is not hosted");
+    runtime::HostedPlan* hosted = hosted_plan();
+    if (hosted == nullptr) return FailedPreconditionError("the run is not hosted");
     runtime::ExecutionOptions execution_options;
     const double stall = stall_timeout_seconds_ > 0 ? stall_timeout_seconds_ : 60;
     execution_options.stall_timeout =
@@ -157,10 +171,10 @@ class NodeAgent::HostedRun final : public runtime::OutputReporter {
             std::chrono::duration<double>(stall));
     SOFTWIRE_ASSIGN_OR_RETURN(
         std::unique_ptr<runtime::Execution> execution,
-        runtime::Execution::Create(options_.runtime, hosted_.get(), std::move(execution_options)));
+        runtime::Execution::Create(options_.runtime, hosted, std::move(execution_options)));
     // The values of this share's sinks go to the server rather than a collector of ours: only
     // the server sees every sink of the plan.
-    hosted_->SetOutputTarget(this);
+    hosted->SetOutputTarget(this);
     if (plan::PlanNodes(plan_).size() > 1) {
       if (options_.data_plane == nullptr) {
         return UnavailableError("node '" + node_ +
@@ -169,7 +183,7 @@ class NodeAgent::HostedRun final : public runtime::OutputReporter {
       std::map<std::string, std::string> peers(attach.peer_address().begin(),
                                                attach.peer_address().end());
       SOFTWIRE_ASSIGN_OR_RETURN(attachment_,
-                                options_.data_plane->Attach(hosted_.get(), execution.get(), peers));
+                                options_.data_plane->Attach(hosted, execution.get(), peers));
     }
     MutexLock lock(&mutex_);
     execution_ = std::move(execution);
@@ -199,6 +213,13 @@ class NodeAgent::HostedRun final : public runtime::OutputReporter {
     }
     LOG(INFO) << "run " << run_id_ << " ended: " << status;
     options_.send(std::move(report));
+  }
+
+  // Written only by the run's thread (Host, Release), so that thread may read it unlocked; the
+  // lock orders it with the heartbeat's reads.
+  runtime::HostedPlan* hosted_plan() EXCLUDES(mutex_) {
+    MutexLock lock(&mutex_);
+    return hosted_.get();
   }
 
   // The attachment, then the execution (which borrows the hosted plan), then the hosted plan.

@@ -12,7 +12,8 @@
 //   agent.AbortAll("the server went away");   // the stream broke
 //
 // Each run (HostShare.run_id) has a thread of its own that takes its commands in order: host
-// (HostedPlan::Load with the run id as job id, then Bind), attach (Execution::Create, the sinks'
+// (HostedPlan::Load with the run id as job id, then Bind; devices that a released run still
+// frees are waited for up to 10 s), attach (Execution::Create, the sinks'
 // values routed to `send`, DataPlane::Attach when the plan has other nodes), start (acked, then
 // Execution::Run; RunEnded when it returns), release (the run is cancelled if it still runs,
 // then the attachment, the execution and the hosted plan are destroyed, then acked). Every

@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 
 #include <chrono>
+#include <cstdio>
 #include <string>
 #include <thread>
 #include <vector>
@@ -34,6 +35,11 @@ constexpr int64_t kEndlessSteps = 50000000;
 
 double SecondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// The measured delay, in the test's output (docs/NODES.md quotes it).
+void Report(const char* what, double seconds) {
+  std::printf("measured: %s %.2f s\n", what, seconds);
 }
 
 // Submits the endless tiny job and waits until it runs; its id and the node it runs on.
@@ -86,6 +92,7 @@ TEST(NodeFaultsTest, ANodeKilledMidJobFailsItNamingTheNodeAndTheOthersRunTheNext
   kill(cluster.node(victim)->pid(), SIGKILL);
   const proto::JobInfo failed = WaitForEnd(&client, running.id, 10);
   const double seconds = SecondsSince(killed_at);
+  Report("one-node job failed after SIGKILL in", seconds);
   EXPECT_EQ(failed.state(), proto::JOB_STATE_FAILED) << failed.DebugString();
   EXPECT_LT(seconds, 5.0) << "the job failed " << seconds << " s after the kill";
   EXPECT_TRUE(Contains(failed.error(), "node '" + running.node + "'")) << failed.error();
@@ -150,6 +157,7 @@ TEST(NodeFaultsTest, ANodeKilledMidJobOfThreeNodesFailsItAndTheOtherNodesFreeThe
   kill(cluster.node(1)->pid(), SIGKILL);
   const proto::JobInfo failed = WaitForEnd(&client, id, 10);
   const double seconds = SecondsSince(killed_at);
+  Report("three-node job failed after SIGKILL in", seconds);
   EXPECT_EQ(failed.state(), proto::JOB_STATE_FAILED) << failed.DebugString();
   EXPECT_LT(seconds, 5.0) << "the job failed " << seconds << " s after the kill";
   EXPECT_TRUE(Contains(failed.error(), "node 'node1' was lost")) << failed.error();
@@ -180,6 +188,7 @@ TEST(NodeFaultsTest, ANodeStoppedMidJobIsFoundByItsMissedHeartbeatsAndJoinsAgain
   const proto::JobInfo failed = WaitForEnd(&client, running.id, 10);
   const double seconds = SecondsSince(stopped_at);
   kill(cluster.node(victim)->pid(), SIGCONT);
+  Report("job failed after SIGSTOP in", seconds);
   EXPECT_EQ(failed.state(), proto::JOB_STATE_FAILED) << failed.DebugString();
   EXPECT_LT(seconds, 5.0) << "the job failed " << seconds << " s after SIGSTOP";
   EXPECT_TRUE(Contains(failed.error(), "node '" + running.node + "'")) << failed.error();
@@ -212,6 +221,7 @@ TEST(NodeFaultsTest, NodesOfAServerKilledMidJobAbortWithinFiveSecondsAndJoinTheN
     cluster.server()->Stop(SIGKILL);
     EXPECT_TRUE(cluster.node(host)->WaitFor("every job was aborted and freed", 5))
         << cluster.Output();
+    Report("node aborted its job after the server's SIGKILL in", SecondsSince(killed_at));
     EXPECT_LT(SecondsSince(killed_at), 5.0);
   }
   // Both nodes live on, trying to join; a server on the same address and state gets them back,
