@@ -8,6 +8,9 @@
 //     does, and never more;
 //   source outputs and registers that cross devices (a copy reads or writes them): 2, so the
 //     transfer overlaps the producer's next piece;
+//   a wire register (a send writes it, insert_send_recv): as many as carry about 4 MiB, from 2
+//     to 8: its slots bound the fills in flight between two nodes, and a small fill's round
+//     trip (Ready over, Release back) costs more than its bytes (docs/DATA_PLANE.md);
 //   everything else: 1.
 // fit_memory may lower these toward 1 when a device's memory is short.
 #include <algorithm>
@@ -48,6 +51,11 @@ int SlotsOf(const Compilation& compilation, const TaskRegister& reg) {
   }
   if (in_place || producer.kind == proto::ACTOR_KIND_VARIABLE || reg.period > 1) return 1;
   int slots = 1;
+  if (producer.kind == proto::ACTOR_KIND_SEND) {
+    constexpr int64_t kWireBytesInFlight = int64_t{4} << 20;
+    const int64_t bytes = std::max<int64_t>(1, reg.type.NumBytes());
+    return static_cast<int>(std::clamp<int64_t>((kWireBytesInFlight + bytes - 1) / bytes, 2, 8));
+  }
   if (producer.kind == proto::ACTOR_KIND_SOURCE || producer.kind == proto::ACTOR_KIND_COPY ||
       producer.kind == proto::ACTOR_KIND_SEND || producer.kind == proto::ACTOR_KIND_RECV ||
       copied_out) {

@@ -18,6 +18,7 @@
 #include "runtime/host/wire_transport.h"
 #include "runtime/net/frame.h"
 #include "runtime/net/outbound_stream.h"
+#include "runtime/net/shm_ring.h"
 #include "runtime/net/socket.h"
 
 namespace softwire {
@@ -80,7 +81,8 @@ class Attachment final : public DataPlaneAttachment {
 
 struct InboundConnection {
   Socket socket;
-  std::string peer;  // Its hello's listen address, once read.
+  std::string peer;               // Its hello's listen address, once read.
+  std::unique_ptr<ShmRing> ring;  // The ring its hello offered, if any.
   std::thread reader;
   std::atomic<bool> ended{false};  // Its reader returned (it is joined at the next accept).
 };
@@ -107,8 +109,9 @@ class TcpDataPlane final : public DataPlane {
   void ReadLoop(InboundConnection* connection);
   void ReadFrames(InboundConnection* connection);
   Status ReadHello(InboundConnection* connection);
-  Status Dispatch(const FrameHeader& header, Socket& socket);
-  Status Discard(Socket& socket, int64_t bytes);
+  Status Dispatch(const FrameHeader& header, InboundConnection& connection);
+  // Receives a fill's payload into `into` (null: skips it) from the socket or the ring.
+  Status ReceivePayload(const FrameHeader& header, InboundConnection& connection, char* into);
   void PeerFailed(const std::string& address, const Status& status);
 
   const DataPlaneOptions options_;
@@ -153,14 +156,27 @@ StatusOr<std::shared_ptr<OutboundStream>> TcpDataPlane::StreamTo(const std::stri
   auto found = outbound_.find(address);
   if (found != outbound_.end() && !found->second->broken()) return found->second;
   SOFTWIRE_ASSIGN_OR_RETURN(Socket socket, Socket::Connect(address, options_.connect_timeout));
+  std::unique_ptr<ShmRing> ring;
+  std::string payload = address_;
+  if (options_.shared_memory_chunks > 0 && address.rfind("127.", 0) == 0) {  // Same host.
+    StatusOr<std::unique_ptr<ShmRing>> created =
+        ShmRing::Create(options_.shared_memory_chunks, options_.chunk_bytes);
+    if (created.ok()) {
+      ring = std::move(created).value();
+      payload += "\n" + ring->name();
+    } else {  // No /dev/shm here: the socket carries the bytes.
+      LOG(WARNING) << "data plane: no shared memory for " << address << ": "
+                   << created.status().message();
+    }
+  }
   FrameHeader hello;
   hello.type = FrameType::kHello;
-  hello.payload_bytes = static_cast<int64_t>(address_.size());
+  hello.payload_bytes = static_cast<int64_t>(payload.size());
   SOFTWIRE_RETURN_IF_ERROR(socket.SendAll(&hello, sizeof(hello)));
-  SOFTWIRE_RETURN_IF_ERROR(socket.SendAll(address_.data(), hello.payload_bytes));
+  SOFTWIRE_RETURN_IF_ERROR(socket.SendAll(payload.data(), hello.payload_bytes));
   auto stream = std::make_shared<OutboundStream>(
       std::move(socket), address, options_.chunk_bytes,
-      [this, address](const Status& status) { PeerFailed(address, status); });
+      [this, address](const Status& status) { PeerFailed(address, status); }, std::move(ring));
   outbound_[address] = stream;
   return stream;
 }
@@ -250,6 +266,11 @@ Status TcpDataPlane::ReadHello(InboundConnection* connection) {
   }
   std::string peer(static_cast<size_t>(hello.payload_bytes), '\0');
   SOFTWIRE_RETURN_IF_ERROR(connection->socket.ReceiveAll(peer.data(), hello.payload_bytes));
+  const size_t newline = peer.find('\n');
+  if (newline != std::string::npos) {  // It offers a same-host ring.
+    SOFTWIRE_ASSIGN_OR_RETURN(connection->ring, ShmRing::Open(peer.substr(newline + 1)));
+    peer.resize(newline);
+  }
   connection->peer = peer;
   return Status::Ok();
 }
@@ -274,19 +295,19 @@ void TcpDataPlane::ReadFrames(InboundConnection* connection) {
       status = InvalidArgumentError("garbled frame");
       break;
     }
-    status = Dispatch(header, connection->socket);
+    status = Dispatch(header, *connection);
   }
   if (!stopping_.load()) PeerFailed(connection->peer, status);
 }
 
-Status TcpDataPlane::Dispatch(const FrameHeader& header, Socket& socket) {
+Status TcpDataPlane::Dispatch(const FrameHeader& header, InboundConnection& connection) {
   std::shared_lock<std::shared_mutex> lock(jobs_mutex_);
   auto found = jobs_.find(header.job);
   Attachment* attachment = found == jobs_.end() ? nullptr : found->second;
   if (header.type == FrameType::kMessage) {
     actors::ProtocolMessage message;
     if (header.payload_bytes != sizeof(message)) return InvalidArgumentError("garbled message");
-    SOFTWIRE_RETURN_IF_ERROR(socket.ReceiveAll(&message, sizeof(message)));
+    SOFTWIRE_RETURN_IF_ERROR(connection.socket.ReceiveAll(&message, sizeof(message)));
     if (attachment == nullptr || message.job != header.job) {
       dropped_.fetch_add(1);
       return Status::Ok();
@@ -294,9 +315,10 @@ Status TcpDataPlane::Dispatch(const FrameHeader& header, Socket& socket) {
     attachment->execution->router().Send(message);
     return Status::Ok();
   }
-  if (header.type != FrameType::kWireBytes || attachment == nullptr) {
+  const bool bytes = header.type == FrameType::kWireBytes || header.type == FrameType::kShmBytes;
+  if (!bytes || attachment == nullptr) {
     dropped_.fetch_add(1);
-    return Discard(socket, header.payload_bytes);
+    return ReceivePayload(header, connection, nullptr);
   }
   const RegisterSlots& slots = attachment->hosted->register_slots();
   const proto::Plan& plan = attachment->hosted->plan();
@@ -308,19 +330,26 @@ Status TcpDataPlane::Dispatch(const FrameHeader& header, Socket& socket) {
     attachment->execution->Cancel("data plane: bytes for register " +
                                   std::to_string(header.register_id) + " slot " +
                                   std::to_string(header.slot) + " do not fit this share");
-    return Discard(socket, header.payload_bytes);
+    return ReceivePayload(header, connection, nullptr);
   }
-  char* slot = slots[id][static_cast<size_t>(header.slot)];
-  if (slot == nullptr) return Discard(socket, header.payload_bytes);  // A sim device's.
-  return socket.ReceiveAll(slot, header.payload_bytes);
+  // A sim device's slot has no address: its bytes are skipped.
+  return ReceivePayload(header, connection, slots[id][static_cast<size_t>(header.slot)]);
 }
 
-Status TcpDataPlane::Discard(Socket& socket, int64_t bytes) {
+Status TcpDataPlane::ReceivePayload(const FrameHeader& header, InboundConnection& connection,
+                                    char* into) {
+  if (header.type == FrameType::kShmBytes) {
+    if (connection.ring == nullptr) return InvalidArgumentError("ring bytes without a ring");
+    return connection.ring->Read(into, header.payload_bytes, [this, &connection] {
+      return !stopping_.load() && !connection.socket.PeerClosed();
+    });
+  }
+  if (into != nullptr) return connection.socket.ReceiveAll(into, header.payload_bytes);
   char scratch[65536];
-  while (bytes > 0) {
-    const int64_t chunk = std::min<int64_t>(bytes, sizeof(scratch));
-    SOFTWIRE_RETURN_IF_ERROR(socket.ReceiveAll(scratch, chunk));
-    bytes -= chunk;
+  for (int64_t left = header.payload_bytes; left > 0;) {
+    const int64_t chunk = std::min<int64_t>(left, sizeof(scratch));
+    SOFTWIRE_RETURN_IF_ERROR(connection.socket.ReceiveAll(scratch, chunk));
+    left -= chunk;
   }
   return Status::Ok();
 }

@@ -58,9 +58,12 @@ struct DataPlaneOptions {
   std::string listen_address = "127.0.0.1:0";
   // How long Attach waits for a peer's process to accept the connection.
   std::chrono::milliseconds connect_timeout{10000};
-  // Wire bytes go out in chunks of this size, so that messages are not held behind a large
-  // transfer for longer than one chunk.
+  // Wire bytes go out in chunks of this size (a system call, or a shared-memory cell, each).
   int64_t chunk_bytes = int64_t{1} << 20;
+  // For a peer at a loopback address (the same host), wire bytes go through a shared-memory
+  // ring (shm_ring.h) of this many chunks instead of the kernel's TCP stack; messages and the
+  // fills' headers stay on the socket. 0: always the socket.
+  int shared_memory_chunks = 8;
 };
 
 class DataPlaneAttachment;

@@ -3,7 +3,11 @@
 //   kHello      once, first on every connection: the payload is the sender's listen address;
 //   kMessage    a protocol message to an actor of job `job` (payload: one ProtocolMessage);
 //   kWireBytes  one fill of wire register `register_id`, slot `slot`, of job `job` (payload:
-//               the bytes, written into the slot as they arrive).
+//               the bytes, written into the slot as they arrive);
+//   kShmBytes   the same fill, its `payload_bytes` coming through the connection's shared-memory
+//               ring (shm_ring.h) instead of the socket: nothing follows the header here.
+// A hello's payload is "<listen address>" or "<listen address>\n<ring name>" when the sender
+// offers a same-host ring.
 // Both ends run the same build on the same byte order (x86-64 and aarch64 are little-endian);
 // the magic number catches a peer that is something else, and the version a peer of another
 // protocol.
@@ -22,7 +26,7 @@ namespace net {
 constexpr uint32_t kFrameMagic = 0x53574450;  // "SWDP".
 constexpr uint32_t kFrameVersion = 1;
 
-enum class FrameType : uint32_t { kHello = 1, kMessage = 2, kWireBytes = 3 };
+enum class FrameType : uint32_t { kHello = 1, kMessage = 2, kWireBytes = 3, kShmBytes = 4 };
 
 struct FrameHeader {
   uint32_t magic = kFrameMagic;

@@ -10,14 +10,17 @@ namespace runtime {
 namespace net {
 
 OutboundStream::OutboundStream(Socket socket, std::string peer, int64_t chunk_bytes,
-                               std::function<void(const Status&)> on_broken)
+                               std::function<void(const Status&)> on_broken,
+                               std::unique_ptr<ShmRing> ring)
     : socket_(std::move(socket)),
+      ring_(std::move(ring)),
       peer_(std::move(peer)),
       chunk_bytes_(std::max<int64_t>(chunk_bytes, 4096)),
       on_broken_(std::move(on_broken)),
       writer_([this] { WriteLoop(); }) {}
 
 OutboundStream::~OutboundStream() {
+  stop_requested_.store(true);
   {
     MutexLock lock(&mutex_);
     stopping_ = true;
@@ -35,9 +38,26 @@ void OutboundStream::SendMessage(const actors::ProtocolMessage& message) {
   item.header.job = message.job;
   item.header.payload_bytes = sizeof(actors::ProtocolMessage);
   item.message = message;
+  {
+    MutexLock lock(&mutex_);
+    if (!queue_.empty() || writing_ || stopping_) {
+      queue_.push_back(std::move(item));
+      changed_.NotifyOne();
+      return;
+    }
+    writing_ = true;  // Idle: try it now on this thread, without waiting for room.
+  }
+  const iovec parts[2] = {{&item.header, sizeof(FrameHeader)},
+                          {&item.message, sizeof(actors::ProtocolMessage)}};
+  StatusOr<int64_t> sent = socket_.TrySend(parts, 2);
+  if (!sent.ok()) Break(sent.status());
   MutexLock lock(&mutex_);
-  queue_.push_back(std::move(item));
-  changed_.NotifyOne();
+  if (sent.ok() && *sent < static_cast<int64_t>(sizeof(FrameHeader) + sizeof(item.message))) {
+    item.sent = *sent;
+    queue_.push_front(std::move(item));  // Before anything queued meanwhile.
+  }
+  writing_ = false;
+  changed_.NotifyAll();
 }
 
 void OutboundStream::SendBytes(const FrameHeader& header, const char* data,
@@ -51,9 +71,23 @@ void OutboundStream::SendBytes(const FrameHeader& header, const char* data,
   item.header.type = FrameType::kWireBytes;
   item.data = data;
   item.done = std::move(done);
-  MutexLock lock(&mutex_);
-  queue_.push_back(std::move(item));
-  changed_.NotifyOne();
+  {
+    MutexLock lock(&mutex_);
+    if (!queue_.empty() || writing_ || stopping_) {
+      queue_.push_back(std::move(item));
+      changed_.NotifyOne();
+      return;
+    }
+    writing_ = true;  // Nothing queued, the socket idle: write on this thread, no hand-off.
+  }
+  Status status = WriteBytes(item);
+  if (!status.ok()) Break(status);
+  {
+    MutexLock lock(&mutex_);
+    writing_ = false;
+    changed_.NotifyAll();  // Messages queued meanwhile go out after these bytes.
+  }
+  item.done(broken_.load() ? broken_status_ : Status::Ok());
 }
 
 void OutboundStream::WriteLoop() {
@@ -61,13 +95,15 @@ void OutboundStream::WriteLoop() {
   while (true) {
     {
       MutexLock lock(&mutex_);
-      while (queue_.empty() && !stopping_) changed_.Wait(&lock);
-      if (queue_.empty()) return;          // Stopping, nothing left.
-      if (stopping_ && !broken_.load()) {  // Fail what is left, without blaming the peer.
+      while ((queue_.empty() || writing_) && !stopping_) changed_.Wait(&lock);
+      while (writing_) changed_.Wait(&lock);  // Stopping: let an inline write finish.
+      if (queue_.empty()) return;             // Stopping, nothing left.
+      if (stopping_ && !broken_.load()) {     // Fail what is left, without blaming the peer.
         broken_status_ = UnavailableError("the data plane to " + peer_ + " is shutting down");
         broken_.store(true);
       }
       batch.swap(queue_);
+      writing_ = true;
     }
     while (!batch.empty()) {
       if (broken_.load()) {
@@ -85,6 +121,9 @@ void OutboundStream::WriteLoop() {
       batch.front().done(broken_.load() ? broken_status_ : Status::Ok());
       batch.pop_front();
     }
+    MutexLock lock(&mutex_);
+    writing_ = false;
+    changed_.NotifyAll();
   }
 }
 
@@ -99,12 +138,29 @@ Status OutboundStream::WriteMessages(std::deque<Item>& batch) {
     parts.push_back({&batch[count].message, sizeof(actors::ProtocolMessage)});
     ++count;
   }
-  Status status = socket_.SendAll(parts.data(), static_cast<int>(parts.size()));
+  // The first may have been partly written inline (SendMessage): skip what went out.
+  size_t first = 0;
+  for (int64_t skip = batch[0].sent; skip > 0; ++first) {
+    const int64_t part = static_cast<int64_t>(parts[first].iov_len);
+    if (skip < part) {
+      parts[first].iov_base = static_cast<char*>(parts[first].iov_base) + skip;
+      parts[first].iov_len -= static_cast<size_t>(skip);
+      break;
+    }
+    skip -= part;
+  }
+  Status status = socket_.SendAll(parts.data() + first, static_cast<int>(parts.size() - first));
   batch.erase(batch.begin(), batch.begin() + static_cast<std::ptrdiff_t>(count));
   return status;
 }
 
 Status OutboundStream::WriteBytes(Item& item) {
+  if (ring_ != nullptr) {  // The header on the socket, the bytes through the ring.
+    item.header.type = FrameType::kShmBytes;
+    SOFTWIRE_RETURN_IF_ERROR(socket_.SendAll(&item.header, sizeof(FrameHeader)));
+    return ring_->Write(item.data, item.header.payload_bytes,
+                        [this] { return !stop_requested_.load() && !socket_.PeerClosed(); });
+  }
   iovec parts[2] = {{&item.header, sizeof(FrameHeader)}, {nullptr, 0}};
   int64_t sent = 0;
   const int64_t total = item.header.payload_bytes;
@@ -122,6 +178,7 @@ Status OutboundStream::WriteBytes(Item& item) {
 }
 
 void OutboundStream::Break(const Status& status) {
+  if (broken_.load()) return;  // Only the thread that owns the socket (writing_) gets here.
   broken_status_ = UnavailableError("connection to " + peer_ + " broke: " + status.message());
   broken_.store(true);
   on_broken_(broken_status_);

@@ -5,12 +5,17 @@
 //
 // Messages are batched: every message queued while a write was in progress goes out in one
 // sendmsg. Bytes are written straight from the slot (no copy), in chunks of `chunk_bytes` per
-// system call.
+// system call; when nothing is queued and the socket is idle, SendBytes writes them on the
+// calling thread (the send's queue, which waits for them anyway), sparing two thread hand-offs
+// per fill. Likewise a message finds the stream idle: it is written at once without waiting
+// (MSG_DONTWAIT; what does not fit is left to the writer, first in the queue). Whoever writes
+// owns the socket (`writing_`), so frames never interleave.
 //
 // Failure: when a write fails (the peer is gone), the stream is broken: `on_broken` is called
 // once on the writer thread, every queued and later SendBytes completes with an error naming the
 // peer, and later messages are dropped.
-// Threading: SendMessage and SendBytes from any thread, never blocking (they queue); the
+// Threading: SendMessage and SendBytes from any thread; SendMessage never blocks, SendBytes may
+// write on the calling thread (see above) but never waits for another writer; the
 // destructor stops the writer (failing what is still queued) and joins it.
 #ifndef SOFTWIRE_RUNTIME_NET_OUTBOUND_STREAM_H_
 #define SOFTWIRE_RUNTIME_NET_OUTBOUND_STREAM_H_
@@ -19,6 +24,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <string>
 #include <thread>
 
@@ -26,6 +32,7 @@
 #include "base/mutex.h"
 #include "base/status.h"
 #include "runtime/net/frame.h"
+#include "runtime/net/shm_ring.h"
 #include "runtime/net/socket.h"
 
 namespace softwire {
@@ -34,9 +41,11 @@ namespace net {
 
 class OutboundStream {
  public:
-  // `socket` is connected; its hello was sent. `peer`: the peer's address, for errors.
+  // `socket` is connected; its hello was sent. `peer`: the peer's address, for errors. `ring`:
+  // the same-host ring the hello offered (null: bytes go on the socket).
   OutboundStream(Socket socket, std::string peer, int64_t chunk_bytes,
-                 std::function<void(const Status&)> on_broken);
+                 std::function<void(const Status&)> on_broken,
+                 std::unique_ptr<ShmRing> ring = nullptr);
   ~OutboundStream();
   OutboundStream(const OutboundStream&) = delete;
   OutboundStream& operator=(const OutboundStream&) = delete;
@@ -54,6 +63,7 @@ class OutboundStream {
     FrameHeader header;
     actors::ProtocolMessage message;  // kMessage.
     const char* data = nullptr;       // kWireBytes.
+    int64_t sent = 0;                 // kMessage: bytes of it already written (inline, partly).
     std::function<void(Status)> done;
   };
 
@@ -63,6 +73,8 @@ class OutboundStream {
   void Break(const Status& status);
 
   Socket socket_;
+  std::unique_ptr<ShmRing> ring_;
+  std::atomic<bool> stop_requested_{false};  // Ends a wait on the ring.
   const std::string peer_;
   const int64_t chunk_bytes_;
   const std::function<void(const Status&)> on_broken_;
@@ -70,6 +82,7 @@ class OutboundStream {
   CondVar changed_;
   std::deque<Item> queue_ GUARDED_BY(mutex_);
   bool stopping_ GUARDED_BY(mutex_) = false;
+  bool writing_ GUARDED_BY(mutex_) = false;  // A thread is writing to the socket.
   std::atomic<bool> broken_{false};
   Status broken_status_;  // Set once, before broken_, by the writer.
   std::thread writer_;

@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -148,6 +149,19 @@ Status Socket::SendAll(struct iovec* iov, int count) {
   return Status::Ok();
 }
 
+StatusOr<int64_t> Socket::TrySend(const struct iovec* iov, int count) {
+  msghdr message{};
+  message.msg_iov = const_cast<iovec*>(iov);
+  message.msg_iovlen = static_cast<size_t>(count);
+  while (true) {
+    const ssize_t sent = sendmsg(fd_, &message, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (sent >= 0) return static_cast<int64_t>(sent);
+    if (errno == EINTR) continue;
+    if (errno == EAGAIN || errno == EWOULDBLOCK) return int64_t{0};
+    return UnavailableError("send: " + ErrnoText());
+  }
+}
+
 Status Socket::SendAll(const void* data, int64_t bytes) {
   iovec one{const_cast<void*>(data), static_cast<size_t>(bytes)};
   return SendAll(&one, 1);
@@ -166,6 +180,11 @@ Status Socket::ReceiveAll(void* data, int64_t bytes) {
     bytes -= got;
   }
   return Status::Ok();
+}
+
+bool Socket::PeerClosed() const {
+  pollfd state{fd_, POLLRDHUP, 0};
+  return poll(&state, 1, 0) > 0 && (state.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0;
 }
 
 void Socket::Shutdown() {

@@ -42,8 +42,14 @@ class Socket {
   // Sends every byte of `iov` (modified as it goes); Unavailable when the peer is gone.
   Status SendAll(struct iovec* iov, int count);
   Status SendAll(const void* data, int64_t bytes);
+  // Sends what fits without waiting: the bytes sent (0 when the socket is full); Unavailable
+  // when the peer is gone.
+  StatusOr<int64_t> TrySend(const struct iovec* iov, int count);
   // Receives exactly `bytes`; Unavailable on end of stream (or shutdown) before them.
   Status ReceiveAll(void* data, int64_t bytes);
+
+  // Whether the peer closed or reset the connection (without reading from it). Thread-safe.
+  bool PeerClosed() const;
 
   void Shutdown();
   void Close();

@@ -2,7 +2,8 @@
 // its own process and runs it with the other nodes' processes over the TCP data plane, driven
 // line by line on stdin by a test (data_plane_process_test.cc):
 //
-//   data_plane_node PLAN_FILE NODE JOB_ID       (PLAN_FILE: a binary proto::Plan)
+//   data_plane_node PLAN_FILE NODE JOB_ID [SHM_CHUNKS]   (PLAN_FILE: a binary proto::Plan;
+//                                       SHM_CHUNKS: DataPlaneOptions::shared_memory_chunks)
 //   out: address HOST:PORT                     its data plane listens there
 //   in:  peer NODE HOST:PORT                   one line per other node, then
 //   in:  attach                                host the share, create the run, attach it
@@ -55,7 +56,11 @@ std::string NextLine() {
 }
 
 int Main(int argc, char** argv) {
-  if (argc != 4) return Fail("usage: data_plane_node PLAN_FILE NODE JOB_ID");
+  if (argc != 4 && argc != 5) {
+    return Fail("usage: data_plane_node PLAN_FILE NODE JOB_ID [SHM_CHUNKS]");
+  }
+  net::DataPlaneOptions plane_options;
+  if (argc == 5) plane_options.shared_memory_chunks = std::stoi(argv[4]);
   const std::string node = argv[2];
   const actors::JobId job = std::stoll(argv[3]);
   StatusOr<std::string> bytes = ReadFile(argv[1]);
@@ -75,7 +80,8 @@ int Main(int argc, char** argv) {
   }
   StatusOr<std::unique_ptr<NodeRuntime>> runtime = NodeRuntime::Create(std::move(options));
   if (!runtime.ok()) return Fail(runtime.status().ToString());
-  StatusOr<std::unique_ptr<net::DataPlane>> plane = net::DataPlane::Create(runtime->get(), {});
+  StatusOr<std::unique_ptr<net::DataPlane>> plane =
+      net::DataPlane::Create(runtime->get(), plane_options);
   if (!plane.ok()) return Fail(plane.status().ToString());
   std::cout << "address " << (*plane)->address() << std::endl;
 

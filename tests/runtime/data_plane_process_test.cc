@@ -1,7 +1,8 @@
-// The TCP data plane between real processes: a compiled MLP plan, pipeline-parallel and
+// The data plane between real processes: a compiled MLP plan, pipeline-parallel and
 // data-parallel over node0 and node1, run as two data_plane_node processes (one share each,
-// connected only by their data planes on free loopback ports) gives exactly the per-step losses
-// of the same plan run whole in this process; a node process killed mid-job fails the other's
+// connected only by their data planes on free loopback ports, wire bytes over TCP or through the
+// same-host shared-memory ring) gives exactly the per-step losses of the same plan run whole in
+// this process; a node process killed mid-job fails the other's
 // run with an error naming the node. Every child is killed and reaped whatever a test does.
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -91,7 +92,10 @@ std::map<int64_t, double> RunWhole(const proto::Plan& plan) {
 // One data_plane_node child, talked to over pipes. Killed and reaped when destroyed.
 class NodeProcess {
  public:
-  NodeProcess(const std::string& plan_file, const std::string& node) : node_(node) {
+  // `shm_chunks`: the data plane's shared_memory_chunks (0: every byte over TCP).
+  NodeProcess(const std::string& plan_file, const std::string& node, int shm_chunks = 8)
+      : node_(node) {
+    const std::string chunks = std::to_string(shm_chunks);
     int to_child[2];
     int from_child[2];
     CHECK_EQ(pipe2(to_child, O_CLOEXEC), 0);
@@ -102,7 +106,7 @@ class NodeProcess {
       dup2(to_child[0], 0);
       dup2(from_child[1], 1);
       execl(DATA_PLANE_NODE_BINARY, DATA_PLANE_NODE_BINARY, plan_file.c_str(), node.c_str(), "7",
-            static_cast<char*>(nullptr));
+            chunks.c_str(), static_cast<char*>(nullptr));
       _exit(127);
     }
     close(to_child[0]);
@@ -216,12 +220,13 @@ std::map<int64_t, double> LossesIn(const std::vector<std::string>& lines) {
   return losses;
 }
 
-void ExpectTwoProcessesGiveTheLossesOfOne(const proto::Plan& plan, const std::string& name) {
+void ExpectTwoProcessesGiveTheLossesOfOne(const proto::Plan& plan, const std::string& name,
+                                          int shm_chunks) {
   const std::map<int64_t, double> expected = RunWhole(plan);
   ASSERT_EQ(expected.size(), static_cast<size_t>(kSteps));
   const std::string plan_file = WritePlan(plan, name);
-  NodeProcess node0(plan_file, "node0");
-  NodeProcess node1(plan_file, "node1");
+  NodeProcess node0(plan_file, "node0", shm_chunks);
+  NodeProcess node1(plan_file, "node1", shm_chunks);
   ASSERT_TRUE(StartAndAttach(node0, node1));
   node0.Send("run");
   node1.Send("run");
@@ -239,12 +244,20 @@ void ExpectTwoProcessesGiveTheLossesOfOne(const proto::Plan& plan, const std::st
   std::remove(plan_file.c_str());
 }
 
-TEST(DataPlaneProcesses, PipelineParallelMlpOverTwoProcessesGivesTheLossesOfOneProcess) {
-  ExpectTwoProcessesGiveTheLossesOfOne(CompileMlp(/*dp=*/1, /*pp=*/2), "mlp_pp2");
+TEST(DataPlaneProcesses, PipelineParallelMlpOverTcpGivesTheLossesOfOneProcess) {
+  ExpectTwoProcessesGiveTheLossesOfOne(CompileMlp(/*dp=*/1, /*pp=*/2), "mlp_pp2", 0);
 }
 
-TEST(DataPlaneProcesses, DataParallelMlpOverTwoProcessesGivesTheLossesOfOneProcess) {
-  ExpectTwoProcessesGiveTheLossesOfOne(CompileMlp(/*dp=*/2, /*pp=*/1), "mlp_dp2");
+TEST(DataPlaneProcesses, DataParallelMlpOverTcpGivesTheLossesOfOneProcess) {
+  ExpectTwoProcessesGiveTheLossesOfOne(CompileMlp(/*dp=*/2, /*pp=*/1), "mlp_dp2", 0);
+}
+
+TEST(DataPlaneProcesses, PipelineParallelMlpThroughSharedMemoryGivesTheLossesOfOneProcess) {
+  ExpectTwoProcessesGiveTheLossesOfOne(CompileMlp(/*dp=*/1, /*pp=*/2), "mlp_pp2_shm", 8);
+}
+
+TEST(DataPlaneProcesses, DataParallelMlpThroughSharedMemoryGivesTheLossesOfOneProcess) {
+  ExpectTwoProcessesGiveTheLossesOfOne(CompileMlp(/*dp=*/2, /*pp=*/1), "mlp_dp2_shm", 8);
 }
 
 TEST(DataPlaneProcesses, ANodeKilledMidJobFailsTheOtherNodesRunNamingIt) {

@@ -1,0 +1,387 @@
+// Bytes between two node processes over the TCP data plane, as a share of raw loopback TCP
+// measured in the same run (README.md beside this file).
+//
+// data plane: a two-node plan, source (node0) -> send -> wire register (node1) -> recv -> sink,
+//   one tensor of --size bytes per piece, the wire register with the compiler's 2 slots. This
+//   process hosts node1 (the receiver); a child process (this binary, --child) hosts node0.
+//   Figure: bytes per second of one run of --bytes in total, from Run's start to its end on the
+//   receiver, actors, protocol messages and releases included. The recv's kernel is a no-op, so
+//   the figure is the transport's, not the receiving device's memcpy.
+// raw TCP: a child writes --bytes in --size writes to a plain loopback socket, this process
+//   reads them into one --size buffer. The same sizes, the same repeats, the same machine.
+// Each figure is the median of --repeats; the CPU model is printed first.
+//
+//   data_plane_bench                                   # 64 KiB .. 64 MiB, 256 MiB each, 5 repeats
+//   data_plane_bench --sizes 1048576 --bytes 1073741824 --repeats 7
+#include <fcntl.h>
+#include <glog/logging.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "base/file.h"
+#include "cli/flag_parser.h"
+#include "runtime/host/execution.h"
+#include "runtime/host/hosted_plan.h"
+#include "runtime/host/node_runtime.h"
+#include "runtime/host/test_plans.h"
+#include "runtime/net/data_plane.h"
+#include "runtime/net/socket.h"
+
+namespace softwire {
+namespace bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using runtime::testing::TestActorSpec;
+constexpr actors::JobId kJob = 1;
+
+std::string CpuModel() {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(cpuinfo, line)) {
+    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
+  }
+  return "unknown";
+}
+
+double Median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  return values[values.size() / 2];
+}
+
+// source -> send -> wire (node1) -> recv -> sink, `pieces` pieces of `bytes` each.
+proto::Plan TransferPlan(int64_t bytes, int64_t pieces, int wire_slots) {
+  const int64_t floats = std::max<int64_t>(1, bytes / 4);
+  runtime::testing::TestPlan builder(/*steps=*/1, pieces);
+  // The recv's output is a scalar: its kernel is a no-op and the sink reports scalars.
+  builder.Register("x", wire_slots, {floats})
+      .Register("wire", wire_slots, {floats})
+      .Register("y", 1);
+  builder.Actor(TestActorSpec("source", proto::ACTOR_KIND_SOURCE, "noop", {}, {"x"}));
+  builder.Actor(
+      TestActorSpec("send:x", proto::ACTOR_KIND_SEND, "copy", {"x"}, {"wire"}).OnQueue(1));
+  builder.Actor(
+      TestActorSpec("recv:x", proto::ACTOR_KIND_RECV, "noop", {"wire"}, {"y"}).OnDevice(1));
+  builder.Actor(TestActorSpec("sink", proto::ACTOR_KIND_SINK, "noop", {"y"}, {}).OnDevice(1));
+  proto::Plan plan = builder.Build();
+  // What insert_send_recv does: the wire register lies on the receiving device, another node.
+  plan.mutable_device(1)->set_node("node1");
+  proto::RegisterDef* wire = plan.mutable_register_def(1);
+  proto::PlanDevice* receiver = plan.mutable_device(1);
+  wire->set_device(1);
+  wire->set_offset(receiver->planned_bytes());
+  const int64_t wire_bytes = wire->slots() * wire->bytes_per_slot();
+  receiver->set_register_bytes(receiver->register_bytes() + wire_bytes);
+  receiver->set_planned_bytes(receiver->planned_bytes() + wire_bytes);
+  return plan;
+}
+
+std::unique_ptr<runtime::NodeRuntime> RuntimeFor(const proto::Plan& plan, const std::string& node,
+                                                 const runtime::KernelRegistry* kernels) {
+  runtime::NodeRuntimeOptions options;
+  options.kernels.cpu = kernels;
+  for (const proto::PlanDevice& device : plan.device()) {
+    if (device.node() != node) continue;
+    runtime::DeviceSpec spec;
+    spec.device = device;
+    options.devices.push_back(spec);
+  }
+  StatusOr<std::unique_ptr<runtime::NodeRuntime>> created =
+      runtime::NodeRuntime::Create(std::move(options));
+  CHECK(created.ok()) << created.status();
+  return std::move(created).value();
+}
+
+// Hosts one node's share and runs it once per "run" line on stdin, attached to `peers`;
+// prints "attached" before waiting for each "run" and "done" after it.
+class ShareRunner {
+ public:
+  ShareRunner(const proto::Plan& plan, const std::string& node, runtime::net::DataPlane* plane)
+      : plan_(plan), plane_(plane) {
+    runtime::testing::RegisterTestKernels(&kernels_, nullptr);
+    runtime_ = RuntimeFor(plan_, node, &kernels_);
+    StatusOr<std::unique_ptr<runtime::HostedPlan>> hosted =
+        runtime::HostedPlan::Load(runtime_.get(), plan_, node, kJob);
+    CHECK(hosted.ok()) << hosted.status();
+    hosted_ = std::move(hosted).value();
+    CHECK(hosted_->Bind({}).ok());
+  }
+  ~ShareRunner() {
+    hosted_.reset();
+    runtime_.reset();
+  }
+  // Attaches a new run; call Run after every process attached.
+  void Attach(const std::map<std::string, std::string>& peers) {
+    runtime::ExecutionOptions options;
+    options.stall_timeout = std::chrono::seconds(30);
+    StatusOr<std::unique_ptr<runtime::Execution>> run =
+        runtime::Execution::Create(runtime_.get(), hosted_.get(), options);
+    CHECK(run.ok()) << run.status();
+    run_ = std::move(run).value();
+    StatusOr<std::unique_ptr<runtime::net::DataPlaneAttachment>> attached =
+        plane_->Attach(hosted_.get(), run_.get(), peers);
+    CHECK(attached.ok()) << attached.status();
+    attached_ = std::move(attached).value();
+  }
+  // Seconds the run took.
+  double Run() {
+    const Clock::time_point began = Clock::now();
+    Status status = run_->Run();
+    const double seconds = std::chrono::duration<double>(Clock::now() - began).count();
+    CHECK(status.ok()) << status;
+    attached_.reset();
+    run_.reset();
+    return seconds;
+  }
+
+ private:
+  const proto::Plan& plan_;
+  runtime::net::DataPlane* plane_;
+  runtime::KernelRegistry kernels_;
+  std::unique_ptr<runtime::NodeRuntime> runtime_;
+  std::unique_ptr<runtime::HostedPlan> hosted_;
+  std::unique_ptr<runtime::Execution> run_;
+  std::unique_ptr<runtime::net::DataPlaneAttachment> attached_;
+};
+
+// The child: hosts node0 of the plan in `plan_file`, with node1 at `peer`.
+int RunChild(const std::string& plan_file, const std::string& peer, int shm_chunks) {
+  StatusOr<std::string> bytes = ReadFile(plan_file);
+  CHECK(bytes.ok()) << bytes.status();
+  proto::Plan plan;
+  CHECK(plan.ParseFromString(*bytes));
+  runtime::net::DataPlaneOptions options;
+  options.shared_memory_chunks = shm_chunks;
+  StatusOr<std::unique_ptr<runtime::net::DataPlane>> plane =
+      runtime::net::DataPlane::Create(nullptr, options);
+  CHECK(plane.ok()) << plane.status();
+  ShareRunner share(plan, "node0", plane->get());
+  std::cout << "address " << (*plane)->address() << std::endl;
+  std::string line;
+  while (std::getline(std::cin, line) && line == "attach") {
+    share.Attach({{"node1", peer}});
+    std::cout << "attached" << std::endl;
+    if (!std::getline(std::cin, line) || line != "run") break;
+    share.Run();
+  }
+  return 0;
+}
+
+// A child process of this binary with pipes to its stdin and stdout. Killed when destroyed.
+class Child {
+ public:
+  explicit Child(std::vector<std::string> args) {
+    int to_child[2];
+    int from_child[2];
+    CHECK_EQ(pipe2(to_child, O_CLOEXEC), 0);
+    CHECK_EQ(pipe2(from_child, O_CLOEXEC), 0);
+    std::vector<char*> argv;
+    for (std::string& arg : args) argv.push_back(arg.data());
+    argv.push_back(nullptr);
+    pid_ = fork();
+    if (pid_ == 0) {
+      prctl(PR_SET_PDEATHSIG, SIGKILL);
+      dup2(to_child[0], 0);
+      dup2(from_child[1], 1);
+      execv("/proc/self/exe", argv.data());
+      _exit(127);
+    }
+    close(to_child[0]);
+    close(from_child[1]);
+    in_ = fdopen(to_child[1], "w");
+    out_ = fdopen(from_child[0], "r");
+  }
+  ~Child() {
+    fclose(in_);
+    kill(pid_, SIGKILL);
+    waitpid(pid_, nullptr, 0);
+    fclose(out_);
+  }
+  void Send(const std::string& line) {
+    fprintf(in_, "%s\n", line.c_str());
+    fflush(in_);
+  }
+  std::string ReadLine() {
+    char buffer[256] = {};
+    CHECK(fgets(buffer, sizeof(buffer), out_) != nullptr) << "the child ended";
+    std::string line(buffer);
+    if (!line.empty() && line.back() == '\n') line.pop_back();
+    return line;
+  }
+
+ private:
+  pid_t pid_ = -1;
+  FILE* in_ = nullptr;
+  FILE* out_ = nullptr;
+};
+
+// Bytes per second over a plain loopback socket: a child writes, this process reads.
+double RawTcpRate(int64_t size, int64_t total) {
+  std::vector<double> rates;
+  std::vector<char> buffer(static_cast<size_t>(size), 0);  // Touched: no page faults timed.
+  {
+    StatusOr<runtime::net::Socket> listener = runtime::net::Socket::Listen("127.0.0.1:0");
+    CHECK(listener.ok()) << listener.status();
+    const std::string address = *listener->LocalAddress();
+    const pid_t writer = fork();
+    if (writer == 0) {
+      prctl(PR_SET_PDEATHSIG, SIGKILL);
+      std::vector<char> data(static_cast<size_t>(size), 'x');  // Before the clock starts.
+      StatusOr<runtime::net::Socket> socket =
+          runtime::net::Socket::Connect(address, std::chrono::seconds(5));
+      if (!socket.ok()) _exit(1);
+      // Written in the data plane's chunks (1 MiB; smaller tensors whole), which loopback
+      // moves faster than one call per large tensor: the best this plain socket does.
+      const int64_t chunk = std::min<int64_t>(size, int64_t{1} << 20);
+      // Twice: the first round warms the connection (window and buffer growth), as the data
+      // plane's connection is warm after its first run; the reader times the second.
+      for (int64_t sent = 0; sent < 2 * total; sent += size) {
+        for (int64_t at = 0; at < size; at += chunk) {
+          if (!socket->SendAll(data.data() + at, std::min(chunk, size - at)).ok()) _exit(1);
+        }
+      }
+      _exit(0);
+    }
+    StatusOr<runtime::net::Socket> socket = listener->Accept();
+    CHECK(socket.ok()) << socket.status();
+    for (int64_t got = 0; got < total; got += size) {
+      CHECK(socket->ReceiveAll(buffer.data(), size).ok());
+    }
+    const Clock::time_point began = Clock::now();
+    for (int64_t got = 0; got < total; got += size) {
+      CHECK(socket->ReceiveAll(buffer.data(), size).ok());
+    }
+    const double seconds = std::chrono::duration<double>(Clock::now() - began).count();
+    waitpid(writer, nullptr, 0);
+    rates.push_back(static_cast<double>(total) / seconds);
+  }
+  return rates[0];
+}
+
+// Bytes per second of memcpy of `size` bytes at a time over `total` bytes, between buffers
+// alternating as the transfer's slots do: what the same-host path is measured against.
+double MemcpyRate(int64_t size, int64_t total) {
+  // Two source and two destination buffers, as the transfer's 2-slot registers have.
+  std::vector<std::vector<char>> from(2, std::vector<char>(static_cast<size_t>(size), 'x'));
+  std::vector<std::vector<char>> to(2, std::vector<char>(static_cast<size_t>(size), 0));
+  const Clock::time_point began = Clock::now();
+  int64_t copies = 0;
+  for (int64_t done = 0; done < total; done += size, ++copies) {
+    std::memcpy(to[copies % 2].data(), from[copies % 2].data(), static_cast<size_t>(size));
+    from[copies % 2][static_cast<size_t>(copies) % from[0].size()] ^= 1;  // Kept.
+  }
+  const double seconds = std::chrono::duration<double>(Clock::now() - began).count();
+  return static_cast<double>(total) / seconds;
+}
+
+struct Rates {
+  double baseline = 0;
+  double plane = 0;
+};
+
+// Bytes per second of `repeats` runs moving `total` bytes in pieces of `size` (median), each
+// right after a measurement of `baseline` over the same bytes (so both see the same load).
+// `shm_chunks`: both data planes' shared_memory_chunks (0: over TCP).
+Rates MeasureRates(int64_t size, int64_t total, int repeats, int wire_slots, int shm_chunks,
+                   const std::string& plan_file,
+                   const std::function<double(int64_t size, int64_t total)>& baseline) {
+  const int64_t pieces = std::max<int64_t>(8, total / size);
+  const proto::Plan plan = TransferPlan(size, pieces, wire_slots);
+  CHECK(WriteFileAtomically(plan_file, plan.SerializeAsString()).ok());
+  runtime::net::DataPlaneOptions options;
+  options.shared_memory_chunks = shm_chunks;
+  StatusOr<std::unique_ptr<runtime::net::DataPlane>> plane =
+      runtime::net::DataPlane::Create(nullptr, options);
+  CHECK(plane.ok()) << plane.status();
+  std::vector<double> rates;
+  std::vector<double> baselines;
+  {
+    ShareRunner share(plan, "node1", plane->get());
+    Child child({"data_plane_bench", "--child", plan_file, (*plane)->address(),
+                 std::to_string(shm_chunks)});
+    const std::string address = child.ReadLine().substr(8);
+    for (int r = 0; r < repeats; ++r) {
+      baselines.push_back(baseline(size, pieces * size));
+      child.Send("attach");
+      CHECK_EQ(child.ReadLine(), "attached");
+      share.Attach({{"node0", address}});
+      child.Send("run");
+      const double seconds = share.Run();
+      rates.push_back(static_cast<double>(pieces * size) / seconds);
+    }
+  }
+  return Rates{Median(baselines), Median(rates)};
+}
+
+int Main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.size() == 4 && args[0] == "--child") {
+    return RunChild(args[1], args[2], std::stoi(args[3]));
+  }
+  std::string sizes_text = "65536,1048576,16777216,67108864";
+  int64_t total = int64_t{256} << 20;
+  int64_t repeats = 5;
+  int64_t wire_slots = 0;
+  int64_t shm_chunks = 8;
+  cli::FlagParser flags;
+  flags.AddInt("shm-chunks", &shm_chunks, "N", "cells of the same-host ring (1 MiB each)");
+  flags.AddInt(
+      "wire-slots", &wire_slots, "N",
+      "slots of the wire register (default: as plan_registers gives, about 4 MiB, 2 to 8)");
+  flags.AddString("sizes", &sizes_text, "B,B,...", "tensor sizes in bytes");
+  flags.AddInt("bytes", &total, "B", "bytes moved per measurement (at least 8 tensors)");
+  flags.AddInt("repeats", &repeats, "N", "measurements per figure (median)");
+  std::vector<std::string> positional;
+  Status parsed = flags.Parse(args, &positional);
+  if (!parsed.ok()) {
+    std::cerr << parsed << "\n" << flags.Help();
+    return 2;
+  }
+  std::vector<int64_t> sizes;
+  std::stringstream list(sizes_text);
+  for (std::string item; std::getline(list, item, ',');) sizes.push_back(std::stoll(item));
+  const std::string plan_file = "/tmp/data_plane_bench." + std::to_string(getpid()) + ".plan";
+  std::printf("cpu: %s\n", CpuModel().c_str());
+  std::printf("%-10s %9s %9s %6s   %9s %9s %6s   (GB/s)\n", "size", "raw TCP", "plane TCP", "share",
+              "memcpy", "plane shm", "share");
+  for (int64_t size : sizes) {
+    const int64_t bytes = std::max(total, 8 * size);
+    const int slots =
+        wire_slots > 0
+            ? static_cast<int>(wire_slots)
+            : static_cast<int>(std::clamp<int64_t>(((int64_t{4} << 20) + size - 1) / size, 2, 8));
+    const Rates tcp =
+        MeasureRates(size, bytes, static_cast<int>(repeats), slots, 0, plan_file, RawTcpRate);
+    const Rates shm = MeasureRates(size, bytes, static_cast<int>(repeats), slots,
+                                   static_cast<int>(shm_chunks), plan_file, MemcpyRate);
+    std::printf("%-10lld %9.2f %9.2f %5.0f%%   %9.2f %9.2f %5.0f%%\n", static_cast<long long>(size),
+                tcp.baseline / 1e9, tcp.plane / 1e9, 100.0 * tcp.plane / tcp.baseline,
+                shm.baseline / 1e9, shm.plane / 1e9, 100.0 * shm.plane / shm.baseline);
+    std::fflush(stdout);
+  }
+  std::remove(plan_file.c_str());
+  return 0;
+}
+
+}  // namespace
+}  // namespace bench
+}  // namespace softwire
+
+int main(int argc, char** argv) {
+  return softwire::bench::Main(argc, argv);
+}

@@ -1,0 +1,138 @@
+#include "runtime/net/shm_ring.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <thread>
+
+namespace softwire {
+namespace runtime {
+namespace net {
+namespace {
+
+constexpr int64_t kStateBytes = 64;  // One cache line per cell state: no false sharing.
+constexpr auto kTimeout = std::chrono::seconds(30);
+
+}  // namespace
+
+struct ShmRing::Header {
+  int64_t cells;
+  int64_t cell_bytes;
+};
+
+StatusOr<std::unique_ptr<ShmRing>> ShmRing::Create(int cells, int64_t cell_bytes) {
+  static std::atomic<int> counter{0};
+  const std::string name =
+      "/softwire-dp-" + std::to_string(getpid()) + "-" + std::to_string(counter.fetch_add(1));
+  const int64_t bytes = kStateBytes * (1 + cells) + cells * cell_bytes;
+  const int fd = shm_open(name.c_str(), O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
+  if (fd < 0) return UnavailableError("shm_open " + name + ": " + std::strerror(errno));
+  if (ftruncate(fd, bytes) != 0) {
+    close(fd);
+    shm_unlink(name.c_str());
+    return UnavailableError("ftruncate " + name + ": " + std::strerror(errno));
+  }
+  void* base = mmap(nullptr, static_cast<size_t>(bytes), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  close(fd);
+  if (base == MAP_FAILED) {
+    shm_unlink(name.c_str());
+    return UnavailableError("mmap " + name + ": " + std::strerror(errno));
+  }
+  std::unique_ptr<ShmRing> ring(new ShmRing(name, /*owner=*/true, base, bytes));
+  ring->header_->cells = cells;
+  ring->header_->cell_bytes = cell_bytes;
+  for (int64_t c = 0; c < cells; ++c) new (ring->state(c)) std::atomic<int32_t>(0);
+  return ring;
+}
+
+StatusOr<std::unique_ptr<ShmRing>> ShmRing::Open(const std::string& name) {
+  const int fd = shm_open(name.c_str(), O_RDWR | O_CLOEXEC, 0);
+  if (fd < 0) return UnavailableError("shm_open " + name + ": " + std::strerror(errno));
+  shm_unlink(name.c_str());  // Mapped by both from here on; gone once both unmap.
+  struct stat info {};
+  if (fstat(fd, &info) != 0 || info.st_size < kStateBytes) {
+    close(fd);
+    return UnavailableError("shared memory " + name + " is not a data-plane ring");
+  }
+  void* base =
+      mmap(nullptr, static_cast<size_t>(info.st_size), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  close(fd);
+  if (base == MAP_FAILED) return UnavailableError("mmap " + name + ": " + std::strerror(errno));
+  std::unique_ptr<ShmRing> ring(new ShmRing(name, /*owner=*/false, base, info.st_size));
+  const Header& header = *ring->header_;
+  if (header.cells < 1 || header.cell_bytes < 1 ||
+      kStateBytes * (1 + header.cells) + header.cells * header.cell_bytes > info.st_size) {
+    return UnavailableError("shared memory " + name + " is not a data-plane ring");
+  }
+  return ring;
+}
+
+ShmRing::ShmRing(std::string name, bool owner, void* base, int64_t mapped_bytes)
+    : name_(std::move(name)),
+      owner_(owner),
+      base_(base),
+      mapped_bytes_(mapped_bytes),
+      header_(static_cast<Header*>(base)) {}
+
+ShmRing::~ShmRing() {
+  munmap(base_, static_cast<size_t>(mapped_bytes_));
+  if (owner_) shm_unlink(name_.c_str());  // Harmless when the reader unlinked it already.
+}
+
+std::atomic<int32_t>* ShmRing::state(int64_t c) const {
+  return reinterpret_cast<std::atomic<int32_t>*>(static_cast<char*>(base_) + kStateBytes * (1 + c));
+}
+
+char* ShmRing::cell(int64_t c) const {
+  return static_cast<char*>(base_) + kStateBytes * (1 + header_->cells) + c * header_->cell_bytes;
+}
+
+Status ShmRing::Await(int64_t c, int32_t wanted, const std::function<bool()>& keep_waiting) const {
+  std::atomic<int32_t>* flag = state(c);
+  for (int spin = 0; spin < 2000; ++spin) {
+    if (flag->load(std::memory_order_acquire) == wanted) return Status::Ok();
+  }
+  const auto give_up = std::chrono::steady_clock::now() + kTimeout;
+  while (flag->load(std::memory_order_acquire) != wanted) {
+    if (!keep_waiting() || std::chrono::steady_clock::now() > give_up) {
+      return UnavailableError("shared-memory ring " + name_ + ": the peer stopped");
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(20));
+  }
+  return Status::Ok();
+}
+
+Status ShmRing::Write(const char* data, int64_t bytes, const std::function<bool()>& keep_waiting) {
+  const int64_t cell_bytes = header_->cell_bytes;
+  for (int64_t at = 0; at < bytes; at += cell_bytes) {
+    const int64_t c = next_;
+    SOFTWIRE_RETURN_IF_ERROR(Await(c, 0, keep_waiting));
+    std::memcpy(cell(c), data + at, static_cast<size_t>(std::min(cell_bytes, bytes - at)));
+    state(c)->store(1, std::memory_order_release);
+    next_ = (next_ + 1) % header_->cells;
+  }
+  return Status::Ok();
+}
+
+Status ShmRing::Read(char* data, int64_t bytes, const std::function<bool()>& keep_waiting) {
+  const int64_t cell_bytes = header_->cell_bytes;
+  for (int64_t at = 0; at < bytes; at += cell_bytes) {
+    const int64_t c = next_;
+    SOFTWIRE_RETURN_IF_ERROR(Await(c, 1, keep_waiting));
+    if (data != nullptr) {
+      std::memcpy(data + at, cell(c), static_cast<size_t>(std::min(cell_bytes, bytes - at)));
+    }
+    state(c)->store(0, std::memory_order_release);
+    next_ = (next_ + 1) % header_->cells;
+  }
+  return Status::Ok();
+}
+
+}  // namespace net
+}  // namespace runtime
+}  // namespace softwire

@@ -1,0 +1,69 @@
+// ShmRing: a ring of fixed-size cells in POSIX shared memory, from one writing process to one
+// reading process on the same host: the data plane's same-host path for wire bytes
+// (docs/DATA_PLANE.md, "Same host"). The writer copies a fill's bytes into the cells in order,
+// the reader copies them out into the wire slot in the same order, each as soon as a cell is
+// full (pipelined: both copies run at once, on the two processes' threads). Which fill the
+// cells carry, and the order against protocol messages, come from the TCP stream: the writer
+// sends the fill's frame header there first, the reader takes that many bytes from the ring.
+//
+// Cells change hands through an atomic state per cell (empty -> full by the writer, full ->
+// empty by the reader, release/acquire). A side waits by spinning briefly, then sleeping in
+// short steps, and gives up with Unavailable when `keep_waiting` says so (its stream broke, the
+// data plane stops) or after `timeout` without progress.
+//
+// Ownership: the creator (the writer) names the segment and unlinks it when destroyed; the
+// reader unlinks it as soon as it has mapped it, so a segment outlives neither process.
+// Threading: one writing thread and one reading thread at a time.
+#ifndef SOFTWIRE_RUNTIME_NET_SHM_RING_H_
+#define SOFTWIRE_RUNTIME_NET_SHM_RING_H_
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "base/status.h"
+
+namespace softwire {
+namespace runtime {
+namespace net {
+
+class ShmRing {
+ public:
+  // A new segment "/softwire-dp-<pid>-<n>" of `cells` cells of `cell_bytes`.
+  static StatusOr<std::unique_ptr<ShmRing>> Create(int cells, int64_t cell_bytes);
+  // Maps the segment `name` (made by Create in another process) and unlinks it.
+  static StatusOr<std::unique_ptr<ShmRing>> Open(const std::string& name);
+  ~ShmRing();
+  ShmRing(const ShmRing&) = delete;
+  ShmRing& operator=(const ShmRing&) = delete;
+
+  const std::string& name() const { return name_; }
+
+  // Writer: the `bytes` at `data`, cell by cell.
+  Status Write(const char* data, int64_t bytes, const std::function<bool()>& keep_waiting);
+  // Reader: the next `bytes` into `data` (null: skip them).
+  Status Read(char* data, int64_t bytes, const std::function<bool()>& keep_waiting);
+
+ private:
+  struct Header;
+  ShmRing(std::string name, bool owner, void* base, int64_t mapped_bytes);
+  std::atomic<int32_t>* state(int64_t cell) const;
+  char* cell(int64_t cell) const;
+  Status Await(int64_t cell, int32_t wanted, const std::function<bool()>& keep_waiting) const;
+
+  const std::string name_;
+  const bool owner_;
+  void* const base_;
+  const int64_t mapped_bytes_;
+  Header* header_;
+  int64_t next_ = 0;  // The next cell this side uses (each side has its own object).
+};
+
+}  // namespace net
+}  // namespace runtime
+}  // namespace softwire
+
+#endif  // SOFTWIRE_RUNTIME_NET_SHM_RING_H_
