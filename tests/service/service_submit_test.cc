@@ -28,7 +28,7 @@ CommandOutcome Softwire(const std::string& args) {
 }
 
 TEST(ServiceCommandsTest, HaveHelpAndRefuseBadCommandLinesWithTwo) {
-  for (const char* command : {"serve", "submit", "jobs", "watch", "cancel", "fetch"}) {
+  for (const char* command : {"serve", "submit", "jobs", "watch", "cancel", "fetch", "node"}) {
     CommandOutcome help = Softwire(std::string("help ") + command);
     EXPECT_EQ(help.exit_code, 0) << command << "\n" << help.output;
     EXPECT_TRUE(Contains(help.output, std::string("usage: softwire ") + command)) << help.output;
@@ -41,7 +41,10 @@ TEST(ServiceCommandsTest, HaveHelpAndRefuseBadCommandLinesWithTwo) {
   for (const Case& c :
        {Case{"submit", "no job file given"}, Case{"watch", "no job id given"},
         Case{"serve --tls-cert a.pem", "--tls-cert and --tls-key go together"},
-        Case{"serve extra", "takes no operand"}, Case{"jobs --limit -1", "--limit must be >= 0"},
+        Case{"serve extra", "takes no operand"}, Case{"node", "--join ADDR is required"},
+        Case{"serve --nodes 2 --cluster 2cpu", "--cluster and --nodes go apart"},
+        Case{"node --join 127.0.0.1:1 --devices 2x1cpu", "a node hosts the devices of one node"},
+        Case{"jobs --limit -1", "--limit must be >= 0"},
         Case{"submit x.pbtxt --token-file /nonexistent/token", "--token-file"},
         Case{"submit x.pbtxt --detach --metrics-out m.jsonl", "--detach"}}) {
     CommandOutcome outcome = Softwire(c.args);
