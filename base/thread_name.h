@@ -10,6 +10,8 @@
 //   sw:caf/clock   CAF's timer; sw:caf/io its network multiplexer
 //   sw:sim/clock   the timer of sim devices
 //   sw:grpc        gRPC's threads
+//   sw:job-7       the thread that runs job-7 of the job service (service/job_manager.cc)
+//   sw:web         the web view's request threads (service/web/); sw:web/jobs its jobs feed
 //
 //   NameCurrentThread("sw:cpu0/k1");
 //   CurrentThreadName();  // "sw:cpu0/k1"

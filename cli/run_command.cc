@@ -25,6 +25,7 @@
 #include "compiler/compiler.h"
 #include "plan/labels.h"
 #include "runtime/device/device.h"
+#include "runtime/host/checkpoint_files.h"
 #include "runtime/host/job_runner.h"
 #include "runtime/host/plan_variables.h"
 #include "runtime/rpc/diagnostics_server.h"
@@ -50,6 +51,10 @@ struct RunFlags {
   std::string trace_steps;
   int64_t trace_cap = trace::kDefaultEventCap;
   std::string listen;
+  int64_t checkpoint_every = 0;
+  std::string checkpoint_dir;
+  int64_t keep_checkpoints = 3;
+  std::string resume;
   ParallelFlags parallel;
   bool help = false;
 };
@@ -88,6 +93,14 @@ FlagParser MakeParser(RunFlags* flags) {
   parser.AddString("listen", &flags->listen, "ADDR",
                    "serve live diagnosis (softwire diagnose ADDR) on a loopback address, e.g. "
                    "127.0.0.1:7070 (port 0: any free port, printed)");
+  parser.AddInt("checkpoint-every", &flags->checkpoint_every, "N",
+                "save a checkpoint every N steps (into --checkpoint-dir, else --resume's DIR)");
+  parser.AddString("checkpoint-dir", &flags->checkpoint_dir, "DIR",
+                   "where checkpoints go: DIR/step-NNNNNNNN/");
+  parser.AddInt("keep-checkpoints", &flags->keep_checkpoints, "K",
+                "keep the latest K checkpoints (default 3)");
+  parser.AddString("resume", &flags->resume, "DIR",
+                   "continue from the latest whole checkpoint in DIR, on any --dp/--tp/--pp");
   parser.AddBool("help", &flags->help, "show this help");
   return parser;
 }
@@ -110,6 +123,18 @@ Status CheckFlags(const RunFlags& flags) {
     return InvalidArgumentError("--trace-steps and --trace-cap need --trace FILE");
   }
   if (flags.trace_cap < 1) return InvalidArgumentError("--trace-cap must be at least 1");
+  if (flags.checkpoint_every < 0) {
+    return InvalidArgumentError("--checkpoint-every must be at least 1");
+  }
+  if (flags.keep_checkpoints < 1 || flags.keep_checkpoints > 1000000) {
+    return InvalidArgumentError("--keep-checkpoints must be between 1 and 1000000");
+  }
+  if (flags.checkpoint_every > 0 && flags.checkpoint_dir.empty() && flags.resume.empty()) {
+    return InvalidArgumentError("--checkpoint-every needs --checkpoint-dir DIR (or --resume DIR)");
+  }
+  if (flags.checkpoint_every == 0 && !flags.checkpoint_dir.empty()) {
+    return InvalidArgumentError("--checkpoint-dir needs --checkpoint-every N");
+  }
   if (!flags.trace_steps.empty()) {
     StatusOr<trace::StepWindow> window = trace::ParseStepWindow(flags.trace_steps);
     if (!window.ok()) return window.status().WithContext("--trace-steps");
@@ -219,6 +244,12 @@ runtime::RunOptions MakeRunOptions(const RunFlags& flags,
     }
   }
   options.progress = std::move(progress);
+  if (flags.checkpoint_every > 0) {
+    options.checkpoint.every = flags.checkpoint_every;
+    options.checkpoint.keep = static_cast<int>(flags.keep_checkpoints);
+    options.checkpoint.directory =
+        flags.checkpoint_dir.empty() ? flags.resume : flags.checkpoint_dir;
+  }
   return options;
 }
 
@@ -327,6 +358,12 @@ std::string RunHelp() {
          "every actor waits for while the job goes on; --listen serves the same report to\n"
          "softwire diagnose; a job stalled for --stall-timeout fails with it.\n"
          "\n"
+         "--checkpoint-every N saves every variable, the optimizer state and the step count\n"
+         "every N steps while the pipeline runs (each update actor copies its part, then goes\n"
+         "on), whole or not at all. --resume DIR continues from the latest whole checkpoint in\n"
+         "DIR with the batches an unbroken run would read next, on any parallel layout; steps\n"
+         "are numbered on from the checkpoint's, up to the job's (or --steps') last.\n"
+         "\n"
          "exit codes: 0 success; 2 bad input (job file, its data, flags, output paths); 1 the run\n"
          "failed (the message names the failing actor).\n";
 }
@@ -378,11 +415,27 @@ int RunCommand(const std::vector<std::string>& args) {
   });
   // The plan names its data relative to the job file, wherever it is run from.
   options.data_root.directory = job_directory;
+  std::optional<runtime::TrainingState> resume;
+  if (!flags.resume.empty()) {
+    std::vector<std::string> skipped;
+    StatusOr<runtime::TrainingState> latest = runtime::LoadLatestCheckpoint(flags.resume, &skipped);
+    for (const std::string& why : skipped) std::fprintf(stderr, "softwire run: %s\n", why.c_str());
+    if (!latest.ok()) return Fail("--resume: " + latest.status().message(), kExitBadInput);
+    resume = std::move(*latest);
+    options.resume = &*resume;
+    if (!flags.quiet) {
+      std::printf("resuming from step %lld (%s)\n", static_cast<long long>(resume->step),
+                  runtime::CheckpointFolder(flags.resume, resume->step).c_str());
+    }
+  }
   StatusOr<std::unique_ptr<runtime::LoadedPlan>> loaded = runtime::LoadedPlan::Load(plan, options);
   if (!loaded.ok()) {
-    return Fail("cannot load job '" + plan.job_name() + "': " + loaded.status().message(),
+    return Fail("cannot load job '" + plan.job_name() + "'" +
+                    (resume ? " from --resume " + flags.resume : std::string()) + ": " +
+                    loaded.status().message(),
                 ExitCodeFor(loaded.status()));
   }
+  resume.reset();  // Written into the plan's memory.
   StatusOr<runtime::RunResult> result = UnavailableError("the run did not start");
   if (std::optional<int> exit = RunUnderDiagnosis(flags, plan, loaded->get(), &result)) {
     return *exit;

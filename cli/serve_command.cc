@@ -22,6 +22,7 @@
 #include "service/job_manager.h"
 #include "service/node_registry.h"
 #include "service/rpc/job_server.h"
+#include "service/web/web_server.h"
 
 namespace softwire {
 namespace cli {
@@ -29,6 +30,8 @@ namespace {
 
 struct ServeFlags {
   std::string listen = "127.0.0.1:7070";
+  std::string http;  // Empty: no web view.
+  std::string web_assets;
   std::string cluster;
   std::string state_dir;  // Empty: DefaultStateDirectory().
   std::string data_root;
@@ -47,6 +50,12 @@ FlagParser MakeParser(ServeFlags* flags) {
   FlagParser parser;
   parser.AddString("listen", &flags->listen, "ADDR",
                    "serve on ADDR (default 127.0.0.1:7070; port 0: a free port, printed)");
+  parser.AddString("http", &flags->http, "ADDR",
+                   "also serve the web view (jobs, curves, timeline, devices) on ADDR, e.g. "
+                   "127.0.0.1:8080 (port 0: a free port, printed); the same TLS and token rules");
+  parser.AddString("web-assets", &flags->web_assets, "DIR",
+                   "serve the web view's pages from DIR instead of the built-in copies "
+                   "(editing them without a rebuild)");
   parser.AddString("cluster", &flags->cluster, "SPEC",
                    "the devices jobs run on: a cluster file or a shorthand such as 4cpu or 8sim "
                    "(default: one cpu device of every core)");
@@ -145,6 +154,18 @@ StatusOr<service::JobServerOptions> ServerOptions(const ServeFlags& flags) {
   return options;
 }
 
+// The web view's options: the gRPC server's TLS and token, so both sides follow one rule.
+service::WebServerOptions WebOptions(const ServeFlags& flags,
+                                     const service::JobServerOptions& server) {
+  service::WebServerOptions options;
+  options.address = flags.http;
+  options.tls_certificate = server.tls_certificate;
+  options.tls_private_key = server.tls_private_key;
+  options.token = server.token;
+  options.assets_directory = flags.web_assets;
+  return options;
+}
+
 int Fail(const Status& status) {
   std::fprintf(stderr, "softwire serve: %s\n", status.message().c_str());
   return ExitCodeFor(status);
@@ -166,7 +187,8 @@ std::string ServeHelp() {
          "flags:\n" +
          MakeParser(&flags).Help() +
          "\n"
-         "It prints one line, 'softwire serve: listening on ADDR', once it serves. It listens on\n"
+         "It prints 'softwire serve: listening on ADDR' once it serves (after 'softwire serve:\n"
+         "web view on URL' with --http; docs/WEB.md). It listens on\n"
          "loopback unless told otherwise; another address needs --tls-cert, --tls-key and\n"
          "--token-file. A job reads files only under --data-root or sent with it (paths outside,\n"
          "absolute, climbing with '..' or through a symlink, are refused). Limits: job graphs of\n"
@@ -221,6 +243,14 @@ int ServeCommand(const std::vector<std::string>& args) {
   StatusOr<std::unique_ptr<service::JobManager>> jobs =
       service::JobManager::Start(std::move(*manager_options));
   if (!jobs.ok()) return Fail(jobs.status());
+  // The web view first: a refused --http ends the command before the gRPC side listens.
+  std::unique_ptr<service::WebServer> web;
+  if (!flags.http.empty()) {
+    StatusOr<std::unique_ptr<service::WebServer>> started =
+        service::WebServer::Start(jobs->get(), WebOptions(flags, *server_options));
+    if (!started.ok()) return Fail(started.status());
+    web = std::move(*started);
+  }
   StatusOr<std::unique_ptr<service::JobServer>> server =
       service::JobServer::Start(jobs->get(), std::move(*server_options));
   if (!server.ok()) return Fail(server.status());
@@ -239,6 +269,7 @@ int ServeCommand(const std::vector<std::string>& args) {
                  state_directory.c_str(), devices.c_str(),
                  static_cast<long long>((*jobs)->QueuedJobs()));
   }
+  if (web != nullptr) std::printf("softwire serve: web view on %s\n", web->url().c_str());
   std::printf("softwire serve: listening on %s\n", (*server)->address().c_str());
   std::fflush(stdout);
   const int signal = (*interrupts)->Wait();
@@ -246,6 +277,7 @@ int ServeCommand(const std::vector<std::string>& args) {
                "softwire serve: %s: stopping (running jobs are cancelled, queued ones "
                "stay queued)\n",
                signal == SIGINT ? "SIGINT" : "SIGTERM");
+  web.reset();
   server->reset();  // No call reaches the manager any more...
   jobs->reset();    // ...before it goes...
   nodes.reset();    // ...and the nodes last: the manager's runs use them.

@@ -49,6 +49,8 @@ struct SubmitFlags {
   bool no_memory_reuse = false;
   bool no_views = false;
   bool no_in_place = false;
+  int64_t checkpoint_every = 0;
+  int64_t keep_checkpoints = 0;
   std::string precision;
   bool no_upload = false;
   bool detach = false;
@@ -79,6 +81,10 @@ FlagParser MakeParser(SubmitFlags* flags) {
                  "every register keeps bytes of its own");
   parser.AddBool("no-views", &flags->no_views, "keep reshapes and transposes as copies");
   parser.AddBool("no-in-place", &flags->no_in_place, "give element-wise ops outputs of their own");
+  parser.AddInt("checkpoint-every", &flags->checkpoint_every, "N",
+                "save a checkpoint every N steps into the job's results (fetched with them)");
+  parser.AddInt("keep-checkpoints", &flags->keep_checkpoints, "K",
+                "keep the latest K checkpoints (default 3)");
   parser.AddString("precision", &flags->precision, "P",
                    "float32, bf16 or auto (bf16 where the server's cpu has it); overrides the "
                    "job's");
@@ -103,6 +109,15 @@ Status CheckFlags(const SubmitFlags& flags) {
     return InvalidArgumentError("--dp, --tp, --pp, --micro-batches and --devices must be >= 1");
   }
   if (flags.stall_timeout < 0) return InvalidArgumentError("--stall-timeout must be >= 0");
+  if (flags.checkpoint_every < 0) {
+    return InvalidArgumentError("--checkpoint-every must be at least 1");
+  }
+  if (flags.keep_checkpoints < 0 || flags.keep_checkpoints > 1000) {
+    return InvalidArgumentError("--keep-checkpoints must be between 1 and 1000");
+  }
+  if (flags.keep_checkpoints > 0 && flags.checkpoint_every == 0) {
+    return InvalidArgumentError("--keep-checkpoints needs --checkpoint-every N");
+  }
   SOFTWIRE_RETURN_IF_ERROR(ParsePrecision(flags.precision).status());
   if (flags.log_every < 0) return InvalidArgumentError("--log-every must be at least 1");
   if (!flags.trace_steps.empty()) {
@@ -192,6 +207,8 @@ StatusOr<proto::JobSubmission> MakeSubmission(const std::string& job_path,
   settings->set_no_memory_reuse(flags.no_memory_reuse);
   settings->set_no_views(flags.no_views);
   settings->set_no_in_place(flags.no_in_place);
+  settings->set_checkpoint_every(flags.checkpoint_every);
+  settings->set_keep_checkpoints(static_cast<int32_t>(flags.keep_checkpoints));
   settings->set_precision(*ParsePrecision(flags.precision));  // CheckFlags checked it.
   submission.set_idempotency_key(NewIdempotencyKey());
   return submission;

@@ -58,3 +58,12 @@ if(NOT SOFTWIRE_CUDA STREQUAL "OFF")
 endif()
 message(STATUS "softwire: CAF ${CAF_VERSION}, protobuf ${Protobuf_VERSION}, "
                "gRPC ${gRPC_VERSION}, CUDA ${SOFTWIRE_HAVE_CUDA}")
+
+# The web view's HTTP server (service/web/): Debian's cpp-httplib, built with OpenSSL, whose
+# own TLS calls service/web/web_server.cc makes too.
+find_package(OpenSSL REQUIRED)
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(HTTPLIB IMPORTED_TARGET cpp-httplib)
+if(NOT HTTPLIB_FOUND)
+  message(FATAL_ERROR "cpp-httplib not found: run scripts/install-deps (libcpp-httplib-dev)")
+endif()

@@ -130,6 +130,11 @@ StatusOr<CompiledJob> CompileSubmission(const proto::JobSubmission& submission,
   if (settings.steps() < 0 || settings.micro_batches() < 0 || settings.devices() < 0) {
     return InvalidArgumentError("settings: steps, micro_batches and devices must be >= 0");
   }
+  if (settings.checkpoint_every() < 0 || settings.keep_checkpoints() < 0 ||
+      settings.keep_checkpoints() > 1000) {
+    return InvalidArgumentError(
+        "settings: checkpoint_every must be >= 0 and keep_checkpoints within 0..1000");
+  }
   const int64_t degrees = DevicesOfDegrees(compiled.parallel);
   const int64_t wanted = settings.devices() > 0 ? settings.devices() : degrees;
   const int server_devices = ClusterDeviceCount(server);

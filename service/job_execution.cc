@@ -26,10 +26,24 @@ proto::StepMetrics StepMetricsOf(const runtime::StepResult& step) {
   return metrics;
 }
 
+constexpr char kCheckpointFolder[] = "checkpoints";
+
 runtime::ExecutionOptions ExecutionOptionsFor(const proto::RunSettings& settings,
-                                              runtime::JobEvents* events) {
+                                              const std::string& results_directory,
+                                              runtime::JobEvents* events,
+                                              JobExecutionListener* listener) {
   runtime::ExecutionOptions options;
   options.events = events;
+  if (settings.checkpoint_every() > 0) {
+    options.checkpoint.every = settings.checkpoint_every();
+    options.checkpoint.keep = settings.keep_checkpoints() > 0 ? settings.keep_checkpoints() : 3;
+    options.checkpoint.directory = results_directory + "/" + kCheckpointFolder;
+    options.checkpoint.on_saved = [listener](int64_t step, const std::string& folder) {
+      const size_t name = folder.find_last_of('/');
+      listener->OnJobCheckpoint(step, std::string(kCheckpointFolder) + "/" +
+                                          folder.substr(name == std::string::npos ? 0 : name + 1));
+    };
+  }
   const double stall_seconds =
       settings.stall_timeout_seconds() > 0 ? settings.stall_timeout_seconds() : 60;
   options.stall_timeout =
@@ -103,7 +117,8 @@ JobOutcome JobExecution::Run() {
                               "cannot load job '" + job_name + "': " + hosted.status().message());
     } else {
       StatusOr<std::unique_ptr<runtime::Execution>> created = runtime::Execution::Create(
-          runtime_, hosted->get(), ExecutionOptionsFor(spec_.settings, &events));
+          runtime_, hosted->get(),
+          ExecutionOptionsFor(spec_.settings, spec_.results_directory, &events, listener_));
       MutexLock lock(&mutex_);
       hosted_ = std::move(*hosted);
       if (!created.ok()) {

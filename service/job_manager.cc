@@ -12,6 +12,7 @@
 #include "base/file.h"
 #include "base/mutex.h"
 #include "base/thread_affinity.h"
+#include "base/thread_name.h"
 #include "placement/cluster_spec.h"
 #include "plan/device_assignment.h"
 #include "plan/labels.h"
@@ -117,6 +118,7 @@ class JobManager::Impl {
   void RunJob(ManagedJob* job, std::shared_ptr<JobRun> execution) EXCLUDES(mutex_);
   void EndJobLocked(ManagedJob* job, proto::JobEvent terminal) REQUIRES(mutex_);
   void OnStep(ManagedJob* job, const proto::StepMetrics& step) EXCLUDES(mutex_);
+  void OnCheckpoint(ManagedJob* job, int64_t step, const std::string& folder) EXCLUDES(mutex_);
   void WriteRecordLocked(ManagedJob* job) REQUIRES(mutex_);
   void DropOldJobsLocked() REQUIRES(mutex_);
   // Joins the threads of jobs that ended.
@@ -150,6 +152,9 @@ class JobManager::Impl::Listener final : public JobExecutionListener {
   Listener(Impl* impl, ManagedJob* job) : impl_(impl), job_(job) {}
   void OnJobStarted() override {}
   void OnJobStep(const proto::StepMetrics& step) override { impl_->OnStep(job_, step); }
+  void OnJobCheckpoint(int64_t step, const std::string& folder) override {
+    impl_->OnCheckpoint(job_, step, folder);
+  }
 
  private:
   Impl* const impl_;
@@ -466,7 +471,12 @@ void JobManager::Impl::StartJobLocked(ManagedJob* job, const std::vector<int>& d
   }
   job->execution =
       std::shared_ptr<JobRun>(run, [listener](JobRun* execution) { delete execution; });
-  threads_[id] = std::thread(&Impl::RunJob, this, job, job->execution);
+  // Named for the job ("sw:job-7"): it would otherwise carry the name of whichever thread
+  // submitted it (gRPC's, the web view's), and top -H or a CPU count per component would lie.
+  threads_[id] = std::thread([this, job, execution = job->execution, name = "sw:" + id] {
+    NameCurrentThread(name);
+    RunJob(job, execution);
+  });
 }
 
 void JobManager::Impl::RunJob(ManagedJob* job, std::shared_ptr<JobRun> execution) {
@@ -507,6 +517,14 @@ void JobManager::Impl::EndJobLocked(ManagedJob* job, proto::JobEvent terminal) {
   DropOldJobsLocked();
 }
 
+void JobManager::Impl::OnCheckpoint(ManagedJob* job, int64_t step, const std::string& folder) {
+  proto::JobEvent event;
+  event.mutable_checkpoint()->set_step(step);
+  event.mutable_checkpoint()->set_path(folder);
+  StatusOr<proto::JobEvent> appended = job->events->Append(std::move(event));
+  if (!appended.ok()) LOG(WARNING) << "checkpoint of step " << step << ": " << appended.status();
+}
+
 void JobManager::Impl::OnStep(ManagedJob* job, const proto::StepMetrics& step) {
   proto::JobEvent event;
   *event.mutable_step() = step;
@@ -533,7 +551,7 @@ void JobManager::Impl::DropOldJobsLocked() {
   if (kept <= 0 || static_cast<int64_t>(jobs_.size()) <= kept) return;
   std::vector<ManagedJob*> ended;
   for (auto& [id, job] : jobs_) {
-    if (IsTerminalState(job->record.info().state())) ended.push_back(job.get());
+    if (JobStateIsTerminal(job->record.info().state())) ended.push_back(job.get());
   }
   std::sort(ended.begin(), ended.end(), [](const ManagedJob* a, const ManagedJob* b) {
     return JobNumber(a->record.info().job_id()) < JobNumber(b->record.info().job_id());
@@ -621,7 +639,7 @@ StatusOr<proto::JobInfo> JobManager::Impl::Cancel(const std::string& job_id,
     MutexLock lock(&mutex_);
     ManagedJob* job = FindLocked(job_id);
     if (job == nullptr) return NotFoundError("no job '" + job_id + "'");
-    if (IsTerminalState(job->record.info().state())) return InfoLocked(*job);
+    if (JobStateIsTerminal(job->record.info().state())) return InfoLocked(*job);
     if (queue_.Remove(job_id)) {
       proto::JobEvent cancelled;
       cancelled.mutable_cancelled()->set_reason(why);
@@ -636,7 +654,7 @@ StatusOr<proto::JobInfo> JobManager::Impl::Cancel(const std::string& job_id,
   for (;;) {
     ManagedJob* job = FindLocked(job_id);
     if (job == nullptr) return NotFoundError("no job '" + job_id + "'");
-    if (IsTerminalState(job->record.info().state())) return InfoLocked(*job);
+    if (JobStateIsTerminal(job->record.info().state())) return InfoLocked(*job);
     changed_.Wait(&lock);
   }
 }
@@ -671,7 +689,7 @@ StatusOr<StoredResults> JobManager::Impl::GetResults(const std::string& job_id) 
     MutexLock lock(&mutex_);
     ManagedJob* job = FindLocked(job_id);
     if (job == nullptr) return NotFoundError("no job '" + job_id + "'");
-    if (!IsTerminalState(job->record.info().state())) {
+    if (!JobStateIsTerminal(job->record.info().state())) {
       return FailedPreconditionError("job '" + job_id + "' has not ended");
     }
     results.job = InfoLocked(*job);

@@ -8,7 +8,7 @@ namespace service {
 
 const char kDiedWhileRunning[] = "the server stopped while the job was running";
 
-bool IsTerminalState(proto::JobState state) {
+bool JobStateIsTerminal(proto::JobState state) {
   return state == proto::JOB_STATE_SUCCEEDED || state == proto::JOB_STATE_FAILED ||
          state == proto::JOB_STATE_CANCELLED;
 }
@@ -32,7 +32,7 @@ RecoveredJob RecoverJob(const std::string& directory, const std::vector<proto::J
     }
   }
   info->set_completed_steps(steps);
-  if (!IsTerminalState(info->state()) && events_ended) {
+  if (!JobStateIsTerminal(info->state()) && events_ended) {
     // It ended, and the server died before the record said so.
     const proto::JobEvent& last = events.back();
     info->set_state(StateOfTerminalEvent(last));

@@ -23,7 +23,7 @@ namespace service {
 // Why a job that was running when the server died failed.
 extern const char kDiedWhileRunning[];
 
-bool IsTerminalState(proto::JobState state);
+bool JobStateIsTerminal(proto::JobState state);
 // The state a feed's terminal event (finished, cancelled, failed) means.
 proto::JobState StateOfTerminalEvent(const proto::JobEvent& event);
 

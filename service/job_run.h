@@ -40,6 +40,9 @@ class JobExecutionListener {
   // The actors started.
   virtual void OnJobStarted() = 0;
   virtual void OnJobStep(const proto::StepMetrics& step) = 0;
+  // A checkpoint of `step` steps was written to `folder` (relative to the results). From the
+  // run's checkpoint writer thread, while steps go on.
+  virtual void OnJobCheckpoint(int64_t step, const std::string& folder) {}
 };
 
 // How a run ended.

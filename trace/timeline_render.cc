@@ -119,10 +119,12 @@ std::string RenderTimelineSvg(const TraceModel& model, const TraceSummary* summa
                    " firings over " + FormatSeconds((end - begin) * 1e-9)) +
          "</text>\n";
   if (summary != nullptr && summary->bubble_measured >= 0) {
-    char text[160];
+    char text[240];
     std::snprintf(text, sizeof(text),
-                  "pipeline bubble %.1f%% (formula %.1f%%); outlined: critical path",
-                  100 * summary->bubble_measured, 100 * summary->bubble_formula);
+                  "steady steps idle %.1f%%: filling and draining %.1f%% (formula %.1f%%) + "
+                  "imbalance %.1f%%; outlined: critical path",
+                  100 * summary->bubble_measured, 100 * summary->bubble_fill_drain,
+                  100 * summary->bubble_formula, 100 * summary->bubble_imbalance);
     svg += "<text x=\"10\" y=\"38\" fill=\"#555\">" + EscapeXml(text) + "</text>\n";
   }
 
@@ -336,14 +338,24 @@ std::string RenderHtmlReport(const TraceModel& model, const TraceSummary& summar
   }
   html += "</table>\n";
 
-  html +=
-      "<h2>Pipeline bubble</h2>\n<p>" +
-      EscapeXml((summary.bubble_measured >= 0 ? "Measured " + PercentText(summary.bubble_measured)
-                                              : std::string("Not measured")) +
-                " beside (p-1)/(m+p-1) = " + PercentText(summary.bubble_formula) +
-                " with p = " + std::to_string(summary.stages) + " stages and m = " +
-                std::to_string(summary.pieces_per_step) + " pieces per step.") +
-      "</p>\n";
+  html += "<h2>Pipeline bubble</h2>\n<p>" +
+          EscapeXml(
+              (summary.bubble_measured >= 0
+                   ? "The devices idled " + PercentText(summary.bubble_measured) +
+                         " of the steady steps: " + PercentText(summary.bubble_fill_drain) +
+                         " the pipeline filling and draining (the busiest device idle), " +
+                         PercentText(summary.bubble_imbalance) +
+                         " imbalance (devices with less work than the busiest)."
+                   : std::string("Not measured.")) +
+              " The formula (p-1)/(m+p-1), for equal stages, gives " +
+              PercentText(summary.bubble_formula) + " with p = " + std::to_string(summary.stages) +
+              " stages and m = " + std::to_string(summary.pieces_per_step) + " pieces per step." +
+              (summary.warmup_idle >= 0
+                   ? " The warm-up step apart: idle " + PercentText(summary.warmup_idle) + " (" +
+                         PercentText(summary.warmup_fill_drain) + " filling and draining, " +
+                         PercentText(summary.warmup_imbalance) + " imbalance)."
+                   : std::string())) +
+          "</p>\n";
 
   html +=
       "<h2>Memory</h2>\n<table><tr><th>device</th><th>high-water</th><th>registers</th>"

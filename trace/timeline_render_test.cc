@@ -131,7 +131,7 @@ TEST(TimelineRenderTest, TheSvgIsWellFormedWithOneRectanglePerFiring) {
   EXPECT_NE(svg.find(">step 2</text>"), std::string::npos);
   EXPECT_NE(svg.find(" ms</text>"), std::string::npos);
   EXPECT_NE(svg.find("stroke=\"#000\" stroke-width=\"1\""), std::string::npos);
-  EXPECT_NE(svg.find("pipeline bubble"), std::string::npos);
+  EXPECT_NE(svg.find("steady steps idle"), std::string::npos);
 }
 
 TEST(TimelineRenderTest, HugeTracesMergeFiringsCloserThanAPixel) {

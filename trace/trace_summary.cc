@@ -320,11 +320,17 @@ class Summarizer {
       std::set<int32_t> devices;
     };
     std::map<int64_t, StepSpan> steps;
+    StepSpan warmup;
     for (const FiringRecord& firing : model_.firings) {
       if (!InPipeline(firing)) continue;
       const int32_t device = plan_.actors[static_cast<size_t>(firing.actor)].device;
       busy[static_cast<size_t>(device)].push_back(Range{firing.start, firing.end});
       const int64_t step = model_.StepOf(firing);
+      if (step == summary_.first_step && !IsSteady(step) && !windowed_) {
+        warmup.start = std::min(warmup.start, firing.start);
+        warmup.end = std::max(warmup.end, firing.end);
+        warmup.devices.insert(device);
+      }
       if (!IsSteady(step)) continue;
       StepSpan& span = steps[step];
       // In a window the steps' spans are clipped to the steady time (see Steps()).
@@ -333,19 +339,46 @@ class Summarizer {
       span.end = std::max(span.end, windowed_ ? std::min(firing.end, steady_to_) : firing.end);
       span.devices.insert(device);
     }
-    double idle = 0;
-    double total = 0;
+    // Per step: each device's idle time within the span, and the busiest device's.
+    IdleShares steady;
     for (const auto& [step, span] : steps) {
-      if (span.end <= span.start) continue;
-      for (int32_t device : span.devices) {
-        const TimeNs length = span.end - span.start;
-        idle += static_cast<double>(
-            length - CoveredTime(busy[static_cast<size_t>(device)], span.start, span.end));
+      steady.Add(span.start, span.end, span.devices, busy);
+    }
+    steady.Finish(&summary_.bubble_measured, &summary_.bubble_fill_drain,
+                  &summary_.bubble_imbalance);
+    if (warmup.start < warmup.end && summary_.first_steady_step > summary_.first_step) {
+      IdleShares first;
+      first.Add(warmup.start, warmup.end, warmup.devices, busy);
+      first.Finish(&summary_.warmup_idle, &summary_.warmup_fill_drain, &summary_.warmup_imbalance);
+    }
+  }
+
+  // Idle time of the devices within step spans, split into the busiest device's idle time (the
+  // pipeline filling and draining) and what the others idle beyond it (imbalance).
+  struct IdleShares {
+    double idle = 0;
+    double busiest_idle = 0;
+    double total = 0;
+    void Add(TimeNs start, TimeNs end, const std::set<int32_t>& devices,
+             const std::vector<std::vector<Range>>& busy) {
+      if (end <= start || devices.empty()) return;
+      const TimeNs length = end - start;
+      TimeNs most_busy = 0;
+      for (int32_t device : devices) {
+        const TimeNs covered = CoveredTime(busy[static_cast<size_t>(device)], start, end);
+        most_busy = std::max(most_busy, covered);
+        idle += static_cast<double>(length - covered);
         total += static_cast<double>(length);
       }
+      busiest_idle += static_cast<double>(length - most_busy) * static_cast<double>(devices.size());
     }
-    if (total > 0) summary_.bubble_measured = idle / total;
-  }
+    void Finish(double* measured, double* fill_drain, double* imbalance) const {
+      if (total <= 0) return;
+      *measured = idle / total;
+      *fill_drain = busiest_idle / total;
+      *imbalance = (idle - busiest_idle) / total;
+    }
+  };
 
   void Memory() {
     std::vector<int64_t> current(plan_.devices.size(), 0);
@@ -488,15 +521,37 @@ std::string FormatSummary(const TraceModel& model, const TraceSummary& summary) 
                   100 * summary.bubble_measured);
     out += line;
   } else {
-    std::snprintf(line, sizeof(line), "measured %.1f%% over the %s", 100 * summary.bubble_measured,
-                  StepRange(summary.first_steady_step, summary.end_steady_step).c_str());
+    std::snprintf(
+        line, sizeof(line),
+        "the devices idled %.1f%% of the steady %s: %.1f%% the pipeline filling and draining "
+        "(the busiest device idle)",
+        100 * summary.bubble_measured,
+        StepRange(summary.first_steady_step, summary.end_steady_step).c_str(),
+        100 * summary.bubble_fill_drain);
+    out += line;
+    std::snprintf(line, sizeof(line),
+                  "\n  beside (p-1)/(m+p-1) = %.1f%% with p = %d stages, m = %lld pieces (equal "
+                  "stages); %.1f%% imbalance (devices with less work than the busiest)",
+                  100 * summary.bubble_formula, summary.stages,
+                  static_cast<long long>(summary.pieces_per_step), 100 * summary.bubble_imbalance);
+    out += line;
+    if (summary.warmup_idle >= 0) {
+      std::snprintf(line, sizeof(line),
+                    "\n  warm-up step %lld apart: idle %.1f%% = %.1f%% filling and draining + "
+                    "%.1f%% imbalance",
+                    static_cast<long long>(summary.first_step), 100 * summary.warmup_idle,
+                    100 * summary.warmup_fill_drain, 100 * summary.warmup_imbalance);
+      out += line;
+    }
+  }
+  if (summary.stages == 1 || summary.bubble_measured < 0) {
+    std::snprintf(line, sizeof(line),
+                  "; (p-1)/(m+p-1) = %.1f%% with p = %d stages, m = %lld pieces",
+                  100 * summary.bubble_formula, summary.stages,
+                  static_cast<long long>(summary.pieces_per_step));
     out += line;
   }
-  std::snprintf(line, sizeof(line),
-                "; (p-1)/(m+p-1) = %.1f%% with p = %d stages, m = %lld pieces\n",
-                100 * summary.bubble_formula, summary.stages,
-                static_cast<long long>(summary.pieces_per_step));
-  out += line;
+  out += "\n";
 
   out += "\nmemory high-water per device (registers in use + workspaces and state) / planned\n";
   for (const MemoryUsage& usage : summary.memory) {

@@ -11,7 +11,11 @@
 //     with the most kernel time on the path;
 //   - the pipeline bubble: the idle share of the devices within each steady step's span (from
 //     its first firing's start to its last firing's end), beside (p-1)/(m+p-1) with p the
-//     plan's stages and m its pieces per step;
+//     plan's stages and m its pieces per step. The idle share splits in two: the busiest
+//     device's idle share (its wait for the pipeline to fill and drain: what the formula
+//     counts, which assumes equal stages) and the imbalance (what the other devices idle
+//     beyond it, having less work). The warm-up (the first recorded step, when others follow:
+//     variables initialise, caches fill) is measured apart, the same way;
 //   - memory high-water per device: the most register bytes in use at once (occupied slots x
 //     bytes per slot, summed over the device's registers) plus workspaces and actor state,
 //     beside the plan's planned bytes.
@@ -97,6 +101,13 @@ struct TraceSummary {
   int64_t pieces_per_step = 1;
   double bubble_formula = 0;    // (p-1)/(m+p-1).
   double bubble_measured = -1;  // Mean idle share within steady steps; -1 when no step.
+  // bubble_measured = bubble_fill_drain + bubble_imbalance (see the file comment).
+  double bubble_fill_drain = 0;
+  double bubble_imbalance = 0;
+  // The warm-up step apart (first_step, when steady steps follow it): -1 when none.
+  double warmup_idle = -1;
+  double warmup_fill_drain = 0;
+  double warmup_imbalance = 0;
 
   std::vector<MemoryUsage> memory;  // Plan order.
 };

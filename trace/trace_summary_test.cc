@@ -28,6 +28,9 @@ TEST(TraceSummaryTest, AnEvenPipelineWithABarrierHasTheGPipeBubbleExactly) {
       EXPECT_EQ(summary.stages, p);
       EXPECT_NEAR(summary.bubble_formula, formula, 1e-12);
       EXPECT_NEAR(summary.bubble_measured, formula, 1e-9) << "p=" << p << " m=" << m;
+      // Equal stages: all of it is filling and draining, none imbalance.
+      EXPECT_NEAR(summary.bubble_fill_drain, formula, 1e-9);
+      EXPECT_NEAR(summary.bubble_imbalance, 0, 1e-12);
       EXPECT_EQ(summary.first_steady_step, 1);
       EXPECT_EQ(summary.end_step, 3);
       for (const DeviceUsage& device : summary.devices) {
@@ -35,6 +38,27 @@ TEST(TraceSummaryTest, AnEvenPipelineWithABarrierHasTheGPipeBubbleExactly) {
         EXPECT_NEAR(device.steady_utilization, 1 - formula, 1e-9);
       }
     }
+  }
+}
+
+TEST(TraceSummaryTest, UnequalStagesSplitTheIdleTimeIntoFillingAndDrainingAndImbalance) {
+  // Stage 1 takes 3x stage 0: a step spans 1000 + 4 x 3000 = 13000 ns; stage 0 is busy 4000,
+  // stage 1 12000. The busiest stage idles 1000 (filling); stage 0 idles 9000, of which 8000
+  // beyond the busiest: imbalance. The formula (equal stages) says 20%.
+  TraceModel model = Model(BarrierPipeline(2, 4, /*steps=*/3, {1000, 3000}));
+  TraceSummary summary = Summarize(model);
+  EXPECT_NEAR(summary.bubble_measured, 10.0 / 26.0, 1e-9);
+  EXPECT_NEAR(summary.bubble_fill_drain, 2.0 / 26.0, 1e-9);
+  EXPECT_NEAR(summary.bubble_imbalance, 8.0 / 26.0, 1e-9);
+  EXPECT_NEAR(summary.bubble_formula, 0.2, 1e-12);
+  // Step 0 is the warm-up, measured apart: the same shape here.
+  EXPECT_NEAR(summary.warmup_idle, 10.0 / 26.0, 1e-9);
+  EXPECT_NEAR(summary.warmup_fill_drain + summary.warmup_imbalance, summary.warmup_idle, 1e-12);
+  const std::string text = FormatSummary(model, summary);
+  for (const char* part : {"the devices idled 38.5% of the steady steps 1..2: 7.7% the pipeline "
+                           "filling and draining",
+                           "30.8% imbalance", "warm-up step 0 apart: idle 38.5%"}) {
+    EXPECT_NE(text.find(part), std::string::npos) << part << "\n" << text;
   }
 }
 
@@ -158,7 +182,7 @@ TEST(TraceSummaryTest, TheTextHasEverySection) {
   for (const char* part :
        {"trace of job 'synthetic_pipeline'", "devices: utilization", "node0/sim:0",
         "actors: share of the span",
-        "critical path:", "bottleneck:", "pipeline bubble: measured 20.0%",
+        "critical path:", "bottleneck:", "pipeline bubble: the devices idled 20.0%",
         "(p-1)/(m+p-1) = 20.0% with p = 2 stages, m = 4 pieces", "memory high-water"}) {
     EXPECT_NE(text.find(part), std::string::npos) << part << "\n" << text;
   }

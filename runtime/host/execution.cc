@@ -73,6 +73,10 @@ StatusOr<std::unique_ptr<Execution>> Execution::Create(NodeRuntime* runtime, Hos
     SOFTWIRE_ASSIGN_OR_RETURN(run->trace_,
                               JobTrace::Create(plan, descriptions, run->options_.trace));
   }
+  if (run->options_.checkpoint.every > 0) {
+    SOFTWIRE_ASSIGN_OR_RETURN(run->checkpoints_,
+                              CheckpointRecorder::Create(*hosted, run->options_.checkpoint));
+  }
   hosted->stopping()->store(false);
   hosted->directory()->ResetCompletions();
   hosted->SetOutputTarget(run->collector_.get());
@@ -80,8 +84,10 @@ StatusOr<std::unique_ptr<Execution>> Execution::Create(NodeRuntime* runtime, Hos
     ActorBinding* binding = hosted->bindings()[static_cast<size_t>(id)].get();
     binding->StartRun(hosted->pieces_before());
     ActorTracer* tracer = run->trace_ ? run->trace_->tracer(id) : nullptr;
+    CheckpointRecorder* checkpoints =
+        run->checkpoints_ && run->checkpoints_->Watches(id) ? run->checkpoints_.get() : nullptr;
     caf::actor actor = runtime->system().spawn<HostActor>(binding, run->router_.get(),
-                                                          run->monitor_.get(), tracer);
+                                                          run->monitor_.get(), tracer, checkpoints);
     std::shared_ptr<ExitLatch> exits = run->exits_;
     actor->attach_functor([exits] {
       MutexLock lock(&exits->mutex);
@@ -185,6 +191,10 @@ Status Execution::Run() {
   }
   router_->Close();
   directory->Clear();  // Late messages and completions of this run are dropped from now on.
+  if (checkpoints_) {  // Every actor exited: the saves still pending are the last ones.
+    Status saved = checkpoints_->Finish();
+    if (status.ok() && !saved.ok()) status = saved;
+  }
   hosted_->RunEnded(status.ok());
   caf::logger::set_current_actor_system(nullptr);  // See DescribeWaits.
   run_status_ = status;

@@ -37,6 +37,7 @@
 
 #include "base/mutex.h"
 #include "base/status.h"
+#include "runtime/host/checkpoint_recorder.h"
 #include "runtime/host/hosted_plan.h"
 #include "runtime/host/job_events.h"
 #include "runtime/host/job_monitor.h"
@@ -57,6 +58,9 @@ struct ExecutionOptions {
   JobEvents* events = nullptr;
   // Whether and what to trace.
   TraceOptions trace;
+  // Checkpoints taken while the run goes on (checkpoint_recorder.h); every == 0: none. A save
+  // that fails fails a run that otherwise completed.
+  CheckpointOptions checkpoint;
 };
 
 class Execution {
@@ -107,7 +111,8 @@ class Execution {
   std::unique_ptr<JobMonitor> monitor_;
   std::unique_ptr<StepCollector> collector_;
   std::unique_ptr<PeerRouter> router_;
-  std::unique_ptr<JobTrace> trace_;  // Null when the run is not traced.
+  std::unique_ptr<JobTrace> trace_;                  // Null when the run is not traced.
+  std::unique_ptr<CheckpointRecorder> checkpoints_;  // Null when the run takes none.
   struct ExitLatch;
   std::shared_ptr<ExitLatch> exits_;  // Shared with the actors' exit hooks, which may outlive us.
   std::chrono::steady_clock::time_point started_at_;

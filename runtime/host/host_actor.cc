@@ -9,12 +9,13 @@ namespace softwire {
 namespace runtime {
 
 HostActor::HostActor(caf::actor_config& config, ActorBinding* binding, const PeerRouter* router,
-                     JobMonitor* monitor, ActorTracer* tracer)
+                     JobMonitor* monitor, ActorTracer* tracer, CheckpointRecorder* checkpoints)
     : caf::event_based_actor(config),
       binding_(binding),
       router_(router),
       monitor_(monitor),
       tracer_(tracer),
+      checkpoints_(checkpoints),
       id_(binding->def().id()),
       protocol_(&binding->description()) {
   // CAF would print unexpected messages and uncaught exceptions to stdout; they are errors of
@@ -141,6 +142,8 @@ Status HostActor::Complete(int64_t firing, const Status& kernel_status) {
   binding_->completed_firings.store(binding_->completed_firings.load(std::memory_order_relaxed) + 1,
                                     std::memory_order_relaxed);
   if (tracer_ != nullptr) tracer_->FiringCompleted(firing);
+  // Before the protocol releases the variable this update actor holds.
+  if (checkpoints_ != nullptr) checkpoints_->UpdateCompleted(id_, firing);
   return protocol_.OnFiringDone(firing, &outbox_);
 }
 

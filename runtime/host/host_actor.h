@@ -24,6 +24,7 @@
 #include "actors/actor_protocol.h"
 #include "runtime/host/actor_binding.h"
 #include "runtime/host/actor_tracer.h"
+#include "runtime/host/checkpoint_recorder.h"
 #include "runtime/host/host_messages.h"
 #include "runtime/host/job_monitor.h"
 #include "runtime/host/peer_router.h"
@@ -33,9 +34,10 @@ namespace runtime {
 
 class HostActor final : public caf::event_based_actor {
  public:
-  // `tracer` is null when the job is not traced.
+  // `tracer` is null when the job is not traced; `checkpoints` when the run takes no
+  // checkpoints or this actor copies nothing into them.
   HostActor(caf::actor_config& config, ActorBinding* binding, const PeerRouter* router,
-            JobMonitor* monitor, ActorTracer* tracer);
+            JobMonitor* monitor, ActorTracer* tracer, CheckpointRecorder* checkpoints);
   ~HostActor() override;
 
   caf::behavior make_behavior() override;
@@ -58,6 +60,7 @@ class HostActor final : public caf::event_based_actor {
   const PeerRouter* const router_;
   JobMonitor* const monitor_;
   ActorTracer* const tracer_;
+  CheckpointRecorder* const checkpoints_;
   const actors::ActorId id_;
   actors::ActorProtocol protocol_;
   actors::Outbox outbox_;

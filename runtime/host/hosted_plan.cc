@@ -1,5 +1,6 @@
 #include "runtime/host/hosted_plan.h"
 
+#include <algorithm>
 #include <mutex>
 
 #include "plan/labels.h"
@@ -111,6 +112,20 @@ void HostedPlan::SetWireTransport(WireTransport* transport) {
 
 void HostedPlan::SetOutputTarget(OutputReporter* target) {
   outputs_->Set(target, pieces_before_);
+}
+
+Status HostedPlan::ContinueFrom(int64_t steps) {
+  if (runs_ > 0) {
+    return FailedPreconditionError("plan '" + plan_.job_name() +
+                                   "' has run already; it continues from where its runs ended");
+  }
+  if (steps < 0) return InvalidArgumentError("cannot continue from a negative step count");
+  pieces_before_ = steps * std::max<int64_t>(1, plan_.schedule().pieces_per_step());
+  return Status::Ok();
+}
+
+int64_t HostedPlan::steps_before() const {
+  return pieces_before_ / std::max<int64_t>(1, plan_.schedule().pieces_per_step());
 }
 
 void HostedPlan::RunEnded(bool completed) {

@@ -91,6 +91,12 @@ class HostedPlan {
   void SetOutputTarget(OutputReporter* target);
   // Pieces that every completed run together streamed: where the next run's numbering starts.
   int64_t pieces_before() const { return pieces_before_; }
+  // Before the first run: number the firings on as if `steps` steps had run (a run resumed from
+  // a checkpoint, training_state.h), so sources read the next batches and optimizers count on.
+  // FailedPrecondition after a run.
+  Status ContinueFrom(int64_t steps);
+  // Steps that the runs before the next one streamed (ContinueFrom's included).
+  int64_t steps_before() const;
   // Called by an Execution at its end: a complete run moves the numbering on, a failed one
   // breaks the hosted plan.
   void RunEnded(bool completed);

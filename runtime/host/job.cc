@@ -71,6 +71,10 @@ StatusOr<std::unique_ptr<Job>> Job::Create(const proto::Plan& plan, JobOptions o
                             RuntimeOptionsForPlan(plan, job->options_));
   SOFTWIRE_ASSIGN_OR_RETURN(job->runtime_, NodeRuntime::Create(std::move(runtime_options)));
   SOFTWIRE_ASSIGN_OR_RETURN(job->hosted_, job->runtime_->Host(plan, "", job->options_.data_root));
+  if (job->options_.resume != nullptr) {
+    SOFTWIRE_RETURN_IF_ERROR(RestoreTrainingState(*job->options_.resume, job->hosted_.get()));
+    job->options_.resume = nullptr;
+  }
   return job;
 }
 
@@ -95,6 +99,7 @@ Status Job::Run() {
   execution_options.stall_timeout = options_.stall_timeout;
   execution_options.events = events_.get();
   execution_options.trace = options_.trace;
+  execution_options.checkpoint = options_.checkpoint;
   SOFTWIRE_ASSIGN_OR_RETURN(
       std::unique_ptr<Execution> execution,
       Execution::Create(runtime_.get(), hosted_.get(), std::move(execution_options)));

@@ -39,6 +39,7 @@
 #include "runtime/device/sim/sim_clock.h"
 #include "runtime/host/actor_binding.h"
 #include "runtime/host/caf_options.h"
+#include "runtime/host/checkpoint_recorder.h"
 #include "runtime/host/execution.h"
 #include "runtime/host/hosted_plan.h"
 #include "runtime/host/job_monitor.h"
@@ -46,6 +47,7 @@
 #include "runtime/host/node_runtime.h"
 #include "runtime/host/stall_report.h"
 #include "runtime/host/step_collector.h"
+#include "runtime/host/training_state.h"
 
 namespace softwire {
 namespace runtime {
@@ -71,6 +73,11 @@ struct JobOptions {
   int blas_threads = 0;
   // Where the plan's data paths resolve (data/data_root.h; HostedPlan::Load).
   data::DataRoot data_root;
+  // Checkpoints taken while the job runs (ExecutionOptions::checkpoint).
+  CheckpointOptions checkpoint;
+  // A saved state to start from (training_state.h), written into the plan's memory by Create;
+  // the run then continues from its step. Borrowed for Create only; null: start afresh.
+  const TrainingState* resume = nullptr;
 };
 
 class Job {

@@ -22,11 +22,14 @@ using Clock = std::chrono::steady_clock;
 // Times the collector's steps (StepTimer) into the result and the progress listener.
 class StepRecorder {
  public:
-  StepRecorder(const proto::Plan& plan, const RunOptions& options, RunResult* result)
-      : options_(options), result_(result), timer_(plan) {}
+  // Steps are numbered from `first_step` on (a resumed run's).
+  StepRecorder(const proto::Plan& plan, const RunOptions& options, int64_t first_step,
+               RunResult* result)
+      : options_(options), result_(result), timer_(plan), first_step_(first_step) {}
 
   void Record(const CollectedStep& step, Clock::time_point started_at) {
     result_->steps.push_back(timer_.Time(step, started_at));
+    result_->steps.back().step += first_step_;
     if (options_.progress) options_.progress(result_->steps.back());
   }
 
@@ -34,13 +37,22 @@ class StepRecorder {
   const RunOptions& options_;
   RunResult* result_;
   StepTimer timer_;
+  const int64_t first_step_;
 };
 
 StatusOr<std::unique_ptr<LoadedPlan>> LoadedPlan::Load(const proto::Plan& plan,
                                                        const RunOptions& options) {
   std::unique_ptr<LoadedPlan> loaded(new LoadedPlan(options));
-  if (options.steps > 0 && options.steps != plan.schedule().steps()) {
-    SOFTWIRE_ASSIGN_OR_RETURN(loaded->plan_, plan::LimitSteps(plan, options.steps));
+  const int64_t total_steps = options.steps > 0 ? options.steps : plan.schedule().steps();
+  const int64_t first_step = options.resume != nullptr ? options.resume->step : 0;
+  if (first_step >= total_steps) {
+    return InvalidArgumentError("the saved state is at step " + std::to_string(first_step) +
+                                " and job '" + plan.job_name() + "' runs " +
+                                std::to_string(total_steps) + " steps: no step is left to run");
+  }
+  const int64_t run_steps = total_steps - first_step;
+  if (run_steps != plan.schedule().steps()) {
+    SOFTWIRE_ASSIGN_OR_RETURN(loaded->plan_, plan::LimitSteps(plan, run_steps));
   } else {
     loaded->plan_ = plan;
   }
@@ -50,7 +62,7 @@ StatusOr<std::unique_ptr<LoadedPlan>> LoadedPlan::Load(const proto::Plan& plan,
     cpu = &loaded->cpu_kernels_;
   }
   loaded->recorder_ =
-      std::make_unique<StepRecorder>(loaded->plan_, loaded->options_, &loaded->result_);
+      std::make_unique<StepRecorder>(loaded->plan_, loaded->options_, first_step, &loaded->result_);
   JobOptions job_options;
   job_options.caf = options.caf;
   job_options.device.kernel_threads = options.kernel_threads;
@@ -60,6 +72,8 @@ StatusOr<std::unique_ptr<LoadedPlan>> LoadedPlan::Load(const proto::Plan& plan,
   job_options.trace = options.trace;
   job_options.sim = options.sim;
   job_options.data_root = options.data_root;
+  job_options.checkpoint = options.checkpoint;
+  job_options.resume = options.resume;
   job_options.stall_timeout =
       options.stall_timeout_seconds > 0
           ? std::chrono::duration_cast<Clock::duration>(

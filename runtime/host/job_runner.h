@@ -31,6 +31,7 @@
 #include "proto/plan.pb.h"
 #include "runtime/device/sim/sim_clock.h"
 #include "runtime/host/caf_options.h"
+#include "runtime/host/checkpoint_recorder.h"
 #include "runtime/host/job_trace.h"
 #include "runtime/host/stall_report.h"
 #include "runtime/host/step_results.h"
@@ -73,6 +74,14 @@ struct RunOptions {
   // relative data path fails to load, naming the source or variable. `confined` refuses
   // absolute paths and '..' escapes (a node serving others).
   data::DataRoot data_root;
+  // Checkpoints taken while the run goes on (checkpoint_recorder.h): every `every` steps, in
+  // `directory`, the latest `keep` kept. every == 0: none.
+  CheckpointOptions checkpoint;
+  // Resume: the state to start from (a checkpoint, checkpoint_files.h). The run then runs the
+  // steps after resume->step (`steps`, or the plan's, counts them all: it must exceed
+  // resume->step), reports them numbered from resume->step on, and reads the batches that an
+  // unbroken run would have read. Borrowed for Load; null: start afresh.
+  const TrainingState* resume = nullptr;
 };
 
 // Memory of one device.

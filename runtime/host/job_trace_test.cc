@@ -196,8 +196,8 @@ void JobTraceTest::ExpectGPipeBubbleAndUtilization(bool sim) {
     EXPECT_TRUE(trace::CheckChromeTrace(trace::ExportChromeTrace(model)).ok());
     matched = std::abs(summary.bubble_measured - formula) <= 0.02;
     for (int device = 0; device < kStages; ++device) {
+      // A kernel stretched by a busy machine raises its device's share: retried like the bubble.
       const double utilization = summary.devices[static_cast<size_t>(device)].steady_utilization;
-      EXPECT_LT(utilization, 1 - formula + 0.02) << last;
       matched = matched && std::abs(utilization - (1 - formula)) <= 0.02;
     }
     if (kSanitized && !matched) {

@@ -1,9 +1,8 @@
 #include "runtime/host/plan_edits.h"
 
-#include <cstring>
-
 #include "plan/fill_arithmetic.h"
 #include "proto/tensor_desc.h"
+#include "runtime/host/tensor_slice.h"
 
 namespace softwire {
 namespace runtime {
@@ -14,36 +13,6 @@ StatusOr<DType> SupportedDType(const proto::TensorDesc& desc, const std::string&
   if (dtype == DType::kInvalid)
     return InvalidArgumentError(what + ": tensor has no supported dtype");
   return dtype;
-}
-
-// Copies one part (a slice on `axis` of [begin, end), or the whole when axis is -1) from the
-// packed `source` into `target`, laid out as `shape`.
-Status CopyPart(const proto::VariablePart& part, const Shape& shape, int64_t element_bytes,
-                const char* source, int64_t source_bytes, char* target, const std::string& what) {
-  if (part.split_axis() < 0) {
-    int64_t bytes = shape.NumElements() * element_bytes;
-    if (source_bytes < bytes) return InvalidArgumentError(what + ": its register is too small");
-    std::memcpy(target, source, static_cast<size_t>(bytes));
-    return Status::Ok();
-  }
-  int axis = part.split_axis();
-  if (axis >= shape.rank() || part.split_begin() < 0 || part.split_end() > shape.dim(axis) ||
-      part.split_begin() >= part.split_end()) {
-    return InvalidArgumentError(what + ": slice [" + std::to_string(part.split_begin()) + ", " +
-                                std::to_string(part.split_end()) + ") on axis " +
-                                std::to_string(axis) + " does not fit shape " + shape.ToString());
-  }
-  int64_t outer = shape.NumElements(0, axis);
-  int64_t inner = shape.NumElements(axis + 1, shape.rank()) * element_bytes;
-  int64_t extent = part.split_end() - part.split_begin();
-  if (source_bytes < outer * extent * inner) {
-    return InvalidArgumentError(what + ": its register is smaller than its slice");
-  }
-  for (int64_t o = 0; o < outer; ++o) {
-    std::memcpy(target + (o * shape.dim(axis) + part.split_begin()) * inner,
-                source + o * extent * inner, static_cast<size_t>(extent * inner));
-  }
-  return Status::Ok();
 }
 
 }  // namespace
@@ -78,8 +47,9 @@ StatusOr<std::map<std::string, NpyArray>> ReadVariables(const proto::Plan& plan,
       // Fills go round robin over the slots; the last fill is the final value.
       int64_t fills = plan::FillCount(pieces, std::max<int64_t>(1, def.period()));
       int slot = fills > 0 ? static_cast<int>(plan::SlotOf(fills - 1, def.slots())) : 0;
-      SOFTWIRE_RETURN_IF_ERROR(CopyPart(
-          part, array.shape, element_bytes, slots[part.register_id()][slot], def.bytes_per_slot(),
+      const TensorSlice slice{part.split_axis(), part.split_begin(), part.split_end()};
+      SOFTWIRE_RETURN_IF_ERROR(CopyPartToLogical(
+          slice, array.shape, element_bytes, slots[part.register_id()][slot], def.bytes_per_slot(),
           array.data.data(), what + " part in register '" + def.name() + "'"));
     }
     variables[variable.name()] = std::move(array);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -171,6 +172,38 @@ TEST_F(SubmitTest, RunsSettingsReachTheServedJobBf16Included) {
   EXPECT_EQ(bad.exit_code, 2) << bad.output;
   EXPECT_TRUE(Contains(bad.output, "--precision must be float32, bf16 or auto, not 'half'"))
       << bad.output;
+}
+
+TEST_F(SubmitTest, CheckpointsOfAServedJobAreEventsAndResumeWithRun) {
+  const std::string job = service_testing::WriteNpyTinyJob(directory_);
+  const std::string run_metrics = directory_ + "/run8.jsonl";
+  CommandOutcome run =
+      Softwire("run " + job + " --cluster 1cpu --steps 8 --metrics-out " + run_metrics);
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  CommandOutcome submit =
+      Softwire("submit " + job + to_ + " --steps 6 --checkpoint-every 3 --keep-checkpoints 1");
+  ASSERT_EQ(submit.exit_code, 0) << submit.output;
+  EXPECT_TRUE(Contains(submit.output, "checkpoint after step 6: checkpoints/step-00000006"))
+      << submit.output;
+  // The last checkpoint lies in the job's results on the server; `run --resume` continues it.
+  std::string checkpoints;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(directory_ + "/state")) {
+    if (entry.path().filename() == "checkpoints") checkpoints = entry.path().string();
+  }
+  ASSERT_FALSE(checkpoints.empty()) << "no checkpoints folder under the state directory";
+  EXPECT_FALSE(std::filesystem::exists(checkpoints + "/step-00000003")) << "only 1 is kept";
+  const std::string resumed_metrics = directory_ + "/resumed.jsonl";
+  CommandOutcome resumed = Softwire("run " + job + " --cluster 1cpu --steps 8 --resume " +
+                                    checkpoints + " --metrics-out " + resumed_metrics);
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
+  const std::vector<std::string> all = service_testing::MetricsLosses(run_metrics);
+  ASSERT_EQ(all.size(), 8u);
+  EXPECT_EQ(service_testing::MetricsLosses(resumed_metrics),
+            std::vector<std::string>(all.begin() + 6, all.end()));
+
+  CommandOutcome bad = Softwire("submit " + job + to_ + " --keep-checkpoints 2");
+  EXPECT_EQ(bad.exit_code, 2) << bad.output;
+  EXPECT_TRUE(Contains(bad.output, "--keep-checkpoints needs --checkpoint-every")) << bad.output;
 }
 
 TEST_F(SubmitTest, DetachPrintsTheIdAndAFailedJobExitsWithOneAndItsError) {
