@@ -43,12 +43,17 @@ std::string DiagnoseHelp();
 int ServeCommand(const std::vector<std::string>& args);
 std::string ServeHelp();
 
+// `softwire node --join ADDR [--name NAME] [--devices SPEC] ...`: a node agent that hosts its
+// devices for the server's jobs until SIGINT or SIGTERM (service/node_agent.h).
+int NodeCommand(const std::vector<std::string>& args);
+std::string NodeHelp();
+
 // `softwire submit JOB.pbtxt [--to ADDR] [--detach] [--metrics-out FILE] ...`: a job to a server,
 // followed to its end.
 int SubmitCommand(const std::vector<std::string>& args);
 std::string SubmitHelp();
 
-// `softwire jobs [--to ADDR] [--devices]`: a server's jobs (or devices).
+// `softwire jobs [--to ADDR] [--devices | --nodes]`: a server's jobs (or devices, or nodes).
 int JobsCommand(const std::vector<std::string>& args);
 std::string JobsHelp();
 

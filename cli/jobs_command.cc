@@ -19,6 +19,7 @@ struct JobsFlags {
   ServerFlags server;
   int64_t limit = 0;
   bool devices = false;
+  bool nodes = false;
   bool help = false;
 };
 
@@ -28,6 +29,8 @@ FlagParser MakeParser(JobsFlags* flags) {
   parser.AddInt("limit", &flags->limit, "N", "list the N newest jobs only");
   parser.AddBool("devices", &flags->devices,
                  "list the server's devices instead: which job holds each, its memory");
+  parser.AddBool("nodes", &flags->nodes,
+                 "list the node agents that joined the server instead (serve --nodes N)");
   parser.AddBool("help", &flags->help, "show this help");
   return parser;
 }
@@ -74,8 +77,35 @@ void PrintDevices(const proto::ListDevicesResponse& devices) {
                 device.memory_bytes() > 0 ? FormatBytes(device.memory_bytes()).c_str() : "-",
                 FormatBytes(device.allocated_bytes()).c_str(),
                 device.job_id().empty() ? "-" : device.job_id().c_str());
+    if (!device.available()) std::printf("%-16s (its node is away)\n", "");
   }
   std::printf("%lld jobs queued\n", static_cast<long long>(devices.queued_jobs()));
+}
+
+void PrintNodes(const proto::ListNodesResponse& nodes) {
+  std::printf("%-12s %-16s %8s %-22s %9s %12s %9s  %s\n", "NODE", "HOST", "PID", "DATA PLANE",
+              "HEARTBEAT", "CLOCK", "RTT", "DEVICES");
+  for (const proto::NodeInfo& node : nodes.node()) {
+    std::string devices;
+    for (const proto::DeviceSpec& device : node.node().device()) {
+      devices += (devices.empty() ? "" : ", ") + device.name();
+    }
+    char heartbeat[32];
+    std::snprintf(heartbeat, sizeof(heartbeat), "%.1f s ago", node.heartbeat_age_seconds());
+    char offset[32] = "-";
+    char round_trip[32] = "-";
+    if (node.clock_probes() > 0) {
+      std::snprintf(offset, sizeof(offset), "%+.3f ms", node.clock_offset_seconds() * 1e3);
+      std::snprintf(round_trip, sizeof(round_trip), "%.3f ms",
+                    node.clock_round_trip_seconds() * 1e3);
+    }
+    std::printf("%-12s %-16s %8lld %-22s %9s %12s %9s  %s\n", node.node().name().c_str(),
+                node.node().address().c_str(), static_cast<long long>(node.pid()),
+                node.data_plane_address().empty() ? "-" : node.data_plane_address().c_str(),
+                heartbeat, offset, round_trip, devices.c_str());
+  }
+  std::printf("%d nodes joined; the server waits for %d\n", nodes.node_size(),
+              nodes.nodes_wanted());
 }
 
 }  // namespace
@@ -85,7 +115,9 @@ std::string JobsHelp() {
   return "usage: softwire jobs [flags]\n"
          "\n"
          "Lists the jobs of a server (softwire serve), newest first: id, state, name, steps\n"
-         "done, last loss, when submitted, and why a job failed. --devices lists the devices.\n"
+         "done, last loss, when submitted, and why a job failed. --devices lists the devices;\n"
+         "--nodes the node agents that joined (their clock offset is the node's clock minus the\n"
+         "server's, from the clock probe with the shortest round trip).\n"
          "\n"
          "flags:\n" +
          MakeParser(&flags).Help() +
@@ -118,6 +150,15 @@ int JobsCommand(const std::vector<std::string>& args) {
     return kExitBadInput;
   }
   service::JobClient client(*options);
+  if (flags.nodes) {
+    StatusOr<proto::ListNodesResponse> nodes = client.ListNodes();
+    if (!nodes.ok()) {
+      std::fprintf(stderr, "softwire jobs: %s\n", nodes.status().message().c_str());
+      return ExitCodeFor(nodes.status());
+    }
+    PrintNodes(*nodes);
+    return kExitSuccess;
+  }
   if (flags.devices) {
     StatusOr<proto::ListDevicesResponse> devices = client.ListDevices();
     if (!devices.ok()) {

@@ -28,8 +28,9 @@ std::string Usage() {
          "  simulate JOB.pbtxt  compile a job and run its plan in virtual time\n"
          "\n"
          "  serve               serve jobs over gRPC (the job service) until stopped\n"
+         "  node --join ADDR    host this host's devices for a server's jobs (a node agent)\n"
          "  submit JOB.pbtxt    send a job to a server and follow it (--to ADDR)\n"
-         "  jobs                list a server's jobs (--devices: its devices)\n"
+         "  jobs                list a server's jobs (--devices: its devices, --nodes: its nodes)\n"
          "  watch ID            follow a served job\n"
          "  cancel ID           cancel a served job\n"
          "  fetch ID            fetch a served job's metrics, variables and trace\n"
@@ -56,6 +57,8 @@ int Help(const std::vector<std::string>& args) {
     std::fputs(SimulateHelp().c_str(), stdout);
   } else if (args[0] == "serve") {
     std::fputs(ServeHelp().c_str(), stdout);
+  } else if (args[0] == "node") {
+    std::fputs(NodeHelp().c_str(), stdout);
   } else if (args[0] == "submit") {
     std::fputs(SubmitHelp().c_str(), stdout);
   } else if (args[0] == "jobs") {
@@ -98,6 +101,7 @@ int Main(int argc, char** argv) {
   if (command == "diagnose") return DiagnoseCommand(args);
   if (command == "simulate") return SimulateCommand(args);
   if (command == "serve") return ServeCommand(args);
+  if (command == "node") return NodeCommand(args);
   if (command == "submit") return SubmitCommand(args);
   if (command == "jobs") return JobsCommand(args);
   if (command == "watch") return WatchCommand(args);

@@ -20,6 +20,7 @@
 #include "placement/cluster_spec.h"
 #include "runtime/rpc/rpc_status.h"
 #include "service/job_manager.h"
+#include "service/node_registry.h"
 #include "service/rpc/job_server.h"
 #include "service/web/web_server.h"
 
@@ -41,6 +42,7 @@ struct ServeFlags {
   int64_t max_upload_bytes = service::JobLimits().max_upload_bytes;
   int64_t max_job_bytes = service::JobLimits().max_job_bytes;
   int64_t blas_threads = 0;
+  int64_t nodes = 0;
   bool help = false;
 };
 
@@ -76,6 +78,9 @@ FlagParser MakeParser(ServeFlags* flags) {
                 "refuse job graphs larger than N bytes (default 4 MiB)");
   parser.AddInt("blas-threads", &flags->blas_threads, "N",
                 "give OpenBLAS its own pool of N threads (default 0: the devices' threads)");
+  parser.AddInt("nodes", &flags->nodes, "N",
+                "run jobs on node agents (softwire node --join ADDR) instead of this process's "
+                "devices, once N have joined (default 0: on this process's devices)");
   parser.AddBool("help", &flags->help, "show this help");
   return parser;
 }
@@ -103,6 +108,14 @@ Status CheckFlags(const ServeFlags& flags) {
         "--max-queued, --max-upload-bytes and --max-job-bytes must be >= 0");
   }
   if (flags.blas_threads < 0) return InvalidArgumentError("--blas-threads must be >= 0");
+  if (flags.nodes < 0 || flags.nodes > 4096) {
+    return InvalidArgumentError("--nodes must be between 0 and 4096");
+  }
+  if (flags.nodes > 0 && !flags.cluster.empty()) {
+    return InvalidArgumentError(
+        "--cluster and --nodes go apart: with --nodes the joined nodes' "
+        "devices run the jobs");
+  }
   return Status::Ok();
 }
 
@@ -183,6 +196,11 @@ std::string ServeHelp() {
          "submission gets RESOURCE_EXHAUSTED. Health (grpc.health.v1) and server reflection\n"
          "answer without the token.\n"
          "\n"
+         "With --nodes N, jobs run on node agents (softwire node --join ADDR) instead: the\n"
+         "server takes submissions once N nodes have joined, compiles each job for the joined\n"
+         "nodes' devices and runs its shares on them; a node that dies or stops answering fails\n"
+         "its job within seconds, naming it (docs/NODES.md).\n"
+         "\n"
          "exit codes: 0 stopped by a signal; 2 bad flags, files or state directory; 1 it could\n"
          "not serve (the port is taken).\n";
 }
@@ -214,6 +232,14 @@ int ServeCommand(const std::vector<std::string>& args) {
   StatusOr<service::JobServerOptions> server_options = ServerOptions(flags);
   if (!server_options.ok()) return Fail(server_options.status());
   const std::string state_directory = manager_options->state_directory;
+  std::unique_ptr<service::NodeRegistry> nodes;
+  if (flags.nodes > 0) {
+    nodes = std::make_unique<service::NodeRegistry>();
+    manager_options->nodes = nodes.get();
+    manager_options->nodes_wanted = static_cast<int>(flags.nodes);
+    server_options->nodes = nodes.get();
+    server_options->nodes_wanted = static_cast<int32_t>(flags.nodes);
+  }
   StatusOr<std::unique_ptr<service::JobManager>> jobs =
       service::JobManager::Start(std::move(*manager_options));
   if (!jobs.ok()) return Fail(jobs.status());
@@ -232,9 +258,17 @@ int ServeCommand(const std::vector<std::string>& args) {
   for (const proto::DeviceInfo& device : (*jobs)->ListDevices()) {
     devices += (devices.empty() ? "" : ", ") + device.device();
   }
-  std::fprintf(stderr, "softwire serve: state in %s; devices %s; %lld jobs queued\n",
-               state_directory.c_str(), devices.c_str(),
-               static_cast<long long>((*jobs)->QueuedJobs()));
+  if (nodes != nullptr) {
+    std::fprintf(stderr,
+                 "softwire serve: state in %s; jobs run on node agents once %lld have joined "
+                 "(softwire node --join %s); %lld jobs queued\n",
+                 state_directory.c_str(), static_cast<long long>(flags.nodes),
+                 (*server)->address().c_str(), static_cast<long long>((*jobs)->QueuedJobs()));
+  } else {
+    std::fprintf(stderr, "softwire serve: state in %s; devices %s; %lld jobs queued\n",
+                 state_directory.c_str(), devices.c_str(),
+                 static_cast<long long>((*jobs)->QueuedJobs()));
+  }
   if (web != nullptr) std::printf("softwire serve: web view on %s\n", web->url().c_str());
   std::printf("softwire serve: listening on %s\n", (*server)->address().c_str());
   std::fflush(stdout);
@@ -245,7 +279,8 @@ int ServeCommand(const std::vector<std::string>& args) {
                signal == SIGINT ? "SIGINT" : "SIGTERM");
   web.reset();
   server->reset();  // No call reaches the manager any more...
-  jobs->reset();    // ...before it goes.
+  jobs->reset();    // ...before it goes...
+  nodes.reset();    // ...and the nodes last: the manager's runs use them.
   return kExitSuccess;
 }
 

@@ -33,64 +33,24 @@
 #include "runtime/host/node_runtime.h"
 #include "runtime/host/stall_report.h"
 #include "runtime/host/step_results.h"
+#include "service/job_run.h"
 
 namespace softwire {
 namespace service {
 
-// What a job runs with.
-struct JobRunSpec {
-  std::string job_id;
-  // The compiled plan, already on the devices it was given (plan::AssignDevices).
-  proto::Plan plan;
-  // The job's data directory: its DataRoot, confined.
-  std::string data_directory;
-  // Where its results go; created.
-  std::string results_directory;
-  proto::RunSettings settings;
-};
-
-// Told what happens, on the thread that calls Run. Calls must be quick.
-class JobExecutionListener {
- public:
-  virtual ~JobExecutionListener() = default;
-  // The actors started.
-  virtual void OnJobStarted() = 0;
-  virtual void OnJobStep(const proto::StepMetrics& step) = 0;
-  // A checkpoint of `step` steps was written to `folder` (relative to the results). From the
-  // run's checkpoint writer thread, while steps go on.
-  virtual void OnJobCheckpoint(int64_t step, const std::string& folder) {}
-};
-
-// How a run ended.
-struct JobOutcome {
-  // OK: every step completed and the results are written. Otherwise why not, as `softwire
-  // run` words it.
-  Status status;
-  // Cancel was called (status is then Cancelled) and with what reason.
-  bool cancelled = false;
-  std::string cancel_reason;
-  int64_t steps = 0;   // Completed.
-  double seconds = 0;  // From the actors' start to the end.
-  double samples_per_second = 0;
-  proto::StepMetrics last_step;
-};
-
-class JobExecution {
+class JobExecution final : public JobRun {
  public:
   JobExecution(runtime::NodeRuntime* runtime, JobRunSpec spec, JobExecutionListener* listener);
   ~JobExecution();
   JobExecution(const JobExecution&) = delete;
   JobExecution& operator=(const JobExecution&) = delete;
 
-  // Hosts, runs, writes the results and lets go of the devices. Call once.
-  JobOutcome Run() EXCLUDES(mutex_);
-  // Stops the run (or keeps it from starting); Run then ends cancelled. No effect after Run.
-  void Cancel(const std::string& reason) EXCLUDES(mutex_);
-  // What every unfinished actor waits for; FailedPrecondition when the actors do not run.
-  StatusOr<runtime::JobWaitStates> DescribeWaits(std::chrono::milliseconds timeout)
+  // JobRun. Run hosts, runs, writes the results and lets go of the devices.
+  JobOutcome Run() override EXCLUDES(mutex_);
+  void Cancel(const std::string& reason) override EXCLUDES(mutex_);
+  StatusOr<runtime::JobWaitStates> DescribeWaits(std::chrono::milliseconds timeout) override
       EXCLUDES(mutex_);
-  // Bytes the job holds on the device named `device` ("node0/cpu:1"); 0 when none.
-  int64_t AllocatedBytes(const std::string& device) const EXCLUDES(mutex_);
+  int64_t AllocatedBytes(const std::string& device) const override EXCLUDES(mutex_);
 
   const JobRunSpec& spec() const { return spec_; }
 

@@ -19,11 +19,14 @@
 #include "runtime/host/node_runtime.h"
 #include "runtime/host/node_runtime_options.h"
 #include "runtime/kernels/cpu/cpu_kernels.h"
+#include "service/cluster_execution.h"
+#include "service/device_pool.h"
 #include "service/event_log.h"
 #include "service/job_compilation.h"
 #include "service/job_data.h"
 #include "service/job_execution.h"
 #include "service/job_queue.h"
+#include "service/job_recovery.h"
 #include "service/job_store.h"
 #include "service/submission_check.h"
 
@@ -32,15 +35,9 @@ namespace service {
 namespace {
 
 constexpr char kServerStopped[] = "the server stopped";
-constexpr char kDiedWhileRunning[] = "the server stopped while the job was running";
 
 double UnixNow() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
-bool IsTerminal(proto::JobState state) {
-  return state == proto::JOB_STATE_SUCCEEDED || state == proto::JOB_STATE_FAILED ||
-         state == proto::JOB_STATE_CANCELLED;
 }
 
 // The cluster a server without one hosts: one cpu device of every core it may use.
@@ -60,13 +57,6 @@ proto::JobSubmission WithoutDataBytes(const proto::JobSubmission& submission) {
   return kept;
 }
 
-// The state a feed's terminal event means.
-proto::JobState StateOfTerminal(const proto::JobEvent& event) {
-  if (event.has_finished()) return proto::JOB_STATE_SUCCEEDED;
-  if (event.has_cancelled()) return proto::JOB_STATE_CANCELLED;
-  return proto::JOB_STATE_FAILED;
-}
-
 }  // namespace
 
 // One job as the manager knows it.
@@ -80,7 +70,7 @@ struct ManagedJob {
   std::unique_ptr<proto::Plan> plan;
   // While running. Shared with Cancel, DescribeWaits and ListDevices, which call it without the
   // manager's lock while the job's thread runs it.
-  std::shared_ptr<JobExecution> execution;
+  std::shared_ptr<JobRun> execution;
   std::vector<int> devices;  // Indices into the server's devices, while running.
 };
 
@@ -115,13 +105,17 @@ class JobManager::Impl {
 
   // Start's steps.
   Status CreateRuntime();
+  // The joined nodes changed: their devices become available or not, and jobs may start.
+  void OnNodesChanged() EXCLUDES(mutex_);
+  // The devices a submission compiles for: the cluster hosted here, or every joined node's.
+  StatusOr<proto::Cluster> ClusterForJobs() const;
   void RecoverJobs() EXCLUDES(mutex_);
 
   // Starts the queued jobs that fit the free devices.
   void ScheduleLocked() REQUIRES(mutex_);
   void StartJobLocked(ManagedJob* job, const std::vector<int>& devices) REQUIRES(mutex_);
   // The job's thread: runs it, records how it ended, frees its devices.
-  void RunJob(ManagedJob* job, std::shared_ptr<JobExecution> execution) EXCLUDES(mutex_);
+  void RunJob(ManagedJob* job, std::shared_ptr<JobRun> execution) EXCLUDES(mutex_);
   void EndJobLocked(ManagedJob* job, proto::JobEvent terminal) REQUIRES(mutex_);
   void OnStep(ManagedJob* job, const proto::StepMetrics& step) EXCLUDES(mutex_);
   void OnCheckpoint(ManagedJob* job, int64_t step, const std::string& folder) EXCLUDES(mutex_);
@@ -136,8 +130,7 @@ class JobManager::Impl {
   const JobManagerOptions options_;
   const JobStore store_;
   runtime::KernelRegistry cpu_kernels_;
-  std::vector<proto::PlanDevice> devices_;  // The server's, in cluster order.
-  std::unique_ptr<runtime::NodeRuntime> runtime_;
+  std::unique_ptr<runtime::NodeRuntime> runtime_;  // Null when nodes run the jobs.
 
   mutable Mutex mutex_;
   CondVar changed_;  // A key was released, or a job ended.
@@ -145,7 +138,8 @@ class JobManager::Impl {
   std::map<std::string, std::string> job_by_key_ GUARDED_BY(mutex_);
   std::set<std::string> keys_in_submission_ GUARDED_BY(mutex_);
   JobQueue queue_ GUARDED_BY(mutex_);
-  std::vector<std::string> device_holders_ GUARDED_BY(mutex_);  // Job id per device; "": free.
+  DevicePool devices_ GUARDED_BY(mutex_);
+  bool nodes_arrived_ GUARDED_BY(mutex_) = false;  // options_.nodes_wanted joined once.
   int64_t last_job_number_ GUARDED_BY(mutex_) = 0;
   bool stopping_ GUARDED_BY(mutex_) = false;
   std::map<std::string, std::thread> threads_ GUARDED_BY(mutex_);
@@ -168,7 +162,8 @@ class JobManager::Impl::Listener final : public JobExecutionListener {
 };
 
 JobManager::Impl::~Impl() {
-  std::vector<std::shared_ptr<JobExecution>> running;
+  if (options_.nodes != nullptr) options_.nodes->SetMembershipListener(nullptr);
+  std::vector<std::shared_ptr<JobRun>> running;
   {
     MutexLock lock(&mutex_);
     stopping_ = true;
@@ -176,7 +171,7 @@ JobManager::Impl::~Impl() {
       if (job->execution) running.push_back(job->execution);
     }
   }
-  for (const std::shared_ptr<JobExecution>& execution : running) execution->Cancel(kServerStopped);
+  for (const std::shared_ptr<JobRun>& execution : running) execution->Cancel(kServerStopped);
   for (;;) {
     std::map<std::string, std::thread> threads;
     {
@@ -198,12 +193,13 @@ Status JobManager::Impl::CreateRuntime() {
   std::vector<runtime::DeviceSpec> specs = runtime::ClusterDeviceSpecs(options_.cluster);
   if (specs.empty()) return InvalidArgumentError("the cluster has no devices");
   std::set<std::string> names;
+  std::vector<proto::PlanDevice> devices;
   for (const runtime::DeviceSpec& spec : specs) {
     if (!names.insert(plan::DeviceName(spec.device)).second) {
       return InvalidArgumentError("the cluster names device " + plan::DeviceName(spec.device) +
                                   " twice");
     }
-    devices_.push_back(spec.device);
+    devices.push_back(spec.device);
   }
   runtime::HostingOptions hosting;
   hosting.kernels.cpu = &cpu_kernels_;
@@ -211,14 +207,45 @@ Status JobManager::Impl::CreateRuntime() {
   SOFTWIRE_ASSIGN_OR_RETURN(runtime_, runtime::NodeRuntime::Create(runtime::NodeRuntimeOptionsFor(
                                           std::move(specs), hosting)));
   MutexLock lock(&mutex_);
-  device_holders_.assign(devices_.size(), "");
+  devices_.Reset(std::move(devices));
   return Status::Ok();
+}
+
+void JobManager::Impl::OnNodesChanged() {
+  const proto::Cluster live = options_.nodes->LiveCluster();
+  const int live_nodes = live.node_size();
+  std::vector<proto::PlanDevice> devices;
+  for (runtime::DeviceSpec& spec : runtime::ClusterDeviceSpecs(live)) {
+    devices.push_back(std::move(spec.device));
+  }
+  MutexLock lock(&mutex_);
+  devices_.SetAvailable(devices);
+  if (live_nodes >= options_.nodes_wanted) nodes_arrived_ = true;
+  ScheduleLocked();
+}
+
+StatusOr<proto::Cluster> JobManager::Impl::ClusterForJobs() const {
+  if (options_.nodes == nullptr) return options_.cluster;
+  // Every node that joined, live or not: a job that needs more devices than are live now waits
+  // for the nodes to come back.
+  proto::Cluster known = options_.nodes->KnownCluster();
+  {
+    MutexLock lock(&mutex_);
+    if (nodes_arrived_ && known.node_size() > 0) return known;
+  }
+  return UnavailableError("the server waits for " + std::to_string(options_.nodes_wanted) +
+                          " nodes to join before it takes jobs; " +
+                          std::to_string(options_.nodes->LiveNodes()) + " joined so far");
 }
 
 Status JobManager::Impl::Start() {
   SOFTWIRE_RETURN_IF_ERROR(store_.Prepare());
-  SOFTWIRE_RETURN_IF_ERROR(CreateRuntime());
+  if (options_.nodes == nullptr) SOFTWIRE_RETURN_IF_ERROR(CreateRuntime());
   RecoverJobs();
+  if (options_.nodes != nullptr) {
+    options_.nodes->SetMembershipListener([this] { OnNodesChanged(); });
+    OnNodesChanged();
+  }
   MutexLock lock(&mutex_);
   ScheduleLocked();
   return Status::Ok();
@@ -241,42 +268,22 @@ void JobManager::Impl::RecoverJobs() {
     job->record = std::move(record);
     proto::JobInfo* info = job->record.mutable_info();
     last_job_number_ = std::max(last_job_number_, JobNumber(id));
-    const std::vector<proto::JobEvent> events_so_far = job->events->events();
-    int64_t steps = 0;
-    for (const proto::JobEvent& event : events_so_far) {
-      if (event.has_step()) {
-        ++steps;
-        info->set_last_loss(event.step().loss());
-        info->set_samples_per_second(event.step().samples_per_second());
-      }
-    }
-    info->set_completed_steps(steps);
-    if (!IsTerminal(info->state()) && job->events->ended()) {
-      // It ended, and the server died before the record said so.
-      const proto::JobEvent& last = events_so_far.back();
-      info->set_state(StateOfTerminal(last));
-      info->set_ended_unix(last.time_unix());
-      if (last.has_failed()) info->set_error(last.failed().error());
-      if (last.has_cancelled()) info->set_error(last.cancelled().reason());
-      WriteRecordLocked(job.get());
-    } else if (info->state() == proto::JOB_STATE_RUNNING) {
-      proto::JobEvent failed;
-      failed.mutable_failed()->set_error(kDiedWhileRunning);
-      failed.mutable_failed()->set_code(StatusCodeName(StatusCode::kAborted));
-      EndJobLocked(job.get(), std::move(failed));
-    } else if (info->state() == proto::JOB_STATE_QUEUED) {
-      StatusOr<proto::Plan> plan = JobStore::ReadPlan(job->directory);
-      if (!plan.ok()) {
-        proto::JobEvent failed;
-        failed.mutable_failed()->set_error("its plan cannot be read back: " +
-                                           plan.status().message());
-        failed.mutable_failed()->set_code(StatusCodeName(plan.status().code()));
-        EndJobLocked(job.get(), std::move(failed));
-      } else {
-        job->devices_needed = std::max(1, plan->device_size());
-        job->plan = std::make_unique<proto::Plan>(std::move(*plan));
+    RecoveredJob recovered =
+        RecoverJob(job->directory, job->events->events(), job->events->ended(), &job->record);
+    switch (recovered.action) {
+      case RecoveredJob::Action::kKeep:
+        break;
+      case RecoveredJob::Action::kRewriteRecord:
+        WriteRecordLocked(job.get());
+        break;
+      case RecoveredJob::Action::kFail:
+        EndJobLocked(job.get(), std::move(recovered.failure));
+        break;
+      case RecoveredJob::Action::kQueue:
+        job->devices_needed = std::max(1, recovered.plan->device_size());
+        job->plan = std::move(recovered.plan);
         queued.push_back(job.get());
-      }
+        break;
     }
     info->set_last_event(job->events->last_sequence());
     if (!info->idempotency_key().empty()) job_by_key_[info->idempotency_key()] = id;
@@ -341,10 +348,10 @@ void JobManager::Impl::ReleaseIdempotencyKey(const std::string& key) {
 StatusOr<SubmittedJob> JobManager::Impl::Accept(const proto::JobSubmission& submission,
                                                 const std::string& job_id) {
   const std::string directory = store_.JobDirectory(job_id);
-  SOFTWIRE_ASSIGN_OR_RETURN(
-      CheckedSubmission checked,
-      CheckSubmission(submission, options_.cluster, JobStore::DataDirectory(directory),
-                      options_.data_root, options_.limits));
+  SOFTWIRE_ASSIGN_OR_RETURN(const proto::Cluster cluster, ClusterForJobs());
+  SOFTWIRE_ASSIGN_OR_RETURN(CheckedSubmission checked,
+                            CheckSubmission(submission, cluster, JobStore::DataDirectory(directory),
+                                            options_.data_root, options_.limits));
   CompiledJob& compiled = checked.compiled;
   const JobData& data = checked.data;
 
@@ -411,8 +418,8 @@ StatusOr<SubmittedJob> JobManager::Impl::Accept(const proto::JobSubmission& subm
 
 void JobManager::Impl::ScheduleLocked() {
   if (stopping_) return;
-  std::vector<bool> free(device_holders_.size());
-  for (size_t i = 0; i < free.size(); ++i) free[i] = device_holders_[i].empty();
+  if (options_.nodes != nullptr && !nodes_arrived_) return;
+  std::vector<bool> free = devices_.Free();
   for (const JobQueue::Start& start : queue_.TakeStartable(&free)) {
     ManagedJob* job = FindLocked(start.job_id);
     CHECK(job != nullptr) << "queued job " << start.job_id << " is unknown";
@@ -423,7 +430,7 @@ void JobManager::Impl::ScheduleLocked() {
 void JobManager::Impl::StartJobLocked(ManagedJob* job, const std::vector<int>& devices) {
   const std::string id = job->record.info().job_id();
   std::vector<proto::PlanDevice> targets;
-  for (int device : devices) targets.push_back(devices_[static_cast<size_t>(device)]);
+  for (int device : devices) targets.push_back(devices_.device(device));
   JobRunSpec spec;
   spec.job_id = id;
   spec.plan = std::move(*job->plan);
@@ -449,16 +456,21 @@ void JobManager::Impl::StartJobLocked(ManagedJob* job, const std::vector<int>& d
     info->add_device(plan::DeviceName(device));
     started.mutable_started()->add_device(plan::DeviceName(device));
   }
-  for (int device : devices) device_holders_[static_cast<size_t>(device)] = id;
+  devices_.Hold(devices, id);
   job->devices = devices;
   StatusOr<proto::JobEvent> appended = job->events->Append(std::move(started));
   if (!appended.ok()) LOG(WARNING) << "job " << id << ": " << appended.status();
   WriteRecordLocked(job);
   // The listener lives as long as the execution that calls it (its deleter holds it).
   auto listener = std::make_shared<Listener>(this, job);
-  job->execution = std::shared_ptr<JobExecution>(
-      new JobExecution(runtime_.get(), std::move(spec), listener.get()),
-      [listener](JobExecution* execution) { delete execution; });
+  JobRun* run = nullptr;
+  if (options_.nodes != nullptr) {
+    run = new ClusterExecution(options_.nodes, std::move(spec), listener.get());
+  } else {
+    run = new JobExecution(runtime_.get(), std::move(spec), listener.get());
+  }
+  job->execution =
+      std::shared_ptr<JobRun>(run, [listener](JobRun* execution) { delete execution; });
   // Named for the job ("sw:job-7"): it would otherwise carry the name of whichever thread
   // submitted it (gRPC's, the web view's), and top -H or a CPU count per component would lie.
   threads_[id] = std::thread([this, job, execution = job->execution, name = "sw:" + id] {
@@ -467,7 +479,7 @@ void JobManager::Impl::StartJobLocked(ManagedJob* job, const std::vector<int>& d
   });
 }
 
-void JobManager::Impl::RunJob(ManagedJob* job, std::shared_ptr<JobExecution> execution) {
+void JobManager::Impl::RunJob(ManagedJob* job, std::shared_ptr<JobRun> execution) {
   const JobOutcome outcome = execution->Run();
   proto::JobEvent terminal;
   if (outcome.status.ok()) {
@@ -492,11 +504,11 @@ void JobManager::Impl::EndJobLocked(ManagedJob* job, proto::JobEvent terminal) {
   proto::JobInfo* info = job->record.mutable_info();
   StatusOr<proto::JobEvent> appended = job->events->Append(terminal);
   if (!appended.ok()) LOG(WARNING) << "job " << info->job_id() << ": " << appended.status();
-  info->set_state(StateOfTerminal(terminal));
+  info->set_state(StateOfTerminalEvent(terminal));
   info->set_ended_unix(appended.ok() ? appended->time_unix() : UnixNow());
   if (terminal.has_failed()) info->set_error(terminal.failed().error());
   if (terminal.has_cancelled()) info->set_error(terminal.cancelled().reason());
-  for (int device : job->devices) device_holders_[static_cast<size_t>(device)].clear();
+  devices_.Release(job->devices);
   job->devices.clear();
   job->execution.reset();
   job->plan.reset();
@@ -539,7 +551,7 @@ void JobManager::Impl::DropOldJobsLocked() {
   if (kept <= 0 || static_cast<int64_t>(jobs_.size()) <= kept) return;
   std::vector<ManagedJob*> ended;
   for (auto& [id, job] : jobs_) {
-    if (IsTerminal(job->record.info().state())) ended.push_back(job.get());
+    if (JobStateIsTerminal(job->record.info().state())) ended.push_back(job.get());
   }
   std::sort(ended.begin(), ended.end(), [](const ManagedJob* a, const ManagedJob* b) {
     return JobNumber(a->record.info().job_id()) < JobNumber(b->record.info().job_id());
@@ -622,12 +634,12 @@ std::vector<proto::JobInfo> JobManager::Impl::ListJobs(const std::vector<proto::
 StatusOr<proto::JobInfo> JobManager::Impl::Cancel(const std::string& job_id,
                                                   const std::string& reason) {
   const std::string why = reason.empty() ? "cancelled by a client" : reason;
-  std::shared_ptr<JobExecution> execution;
+  std::shared_ptr<JobRun> execution;
   {
     MutexLock lock(&mutex_);
     ManagedJob* job = FindLocked(job_id);
     if (job == nullptr) return NotFoundError("no job '" + job_id + "'");
-    if (IsTerminal(job->record.info().state())) return InfoLocked(*job);
+    if (JobStateIsTerminal(job->record.info().state())) return InfoLocked(*job);
     if (queue_.Remove(job_id)) {
       proto::JobEvent cancelled;
       cancelled.mutable_cancelled()->set_reason(why);
@@ -642,27 +654,20 @@ StatusOr<proto::JobInfo> JobManager::Impl::Cancel(const std::string& job_id,
   for (;;) {
     ManagedJob* job = FindLocked(job_id);
     if (job == nullptr) return NotFoundError("no job '" + job_id + "'");
-    if (IsTerminal(job->record.info().state())) return InfoLocked(*job);
+    if (JobStateIsTerminal(job->record.info().state())) return InfoLocked(*job);
     changed_.Wait(&lock);
   }
 }
 
 std::vector<proto::DeviceInfo> JobManager::Impl::ListDevices() const {
   std::vector<proto::DeviceInfo> devices;
-  std::vector<std::shared_ptr<JobExecution>> holders;
+  std::vector<std::shared_ptr<JobRun>> holders;
   {
     MutexLock lock(&mutex_);
-    for (size_t i = 0; i < devices_.size(); ++i) {
-      const proto::PlanDevice& device = devices_[i];
-      proto::DeviceInfo info;
-      info.set_device(plan::DeviceName(device));
-      info.set_kind(plan::DeviceKindName(device.kind()));
-      info.set_cores(device.cores());
-      info.set_memory_bytes(device.memory_budget());
-      info.set_job_id(device_holders_[i]);
-      ManagedJob* holder = device_holders_[i].empty() ? nullptr : FindLocked(device_holders_[i]);
+    for (int i = 0; i < devices_.size(); ++i) {
+      ManagedJob* holder = devices_.holder(i).empty() ? nullptr : FindLocked(devices_.holder(i));
       holders.push_back(holder != nullptr ? holder->execution : nullptr);
-      devices.push_back(std::move(info));
+      devices.push_back(devices_.Info(i));
     }
   }
   for (size_t i = 0; i < devices.size(); ++i) {
@@ -684,7 +689,7 @@ StatusOr<StoredResults> JobManager::Impl::GetResults(const std::string& job_id) 
     MutexLock lock(&mutex_);
     ManagedJob* job = FindLocked(job_id);
     if (job == nullptr) return NotFoundError("no job '" + job_id + "'");
-    if (!IsTerminal(job->record.info().state())) {
+    if (!JobStateIsTerminal(job->record.info().state())) {
       return FailedPreconditionError("job '" + job_id + "' has not ended");
     }
     results.job = InfoLocked(*job);
@@ -700,7 +705,7 @@ StatusOr<StoredResults> JobManager::Impl::GetResults(const std::string& job_id) 
 
 StatusOr<runtime::JobWaitStates> JobManager::Impl::DescribeWaits(
     const std::string& job_id, std::chrono::milliseconds timeout) {
-  std::shared_ptr<JobExecution> execution;
+  std::shared_ptr<JobRun> execution;
   {
     MutexLock lock(&mutex_);
     ManagedJob* job = FindLocked(job_id);

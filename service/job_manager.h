@@ -1,8 +1,9 @@
 // JobManager: the job service without its transport. It takes job submissions, checks and
 // compiles them, keeps their records, events and results in a state directory, queues them,
-// and runs each on devices of its NodeRuntime that are free, several jobs at once on disjoint
-// devices. `softwire serve` puts the gRPC JobService (service/rpc/) in front of it; tests drive
-// it directly.
+// and runs each on devices that are free, several jobs at once on disjoint devices: devices of
+// its own NodeRuntime, or of the node agents that joined (JobManagerOptions::nodes; then each
+// job runs as a ClusterExecution). `softwire serve` puts the gRPC JobService (service/rpc/) in
+// front of it; tests drive it directly.
 //
 //   JobManagerOptions options;
 //   options.state_directory = "/var/lib/softwire";
@@ -52,6 +53,7 @@
 #include "proto/jobs.pb.h"
 #include "proto/tensor.pb.h"
 #include "runtime/host/stall_report.h"
+#include "service/node_registry.h"
 #include "service/stored_results.h"
 #include "service/submission_check.h"  // JobLimits
 
@@ -70,6 +72,14 @@ struct JobManagerOptions {
   JobLimits limits;
   // BLAS's own pool (runtime::NodeRuntimeOptions::blas_threads).
   int blas_threads = 0;
+  // Joined node agents run the jobs instead of devices of this process (`serve --nodes N`):
+  // jobs compile for the live nodes' devices and run as ClusterExecutions; `cluster` is not
+  // hosted. Borrowed; outlives the manager. Null: jobs run on `cluster` in this process.
+  NodeRegistry* nodes = nullptr;
+  // With `nodes`: submissions are refused (Unavailable) and no job starts until this many
+  // nodes have joined once; afterwards jobs run on whichever nodes are live, and a job needing
+  // more devices than are free waits.
+  int nodes_wanted = 1;
 };
 
 // The answer to a submission.

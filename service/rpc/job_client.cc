@@ -8,6 +8,7 @@
 #include "base/mutex.h"
 #include "proto/diagnostics.grpc.pb.h"
 #include "proto/job_service.grpc.pb.h"
+#include "proto/node_service.grpc.pb.h"
 #include "runtime/rpc/rpc_status.h"
 #include "service/event_log.h"
 
@@ -24,7 +25,8 @@ class JobClient::Calls {
  public:
   explicit Calls(const std::shared_ptr<grpc::Channel>& channel)
       : jobs(proto::JobService::NewStub(channel)),
-        diagnostics(proto::Diagnostics::NewStub(channel)) {}
+        diagnostics(proto::Diagnostics::NewStub(channel)),
+        nodes(proto::NodeService::NewStub(channel)) {}
 
   // Registers a stream's context so StopWatching can cancel it; false once stopped.
   bool BeginStream(grpc::ClientContext* context) EXCLUDES(mutex_) {
@@ -49,6 +51,7 @@ class JobClient::Calls {
 
   const std::unique_ptr<proto::JobService::Stub> jobs;
   const std::unique_ptr<proto::Diagnostics::Stub> diagnostics;
+  const std::unique_ptr<proto::NodeService::Stub> nodes;
 
  private:
   Mutex mutex_;
@@ -123,6 +126,25 @@ StatusOr<proto::ListDevicesResponse> JobClient::ListDevices() {
   SOFTWIRE_RETURN_IF_ERROR(rpc::FromGrpcStatus(
       calls_->jobs->ListDevices(&context, proto::ListDevicesRequest(), &response),
       "ListDevices to " + options_.address));
+  return response;
+}
+
+StatusOr<proto::ListNodesResponse> JobClient::ListNodes() {
+  grpc::ClientContext context;
+  PrepareUnary(&context);
+  proto::ListNodesResponse response;
+  SOFTWIRE_RETURN_IF_ERROR(
+      rpc::FromGrpcStatus(calls_->nodes->ListNodes(&context, proto::ListNodesRequest(), &response),
+                          "ListNodes to " + options_.address));
+  return response;
+}
+
+StatusOr<proto::JoinNodeResponse> JobClient::JoinNode(const proto::JoinNodeRequest& request) {
+  grpc::ClientContext context;
+  PrepareUnary(&context);
+  proto::JoinNodeResponse response;
+  SOFTWIRE_RETURN_IF_ERROR(rpc::FromGrpcStatus(
+      calls_->nodes->JoinNode(&context, request, &response), "JoinNode to " + options_.address));
   return response;
 }
 

@@ -29,6 +29,7 @@
 #include "base/status.h"
 #include "proto/diagnostics.pb.h"
 #include "proto/job_service.pb.h"
+#include "proto/node_service.pb.h"
 #include "runtime/rpc/rpc_security.h"
 
 namespace grpc {
@@ -64,6 +65,11 @@ class JobClient {
   // `reason` empty: the server says "cancelled by a client".
   StatusOr<proto::JobInfo> Cancel(const std::string& job_id, const std::string& reason = "");
   StatusOr<proto::ListDevicesResponse> ListDevices();
+  // The node service of a server that runs jobs on node agents (serve --nodes N);
+  // Unimplemented for one that does not. JoinNode only registers (node agents use
+  // NodeConnection); tests use it to speak the protocol by hand.
+  StatusOr<proto::ListNodesResponse> ListNodes();
+  StatusOr<proto::JoinNodeResponse> JoinNode(const proto::JoinNodeRequest& request);
 
   // Calls `on_event` for each event of the job from `from_sequence` on, in order. OK once the
   // terminal event was passed on, or `on_event` returned false; Cancelled after StopWatching;

@@ -11,6 +11,7 @@
 #include "runtime/rpc/diagnostics_service.h"
 #include "runtime/rpc/rpc_status.h"
 #include "service/rpc/job_service.h"
+#include "service/rpc/node_service.h"
 
 namespace softwire {
 namespace service {
@@ -66,6 +67,11 @@ StatusOr<std::unique_ptr<JobServer>> JobServer::Start(JobManager* jobs, JobServe
   builder.SetMaxReceiveMessageSize(MaxReceiveBytes(jobs->options().limits));
   builder.RegisterService(server->jobs_service_.get());
   builder.RegisterService(server->diagnostics_service_.get());
+  if (options.nodes != nullptr) {
+    server->node_service_ =
+        std::make_unique<NodeServiceImpl>(options.nodes, options.token, options.nodes_wanted);
+    builder.RegisterService(server->node_service_.get());
+  }
   server->server_ = builder.BuildAndStart();
   if (server->server_ == nullptr || server->port_ == 0) {
     return UnavailableError("cannot listen on '" + options.address +
@@ -79,6 +85,7 @@ StatusOr<std::unique_ptr<JobServer>> JobServer::Start(JobManager* jobs, JobServe
 JobServer::~JobServer() {
   if (server_ == nullptr) return;
   jobs_service_->Stop();
+  if (node_service_ != nullptr) node_service_->Stop();
   server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
   server_->Wait();
 }

@@ -1,5 +1,6 @@
 // JobServer: the gRPC server of `softwire serve`. It serves, on one address, the job service
-// (job_service.h) and the Diagnostics service for served jobs (GetWaitStatesRequest.job_id ->
+// (job_service.h), the node service when node agents run the jobs (node_service.h), and the
+// Diagnostics service for served jobs (GetWaitStatesRequest.job_id ->
 // JobManager::DescribeWaits), both over one JobManager, plus the standard health service
 // (grpc.health.v1.Health) and server reflection, which need no token.
 //
@@ -41,6 +42,7 @@ class DiagnosticsService;
 namespace service {
 
 class JobServiceImpl;
+class NodeServiceImpl;
 
 struct JobServerOptions {
   // "HOST:PORT"; port 0 picks a free port.
@@ -52,6 +54,10 @@ struct JobServerOptions {
   std::string token;
   // The name GetClock answers with.
   std::string node = "node0";
+  // Node agents join through the NodeService (proto/node_service.proto), served when this is
+  // set; borrowed, outlives the server. `nodes_wanted` is what ListNodes reports.
+  NodeRegistry* nodes = nullptr;
+  int32_t nodes_wanted = 0;
 };
 
 class JobServer {
@@ -77,6 +83,7 @@ class JobServer {
 
   std::unique_ptr<JobServiceImpl> jobs_service_;
   std::unique_ptr<rpc::DiagnosticsService> diagnostics_service_;
+  std::unique_ptr<NodeServiceImpl> node_service_;  // Null without node agents.
   std::unique_ptr<grpc::Server> server_;
   std::string address_;
   int port_ = 0;

@@ -11,11 +11,14 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <sstream>
 #include <thread>
 
 #include "base/file.h"
+#include "base/npy.h"
 #include "cli/testing/softwire_process.h"
 
 namespace softwire {
@@ -150,6 +153,16 @@ bool BackgroundSoftwire::WaitFor(const std::string& part, double seconds) {
   return false;
 }
 
+bool BackgroundSoftwire::Running() {
+  if (pid_ <= 0) return false;
+  int status = 0;
+  if (waitpid(pid_, &status, WNOHANG) == pid_) {
+    pid_ = -1;
+    return false;
+  }
+  return true;
+}
+
 int BackgroundSoftwire::Finish(int signal, double seconds) {
   if (pid_ <= 0) return -1;
   if (signal != 0) kill(pid_, signal);
@@ -263,6 +276,39 @@ std::vector<proto::JobEvent> AllEvents(service::JobClient* client, const std::st
   watchdog.join();
   EXPECT_TRUE(watched.ok()) << watched;
   return events;
+}
+
+// The tiny job reading its samples from npy files beside it.
+std::string WriteNpyTinyJob(const std::string& directory) {
+  std::vector<float> x(64 * 4);
+  std::vector<int32_t> labels(64);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = std::sin(0.37 * static_cast<double>(i));
+  for (size_t i = 0; i < labels.size(); ++i) labels[i] = static_cast<int32_t>((i * 7) % 3);
+  EXPECT_TRUE(MakeDirectories(directory + "/data").ok());
+  EXPECT_TRUE(WriteNpy(directory + "/data/x.npy", DType::kFloat32, Shape({64, 4}), x.data()).ok());
+  EXPECT_TRUE(
+      WriteNpy(directory + "/data/labels.npy", DType::kInt32, Shape({64}), labels.data()).ok());
+  std::string job = cli_testing::kTinyJob;
+  const std::string synthetic = "synthetic { seed: 7 int_high: 3 }";
+  job.replace(job.find(synthetic), synthetic.size(),
+              "npy { path: \"data/x.npy\" path: \"data/labels.npy\" }");
+  const std::string path = directory + "/npy_tiny.pbtxt";
+  EXPECT_TRUE(WriteFileAtomically(path, job).ok());
+  return path;
+}
+
+// The "loss" of each line of a --metrics-out file, as written.
+std::vector<std::string> MetricsLosses(const std::string& metrics_path) {
+  StatusOr<std::string> text = ReadFile(metrics_path);
+  EXPECT_TRUE(text.ok()) << metrics_path;
+  std::vector<std::string> losses;
+  std::istringstream lines(text.ok() ? *text : "");
+  for (std::string line; std::getline(lines, line);) {
+    const size_t at = line.find("\"loss\":");
+    if (at == std::string::npos) continue;
+    losses.push_back(line.substr(at + 7, line.find(',', at) - at - 7));
+  }
+  return losses;
 }
 
 CommandOutcome RunSoftwire(const std::string& binary, const std::string& args) {

@@ -68,6 +68,10 @@ class BackgroundSoftwire {
   // Sends `signal` (0: none) and waits up to `seconds` for the exit; its exit code, or -1 when
   // it did not exit normally in time.
   int Finish(int signal, double seconds);
+  // The process (the shell execs softwire, so it is softwire's); -1 once it was reaped.
+  pid_t pid() const { return pid_; }
+  // Whether it still runs (not reaped and not a zombie).
+  bool Running();
 
  private:
   const std::string output_;
@@ -96,6 +100,13 @@ std::vector<proto::JobInfo> WaitUntilAllEnded(service::JobClient* client, double
 // Every event of the job, from 1 to its terminal one (bounded by `seconds`).
 std::vector<proto::JobEvent> AllEvents(service::JobClient* client, const std::string& job_id,
                                        double seconds = 60);
+
+// The tiny job reading its samples from npy files it writes beside it (DIR/data/*.npy); the
+// job file's path (DIR/npy_tiny.pbtxt).
+std::string WriteNpyTinyJob(const std::string& directory);
+
+// The "loss" of each line of a --metrics-out file, as written.
+std::vector<std::string> MetricsLosses(const std::string& metrics_path);
 
 // Runs `softwire ARGS` (a shell command line after the binary) with a 120 s bound; stdout and
 // stderr together.

@@ -28,41 +28,8 @@ CommandOutcome Softwire(const std::string& args) {
   return service_testing::RunSoftwire(SOFTWIRE_BINARY, args);
 }
 
-// The tiny job reading its samples from npy files beside it.
-std::string WriteNpyJob(const std::string& directory) {
-  std::vector<float> x(64 * 4);
-  std::vector<int32_t> labels(64);
-  for (size_t i = 0; i < x.size(); ++i) x[i] = std::sin(0.37 * static_cast<double>(i));
-  for (size_t i = 0; i < labels.size(); ++i) labels[i] = static_cast<int32_t>((i * 7) % 3);
-  EXPECT_TRUE(MakeDirectories(directory + "/data").ok());
-  EXPECT_TRUE(WriteNpy(directory + "/data/x.npy", DType::kFloat32, Shape({64, 4}), x.data()).ok());
-  EXPECT_TRUE(
-      WriteNpy(directory + "/data/labels.npy", DType::kInt32, Shape({64}), labels.data()).ok());
-  std::string job = cli_testing::kTinyJob;
-  const std::string synthetic = "synthetic { seed: 7 int_high: 3 }";
-  job.replace(job.find(synthetic), synthetic.size(),
-              "npy { path: \"data/x.npy\" path: \"data/labels.npy\" }");
-  const std::string path = directory + "/npy_tiny.pbtxt";
-  EXPECT_TRUE(WriteFileAtomically(path, job).ok());
-  return path;
-}
-
-// The "loss" of each line of a --metrics-out file, as written.
-std::vector<std::string> Losses(const std::string& metrics_path) {
-  StatusOr<std::string> text = ReadFile(metrics_path);
-  EXPECT_TRUE(text.ok()) << metrics_path;
-  std::vector<std::string> losses;
-  std::istringstream lines(text.ok() ? *text : "");
-  for (std::string line; std::getline(lines, line);) {
-    const size_t at = line.find("\"loss\":");
-    if (at == std::string::npos) continue;
-    losses.push_back(line.substr(at + 7, line.find(',', at) - at - 7));
-  }
-  return losses;
-}
-
 TEST(ServiceCommandsTest, HaveHelpAndRefuseBadCommandLinesWithTwo) {
-  for (const char* command : {"serve", "submit", "jobs", "watch", "cancel", "fetch"}) {
+  for (const char* command : {"serve", "submit", "jobs", "watch", "cancel", "fetch", "node"}) {
     CommandOutcome help = Softwire(std::string("help ") + command);
     EXPECT_EQ(help.exit_code, 0) << command << "\n" << help.output;
     EXPECT_TRUE(Contains(help.output, std::string("usage: softwire ") + command)) << help.output;
@@ -75,7 +42,10 @@ TEST(ServiceCommandsTest, HaveHelpAndRefuseBadCommandLinesWithTwo) {
   for (const Case& c :
        {Case{"submit", "no job file given"}, Case{"watch", "no job id given"},
         Case{"serve --tls-cert a.pem", "--tls-cert and --tls-key go together"},
-        Case{"serve extra", "takes no operand"}, Case{"jobs --limit -1", "--limit must be >= 0"},
+        Case{"serve extra", "takes no operand"}, Case{"node", "--join ADDR is required"},
+        Case{"serve --nodes 2 --cluster 2cpu", "--cluster and --nodes go apart"},
+        Case{"node --join 127.0.0.1:1 --devices 2x1cpu", "a node hosts the devices of one node"},
+        Case{"jobs --limit -1", "--limit must be >= 0"},
         Case{"submit x.pbtxt --token-file /nonexistent/token", "--token-file"},
         Case{"submit x.pbtxt --detach --metrics-out m.jsonl", "--detach"}}) {
     CommandOutcome outcome = Softwire(c.args);
@@ -119,7 +89,7 @@ class SubmitTest : public ::testing::Test {
 };
 
 TEST_F(SubmitTest, ASubmittedJobGivesTheSameLossesAsRunAndItsResultsCanBeFetched) {
-  const std::string job = WriteNpyJob(directory_);
+  const std::string job = service_testing::WriteNpyTinyJob(directory_);
   const std::string run_metrics = directory_ + "/run.jsonl";
   const std::string submit_metrics = directory_ + "/submit.jsonl";
   CommandOutcome run =
@@ -131,9 +101,9 @@ TEST_F(SubmitTest, ASubmittedJobGivesTheSameLossesAsRunAndItsResultsCanBeFetched
   // Not a terminal: the lines `softwire run` prints.
   EXPECT_TRUE(Contains(submit.output, "step 1/8  loss ")) << submit.output;
   EXPECT_TRUE(Contains(submit.output, "done: 8 steps")) << submit.output;
-  const std::vector<std::string> run_losses = Losses(run_metrics);
+  const std::vector<std::string> run_losses = service_testing::MetricsLosses(run_metrics);
   ASSERT_EQ(run_losses.size(), 8u);
-  EXPECT_EQ(Losses(submit_metrics), run_losses);
+  EXPECT_EQ(service_testing::MetricsLosses(submit_metrics), run_losses);
 
   // The job as the server lists it, watched again, and what it made.
   CommandOutcome jobs = Softwire("jobs" + to_);
@@ -148,7 +118,7 @@ TEST_F(SubmitTest, ASubmittedJobGivesTheSameLossesAsRunAndItsResultsCanBeFetched
   const std::string watch_metrics = directory_ + "/watch.jsonl";
   CommandOutcome watch = Softwire("watch " + id + to_ + " --metrics-out " + watch_metrics);
   ASSERT_EQ(watch.exit_code, 0) << watch.output;
-  EXPECT_EQ(Losses(watch_metrics), run_losses);
+  EXPECT_EQ(service_testing::MetricsLosses(watch_metrics), run_losses);
 
   const std::string saved = directory_ + "/saved";
   const std::string trace = directory_ + "/trace.json";
@@ -156,7 +126,7 @@ TEST_F(SubmitTest, ASubmittedJobGivesTheSameLossesAsRunAndItsResultsCanBeFetched
   CommandOutcome fetch = Softwire("fetch " + id + to_ + " --save " + saved + " --trace " + trace +
                                   " --metrics-out " + fetched_metrics);
   ASSERT_EQ(fetch.exit_code, 0) << fetch.output;
-  EXPECT_EQ(Losses(fetched_metrics), run_losses);
+  EXPECT_EQ(service_testing::MetricsLosses(fetched_metrics), run_losses);
   StatusOr<NpyArray> w = ReadNpy(saved + "/w.npy");
   ASSERT_TRUE(w.ok()) << w.status();
   EXPECT_EQ(w->shape, Shape({4, 3}));
@@ -178,7 +148,7 @@ TEST_F(SubmitTest, ASubmittedJobGivesTheSameLossesAsRunAndItsResultsCanBeFetched
 TEST_F(SubmitTest, RunsSettingsReachTheServedJobBf16Included) {
   // --precision bf16 (and the memory switches) change the plan; served, it trains as `run` does
   // with the same flags. On a cpu without native bf16 both take the same float32 fallback.
-  const std::string job = WriteNpyJob(directory_);
+  const std::string job = service_testing::WriteNpyTinyJob(directory_);
   const std::string flags = " --steps 6 --precision bf16 --no-views --no-in-place";
   const std::string run_metrics = directory_ + "/run_bf16.jsonl";
   const std::string submit_metrics = directory_ + "/submit_bf16.jsonl";
@@ -192,10 +162,11 @@ TEST_F(SubmitTest, RunsSettingsReachTheServedJobBf16Included) {
   CommandOutcome float32 =
       Softwire("submit " + job + to_ + " --steps 6 --metrics-out " + float32_metrics);
   ASSERT_EQ(float32.exit_code, 0) << float32.output;
-  const std::vector<std::string> run_losses = Losses(run_metrics);
+  const std::vector<std::string> run_losses = service_testing::MetricsLosses(run_metrics);
   ASSERT_EQ(run_losses.size(), 6u);
-  EXPECT_EQ(Losses(submit_metrics), run_losses);
-  EXPECT_NE(Losses(float32_metrics), run_losses) << "bf16 rounds the products' inputs";
+  EXPECT_EQ(service_testing::MetricsLosses(submit_metrics), run_losses);
+  EXPECT_NE(service_testing::MetricsLosses(float32_metrics), run_losses)
+      << "bf16 rounds the products' inputs";
 
   CommandOutcome bad = Softwire("submit " + job + to_ + " --precision half");
   EXPECT_EQ(bad.exit_code, 2) << bad.output;
@@ -204,7 +175,7 @@ TEST_F(SubmitTest, RunsSettingsReachTheServedJobBf16Included) {
 }
 
 TEST_F(SubmitTest, CheckpointsOfAServedJobAreEventsAndResumeWithRun) {
-  const std::string job = WriteNpyJob(directory_);
+  const std::string job = service_testing::WriteNpyTinyJob(directory_);
   const std::string run_metrics = directory_ + "/run8.jsonl";
   CommandOutcome run =
       Softwire("run " + job + " --cluster 1cpu --steps 8 --metrics-out " + run_metrics);
@@ -225,9 +196,10 @@ TEST_F(SubmitTest, CheckpointsOfAServedJobAreEventsAndResumeWithRun) {
   CommandOutcome resumed = Softwire("run " + job + " --cluster 1cpu --steps 8 --resume " +
                                     checkpoints + " --metrics-out " + resumed_metrics);
   ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
-  const std::vector<std::string> all = Losses(run_metrics);
+  const std::vector<std::string> all = service_testing::MetricsLosses(run_metrics);
   ASSERT_EQ(all.size(), 8u);
-  EXPECT_EQ(Losses(resumed_metrics), std::vector<std::string>(all.begin() + 6, all.end()));
+  EXPECT_EQ(service_testing::MetricsLosses(resumed_metrics),
+            std::vector<std::string>(all.begin() + 6, all.end()));
 
   CommandOutcome bad = Softwire("submit " + job + to_ + " --keep-checkpoints 2");
   EXPECT_EQ(bad.exit_code, 2) << bad.output;

@@ -1,0 +1,322 @@
+#include "service/node_agent.h"
+
+#include <glog/logging.h>
+
+#include <chrono>
+#include <deque>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "plan/labels.h"
+#include "plan/plan_partition.h"
+#include "runtime/host/execution.h"
+#include "runtime/host/hosted_plan.h"
+#include "runtime/kernels/kernel.h"
+
+namespace softwire {
+namespace service {
+namespace {
+
+// How long hosting waits for devices that a released run still holds.
+constexpr std::chrono::seconds kClaimPatience{10};
+
+proto::NodeReport Ack(int64_t run_id, const std::string& command, const Status& status) {
+  proto::NodeReport report;
+  proto::CommandAck* ack = report.mutable_ack();
+  ack->set_run_id(run_id);
+  ack->set_command(command);
+  if (!status.ok()) {
+    ack->set_error(status.message());
+    ack->set_code(StatusCodeName(status.code()));
+  }
+  return report;
+}
+
+int64_t RunIdOf(const proto::NodeCommand& command) {
+  switch (command.command_case()) {
+    case proto::NodeCommand::kHost:
+      return command.host().run_id();
+    case proto::NodeCommand::kAttach:
+      return command.attach().run_id();
+    case proto::NodeCommand::kStart:
+      return command.start().run_id();
+    case proto::NodeCommand::kRelease:
+      return command.release().run_id();
+    default:
+      return 0;
+  }
+}
+
+}  // namespace
+
+// One run of one share: its commands in order on a thread of its own (HostedPlan and Execution
+// want Load, Bind, Create, Run and their destructors on one thread).
+class NodeAgent::HostedRun final : public runtime::OutputReporter {
+ public:
+  HostedRun(const NodeAgentOptions& options, int64_t run_id)
+      : options_(options), run_id_(run_id), thread_(&HostedRun::Work, this) {}
+  ~HostedRun() override {
+    Push(ReleaseCommand("the node agent stopped"));
+    thread_.join();
+  }
+
+  void Push(proto::NodeCommand command) EXCLUDES(mutex_) {
+    MutexLock lock(&mutex_);
+    if (command.has_release()) {
+      releasing_ = true;
+      if (execution_ != nullptr) execution_->Cancel(command.release().reason());
+    }
+    queue_.push_back(std::move(command));
+    changed_.NotifyAll();
+  }
+  bool done() const EXCLUDES(mutex_) {
+    MutexLock lock(&mutex_);
+    return done_;
+  }
+  void AddAllocatedBytes(proto::NodeHeartbeat* heartbeat) const EXCLUDES(mutex_) {
+    MutexLock lock(&mutex_);
+    if (hosted_ == nullptr) return;
+    const auto& arenas = hosted_->arenas();
+    for (size_t i = 0; i < arenas.size(); ++i) {
+      if (arenas[i] == nullptr) continue;
+      const std::string device = plan::DeviceName(plan_.device(static_cast<int>(i)));
+      (*heartbeat->mutable_allocated_bytes())[device] += arenas[i]->allocated_bytes();
+    }
+  }
+
+  // OutputReporter: a sink's value goes to the server, which collects the whole plan's steps.
+  void Report(const std::string& output, int64_t piece, double value) override {
+    proto::NodeReport report;
+    proto::SinkValues* values = report.mutable_values();
+    values->set_run_id(run_id_);
+    proto::SinkValue* sink = values->add_value();
+    sink->set_output(output);
+    sink->set_piece(piece);
+    sink->set_value(value);
+    options_.send(std::move(report));
+  }
+
+  static proto::NodeCommand ReleaseCommand(const std::string& reason) {
+    proto::NodeCommand command;
+    command.mutable_release()->set_reason(reason);
+    return command;
+  }
+
+ private:
+  void Work() EXCLUDES(mutex_) {
+    for (;;) {
+      proto::NodeCommand command;
+      {
+        MutexLock lock(&mutex_);
+        while (queue_.empty()) changed_.Wait(&lock);
+        command = std::move(queue_.front());
+        queue_.pop_front();
+      }
+      if (command.has_release()) {
+        Release();
+        options_.send(Ack(run_id_, "release", Status::Ok()));
+        MutexLock lock(&mutex_);
+        done_ = true;
+        return;
+      }
+      if (command.has_host()) {
+        options_.send(Ack(run_id_, "host", Host(command.host())));
+      } else if (command.has_attach()) {
+        options_.send(Ack(run_id_, "attach", Attach(command.attach())));
+      } else if (command.has_start()) {
+        Start();
+      }
+    }
+  }
+
+  Status Host(const proto::HostShare& share) EXCLUDES(mutex_) {
+    if (hosted_plan() != nullptr) return FailedPreconditionError("the run is hosted already");
+    plan_ = share.plan();
+    node_ = share.node();
+    stall_timeout_seconds_ = share.stall_timeout_seconds();
+    data::DataRoot data_root(share.data_root());
+    data_root.confined = share.data_root_confined();
+    // A run released just before may still be freeing the devices (its actors stopping after
+    // a peer died): wait for them a while rather than fail the next job.
+    const auto give_up = std::chrono::steady_clock::now() + kClaimPatience;
+    StatusOr<std::unique_ptr<runtime::HostedPlan>> hosted = runtime::HostedPlan::Load(
+        options_.runtime, plan_, node_, static_cast<actors::JobId>(run_id_), data_root);
+    while (!hosted.ok() && hosted.status().code() == StatusCode::kFailedPrecondition &&
+           hosted.status().message().find("is in use by job") != std::string::npos &&
+           std::chrono::steady_clock::now() < give_up) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      hosted = runtime::HostedPlan::Load(options_.runtime, plan_, node_,
+                                         static_cast<actors::JobId>(run_id_), data_root);
+    }
+    if (!hosted.ok()) {
+      return Status(hosted.status().code(),
+                    "cannot host job '" + share.job_id() + "': " + hosted.status().message());
+    }
+    SOFTWIRE_RETURN_IF_ERROR((*hosted)->Bind({}));
+    LOG(INFO) << "hosting " << share.job_id() << " (run " << run_id_
+              << "): " << (*hosted)->actors().size() << " actors of node " << node_;
+    MutexLock lock(&mutex_);
+    hosted_ = std::move(*hosted);
+    return Status::Ok();
+  }
+
+  Status Attach(const proto::AttachPeers& attach) EXCLUDES(mutex_) {
+    runtime::HostedPlan* hosted = hosted_plan();
+    if (hosted == nullptr) return FailedPreconditionError("the run is not hosted");
+    runtime::ExecutionOptions execution_options;
+    const double stall = stall_timeout_seconds_ > 0 ? stall_timeout_seconds_ : 60;
+    execution_options.stall_timeout =
+        std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+            std::chrono::duration<double>(stall));
+    SOFTWIRE_ASSIGN_OR_RETURN(
+        std::unique_ptr<runtime::Execution> execution,
+        runtime::Execution::Create(options_.runtime, hosted, std::move(execution_options)));
+    // The values of this share's sinks go to the server rather than a collector of ours: only
+    // the server sees every sink of the plan.
+    hosted->SetOutputTarget(this);
+    if (plan::PlanNodes(plan_).size() > 1) {
+      if (options_.data_plane == nullptr) {
+        return UnavailableError("node '" + node_ +
+                                "' has no data plane; it can only run jobs of its own devices");
+      }
+      std::map<std::string, std::string> peers(attach.peer_address().begin(),
+                                               attach.peer_address().end());
+      SOFTWIRE_ASSIGN_OR_RETURN(attachment_,
+                                options_.data_plane->Attach(hosted, execution.get(), peers));
+    }
+    MutexLock lock(&mutex_);
+    execution_ = std::move(execution);
+    if (releasing_) execution_->Cancel("released before it started");
+    return Status::Ok();
+  }
+
+  void Start() EXCLUDES(mutex_) {
+    runtime::Execution* execution = nullptr;
+    {
+      MutexLock lock(&mutex_);
+      execution = execution_.get();
+    }
+    if (execution == nullptr) {
+      options_.send(Ack(run_id_, "start", FailedPreconditionError("the run is not attached")));
+      return;
+    }
+    options_.send(Ack(run_id_, "start", Status::Ok()));
+    const Status status = execution->Run();
+    proto::NodeReport report;
+    proto::RunEnded* ended = report.mutable_ended();
+    ended->set_run_id(run_id_);
+    ended->set_completed_firings(execution->completed_firings());
+    if (!status.ok()) {
+      ended->set_error(status.message());
+      ended->set_code(StatusCodeName(status.code()));
+    }
+    LOG(INFO) << "run " << run_id_ << " ended: " << status;
+    options_.send(std::move(report));
+  }
+
+  // Written only by the run's thread (Host, Release), so that thread may read it unlocked; the
+  // lock orders it with the heartbeat's reads.
+  runtime::HostedPlan* hosted_plan() EXCLUDES(mutex_) {
+    MutexLock lock(&mutex_);
+    return hosted_.get();
+  }
+
+  // The attachment, then the execution (which borrows the hosted plan), then the hosted plan.
+  void Release() EXCLUDES(mutex_) {
+    std::unique_ptr<runtime::Execution> execution;
+    std::unique_ptr<runtime::HostedPlan> hosted;
+    {
+      MutexLock lock(&mutex_);
+      execution = std::move(execution_);
+      hosted = std::move(hosted_);
+    }
+    attachment_.reset();
+    execution.reset();
+    hosted.reset();
+    LOG(INFO) << "run " << run_id_ << " released";
+  }
+
+  const NodeAgentOptions& options_;
+  const int64_t run_id_;
+  // Only the run's thread touches these, except where guarded.
+  proto::Plan plan_;
+  std::string node_;
+  double stall_timeout_seconds_ = 0;
+  std::unique_ptr<runtime::net::DataPlaneAttachment> attachment_;
+
+  mutable Mutex mutex_;
+  CondVar changed_;
+  std::deque<proto::NodeCommand> queue_ GUARDED_BY(mutex_);
+  std::unique_ptr<runtime::HostedPlan> hosted_ GUARDED_BY(mutex_);
+  std::unique_ptr<runtime::Execution> execution_ GUARDED_BY(mutex_);
+  bool releasing_ GUARDED_BY(mutex_) = false;
+  bool done_ GUARDED_BY(mutex_) = false;
+  std::thread thread_;  // Last: starts once everything above is constructed.
+};
+
+NodeAgent::NodeAgent(NodeAgentOptions options) : options_(std::move(options)) {}
+
+NodeAgent::~NodeAgent() {
+  AbortAll("the node agent stopped");
+}
+
+void NodeAgent::Handle(const proto::NodeCommand& command) {
+  const int64_t run_id = RunIdOf(command);
+  if (run_id == 0) return;
+  MutexLock lock(&mutex_);
+  ReapLocked();
+  auto found = runs_.find(run_id);
+  if (found == runs_.end() || found->second->done()) {
+    if (command.has_host()) {
+      runs_[run_id] = std::make_unique<HostedRun>(options_, run_id);
+      runs_[run_id]->Push(command);
+    } else if (command.has_release()) {
+      options_.send(Ack(run_id, "release", Status::Ok()));  // Nothing hosted: nothing to free.
+    } else {
+      const std::string name = command.has_attach() ? "attach" : "start";
+      options_.send(
+          Ack(run_id, name, NotFoundError("this node hosts no run " + std::to_string(run_id))));
+    }
+    return;
+  }
+  found->second->Push(command);
+}
+
+void NodeAgent::AbortAll(const std::string& reason) {
+  std::map<int64_t, std::unique_ptr<HostedRun>> runs;
+  {
+    MutexLock lock(&mutex_);
+    runs.swap(runs_);
+  }
+  for (auto& [run_id, run] : runs) {
+    proto::NodeCommand release = HostedRun::ReleaseCommand(reason);
+    release.mutable_release()->set_run_id(run_id);
+    run->Push(std::move(release));
+  }
+  runs.clear();  // Joins each run's thread once it freed everything.
+}
+
+proto::NodeHeartbeat NodeAgent::Heartbeat() const {
+  proto::NodeHeartbeat heartbeat;
+  MutexLock lock(&mutex_);
+  for (const auto& [run_id, run] : runs_) {
+    if (run->done()) continue;
+    heartbeat.add_run_id(run_id);
+    run->AddAllocatedBytes(&heartbeat);
+  }
+  return heartbeat;
+}
+
+void NodeAgent::ReapLocked() {
+  for (auto it = runs_.begin(); it != runs_.end();) {
+    if (it->second->done()) {
+      it = runs_.erase(it);  // Its thread has returned: the join is immediate.
+    } else {
+      ++it;
+    }
+  }
+}
+
+}  // namespace service
+}  // namespace softwire
