@@ -24,8 +24,9 @@ namespace bench {
 std::string CpuModel();
 
 // A child process (argv[0] the program's path) with pipes to its stdin and stdout.
-// When destroyed its stdin is closed and it is reaped, killed (SIGKILL) after 10 s if it has not
-// ended; it dies with this process.
+// Started with posix_spawn (no copy-on-write of this process's pages). When destroyed its stdin
+// is closed and it is reaped, killed (SIGKILL) after 10 s if it has not ended; a child of this
+// binary asks to die with this process (DieWithParent).
 class ProcessPipe {
  public:
   explicit ProcessPipe(std::vector<std::string> argv);
@@ -41,6 +42,9 @@ class ProcessPipe {
   FILE* in_ = nullptr;
   FILE* out_ = nullptr;
 };
+
+// For a child of this binary: SIGKILL when the parent ends.
+void DieWithParent();
 
 // The child's side: hosts node0 of the plan in `plan_file` with node1 at `peer`, prints its
 // address, then per "attach" line attaches a run and prints "attached", per "run" runs it.
