@@ -197,6 +197,9 @@ void NodeRegistry::Deliver(NodeSession* session, const proto::NodeReport& report
       case proto::NodeReport::kEnded:
         run_id = report.ended().run_id();
         break;
+      case proto::NodeReport::kTrace:
+        run_id = report.trace().run_id();
+        break;
       default:
         return;
     }
@@ -209,6 +212,7 @@ void NodeRegistry::Deliver(NodeSession* session, const proto::NodeReport& report
   MutexLock lock(&mutex_);
   const int64_t run_id = report.has_ack()      ? report.ack().run_id()
                          : report.has_values() ? report.values().run_id()
+                         : report.has_trace()  ? report.trace().run_id()
                                                : report.ended().run_id();
   --calls_in_progress_[run_id];
   changed_.NotifyAll();
