@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstdio>
 #include <memory>
 
@@ -13,6 +14,7 @@
 #include "runtime/host/plan_variables.h"
 #include "runtime/host/step_collector.h"
 #include "runtime/host/step_results.h"
+#include "trace/trace_files.h"
 
 namespace softwire {
 namespace service {
@@ -136,6 +138,9 @@ JobOutcome ClusterExecution::Run() {
   host.mutable_host()->set_data_root(spec_.data_directory);
   host.mutable_host()->set_data_root_confined(true);
   host.mutable_host()->set_stall_timeout_seconds(spec_.settings.stall_timeout_seconds());
+  host.mutable_host()->set_trace(spec_.settings.trace());
+  host.mutable_host()->set_trace_first_step(spec_.settings.trace_first_step());
+  host.mutable_host()->set_trace_end_step(spec_.settings.trace_end_step());
   bool started = false;
   Status status = CommandAll("host", host);
   if (status.ok()) {
@@ -171,6 +176,7 @@ JobOutcome ClusterExecution::Run() {
   if (written.ok()) {
     written = WriteFileAtomically(spec_.results_directory + "/nodes.json", NodeClocksJson());
   }
+  if (written.ok() && spec_.settings.trace()) written = WriteTrace();
   if (written.ok() && status.ok()) {  // The nodes' trained variables, stitched whole.
     StatusOr<std::map<std::string, NpyArray>> variables = InternalError("not gathered");
     {
@@ -295,6 +301,33 @@ std::string ClusterExecution::NodeClocksJson() const {
   return json + "}\n";
 }
 
+Status ClusterExecution::WriteTrace() {
+  std::map<std::string, trace::NodeClockOffset> offsets;
+  for (const proto::NodeInfo& node : nodes_->Nodes()) {
+    if (node.clock_probes() == 0) continue;
+    trace::NodeClockOffset offset;
+    offset.node = node.node().name();
+    // NodeInfo's offset is node - server; a trace's is what takes node time to server time.
+    offset.offset_ns = -std::llround(node.clock_offset_seconds() * 1e9);
+    offset.error_ns = std::llround(node.clock_round_trip_seconds() * 0.5e9);
+    offsets[offset.node] = offset;
+  }
+  trace::StepWindow window;
+  window.first = spec_.settings.trace_first_step();
+  window.end = spec_.settings.trace_end_step() > 0 ? spec_.settings.trace_end_step() : -1;
+  MutexLock lock(&mutex_);
+  if (traces_.empty()) return Status::Ok();  // The run never started.
+  for (const std::string& node : plan_nodes_) {
+    if (!traces_.complete(node)) LOG(WARNING) << "node '" << node << "' sent no whole trace";
+  }
+  SOFTWIRE_ASSIGN_OR_RETURN(trace::TraceLog log, traces_.Merge(spec_.plan, window, offsets));
+  lock.Unlock();
+  StatusOr<std::string> summary =
+      trace::WriteTraceFiles(spec_.results_directory + "/trace.json", log);
+  if (!summary.ok()) return summary.status().WithContext("trace");
+  return Status::Ok();
+}
+
 void ClusterExecution::PreferLostNodeLocked(MutexLock* lock) {
   const Clock::time_point deadline = Clock::now() + std::chrono::milliseconds(500);
   while (lost_.empty() && Clock::now() < deadline) changed_.WaitUntil(lock, deadline);
@@ -327,6 +360,11 @@ void ClusterExecution::OnReport(const std::string& node, const proto::NodeReport
     case proto::NodeReport::kVariablePart: {
       const Status added = variables_.Add(node, report.variable_part());
       if (!added.ok() && failure_.ok()) failure_ = added;
+      break;
+    }
+    case proto::NodeReport::kTrace: {
+      const Status added = traces_.Add(node, report.trace());
+      if (!added.ok()) LOG(WARNING) << "job " << spec_.job_id << ": " << added;
       break;
     }
     case proto::NodeReport::kEnded: {

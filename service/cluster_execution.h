@@ -17,10 +17,11 @@
 // Run returns within the release timeout. A node that does not answer a command within the command
 // timeout fails the job naming it.
 //
-// Results: metrics.jsonl as a local run writes it, and nodes.json with each node's clock offset
-// from the server's (NTP-style, the probe with the shortest round trip): what puts the nodes'
-// traces on the server's time axis once they are fetched. Not yet: the traces of the nodes'
-// shares, live diagnosis of their actors (DescribeWaits answers FailedPrecondition), trained
+// Results: metrics.jsonl as a local run writes it, nodes.json with each node's clock offset
+// from the server's (NTP-style, the probe with the shortest round trip), and for a traced job
+// trace.json (with its summary and SVG): the nodes' traces, sent in TraceChunks before their
+// RunEnded, merged onto the server's time axis by those offsets (service/node_traces.h). Not
+// yet: live diagnosis of the nodes' actors (DescribeWaits answers FailedPrecondition), trained
 // variables in the results (the nodes hold them).
 //
 // Threading: Run on one thread; Cancel, DescribeWaits and AllocatedBytes from any thread; the
@@ -41,6 +42,7 @@
 #include "base/status.h"
 #include "service/job_run.h"
 #include "service/node_registry.h"
+#include "service/node_traces.h"
 #include "service/variable_parts.h"
 
 namespace softwire {
@@ -86,6 +88,8 @@ class ClusterExecution final : public JobRun, private NodeRegistry::RunListener 
   // {"node0": {"clock_offset_seconds": ..., "clock_round_trip_seconds": ..., "clock_probes": N},
   // ...} for the plan's live nodes: results/nodes.json.
   std::string NodeClocksJson() const;
+  // results/trace.json and its summary and SVG from the nodes' traces (a traced job).
+  Status WriteTrace() EXCLUDES(mutex_);
   // The job's failure so far (a lost node, a node's error, a cancel); OK while none.
   Status FailureLocked() const REQUIRES(mutex_);
   // A node's error is often the echo of another node's loss (its data plane broke): waits a
@@ -105,6 +109,7 @@ class ClusterExecution final : public JobRun, private NodeRegistry::RunListener 
   std::map<std::string, std::string> ended_ GUARDED_BY(mutex_);  // Node -> error ("" ok).
   std::deque<proto::SinkValue> values_ GUARDED_BY(mutex_);
   GatheredVariables variables_ GUARDED_BY(mutex_);  // The nodes' trained variable parts.
+  NodeTraceAssembler traces_ GUARDED_BY(mutex_);
   Status failure_ GUARDED_BY(mutex_);
   bool failure_from_report_ GUARDED_BY(mutex_) = false;  // A node's error, not a lost node.
   bool cancelled_ GUARDED_BY(mutex_) = false;

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <deque>
+#include <optional>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "runtime/host/execution.h"
 #include "runtime/host/hosted_plan.h"
 #include "runtime/kernels/kernel.h"
+#include "service/node_traces.h"
 #include "service/variable_parts.h"
 
 namespace softwire {
@@ -136,6 +138,9 @@ class NodeAgent::HostedRun final : public runtime::OutputReporter {
     plan_ = share.plan();
     node_ = share.node();
     stall_timeout_seconds_ = share.stall_timeout_seconds();
+    trace_ = share.trace();
+    trace_steps_.first = share.trace_first_step();
+    trace_steps_.end = share.trace_end_step() > 0 ? share.trace_end_step() : -1;
     data::DataRoot data_root(share.data_root());
     data_root.confined = share.data_root_confined();
     // A run released just before may still be freeing the devices (its actors stopping after
@@ -170,6 +175,8 @@ class NodeAgent::HostedRun final : public runtime::OutputReporter {
     execution_options.stall_timeout =
         std::chrono::duration_cast<std::chrono::steady_clock::duration>(
             std::chrono::duration<double>(stall));
+    execution_options.trace.enabled = trace_;
+    execution_options.trace.steps = trace_steps_;
     SOFTWIRE_ASSIGN_OR_RETURN(
         std::unique_ptr<runtime::Execution> execution,
         runtime::Execution::Create(options_.runtime, hosted, std::move(execution_options)));
@@ -204,6 +211,13 @@ class NodeAgent::HostedRun final : public runtime::OutputReporter {
     }
     options_.send(Ack(run_id_, "start", Status::Ok()));
     Status status = execution->Run();
+    // The trace goes first: the server writes the job's trace once every node ended.
+    std::optional<trace::TraceLog> log = execution->TakeTrace();
+    if (log) {
+      for (proto::NodeReport& chunk : TraceChunkReports(run_id_, *log)) {
+        options_.send(std::move(chunk));
+      }
+    }
     if (status.ok()) {  // The trained values of the share's variable parts, before RunEnded.
       StatusOr<std::vector<proto::NodeReport>> parts = VariablePartReports(*hosted_plan(), run_id_);
       if (parts.ok()) {
@@ -252,6 +266,8 @@ class NodeAgent::HostedRun final : public runtime::OutputReporter {
   proto::Plan plan_;
   std::string node_;
   double stall_timeout_seconds_ = 0;
+  bool trace_ = false;
+  trace::StepWindow trace_steps_;
   std::unique_ptr<runtime::net::DataPlaneAttachment> attachment_;
 
   mutable Mutex mutex_;

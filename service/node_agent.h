@@ -15,7 +15,8 @@
 // (HostedPlan::Load with the run id as job id, then Bind; devices that a released run still
 // frees are waited for up to 10 s), attach (Execution::Create, the sinks'
 // values routed to `send`, DataPlane::Attach when the plan has other nodes), start (acked, then
-// Execution::Run; RunEnded when it returns), release (the run is cancelled if it still runs,
+// Execution::Run; when it returns, a traced share's trace in TraceChunks (service/node_traces.h),
+// then RunEnded), release (the run is cancelled if it still runs,
 // then the attachment, the execution and the hosted plan are destroyed, then acked). Every
 // command is answered with a CommandAck naming the command, with the error when it failed.
 //

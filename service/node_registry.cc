@@ -24,6 +24,8 @@ int64_t RunIdOf(const proto::NodeReport& report) {
       return report.ended().run_id();
     case proto::NodeReport::kVariablePart:
       return report.variable_part().run_id();
+    case proto::NodeReport::kTrace:
+      return report.trace().run_id();
     default:
       return 0;
   }

@@ -40,8 +40,9 @@
 namespace softwire {
 namespace service {
 
-// The node protocol version this build speaks (JoinNodeRequest.protocol_version).
-constexpr int32_t kNodeProtocolVersion = 1;
+// The node protocol version this build speaks (JoinNodeRequest.protocol_version). 2: traced
+// shares (HostShare.trace) and their TraceChunks.
+constexpr int32_t kNodeProtocolVersion = 2;
 
 struct NodeRegistryOptions {
   // How often nodes send heartbeats (told to them in JoinNodeResponse).

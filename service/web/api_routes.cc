@@ -6,6 +6,7 @@
 
 #include "base/thread_name.h"
 #include "service/web/job_form.h"
+#include "service/web/nodes_json.h"
 #include "service/web/timeline_json.h"
 #include "service/web/web_json.h"
 #include "trace/chrome_trace.h"
@@ -263,6 +264,26 @@ void ApiRoutes::Install(httplib::Server* server) {
       devices.push_back(DeviceInfoJson(device));
     }
     SendJson(response, {{"devices", devices}, {"queued", jobs_->QueuedJobs()}});
+  });
+
+  server->Get("/api/nodes", [this](const httplib::Request&, httplib::Response& response) {
+    NodeRegistry* nodes = jobs_->options().nodes;
+    if (nodes == nullptr) return SendJson(response, NodesJson({}, 0));
+    SendJson(response, NodesJson(nodes->Nodes(), jobs_->options().nodes_wanted));
+  });
+
+  server->Get(std::string(kJobPath) + "/links", [this](const httplib::Request& request,
+                                                       httplib::Response& response) {
+    StatusOr<StoredResults> results = jobs_->GetResults(request.matches[1]);
+    if (!results.ok()) return SendError(response, results.status());
+    if (results->trace_path.empty()) {
+      return SendError(response, NotFoundError("job " + std::string(request.matches[1]) +
+                                               " has no trace: its data plane's bytes per link "
+                                               "come from the trace (softwire submit --trace)"));
+    }
+    StatusOr<trace::TraceModel> model = trace::ReadChromeTrace(results->trace_path);
+    if (!model.ok()) return SendError(response, model.status());
+    SendJson(response, LinksJson(*model));
   });
 }
 

@@ -5,17 +5,21 @@
   - the jobs page lists a job submitted through its own form, and its progress advances;
   - a finished job's loss curve has one point per step, with the values of its metrics;
   - the timeline renders the charlm demo's trace, and a click on a firing shows its actor;
-  - the devices page lists the devices and draws a traced job's utilization.
+  - the devices page lists the devices and draws a traced job's utilization;
+  - with node agents (`serve --nodes 2` and two `softwire node`), the devices page lists each
+    node with its devices, heartbeat age and clock offset, and a traced pipelined job's
+    data-plane bytes per link between the nodes; the job's timeline has a row of each node.
 
 Skipped (exit 77, saying why) where chromium or python3-websocket is not installed. Every
 process it starts (the server, chromium) is killed at the end, also on failure.
 
 Usage: tests/web/web_view_test.py --softwire build/cli/softwire [--screenshots DIR]
-  --screenshots DIR   also write jobs.png, job.png, timeline.png, devices.png there
+  --screenshots DIR   also write jobs.png, job.png, timeline.png, devices.png, nodes.png there
                       (docs/web/ holds the committed ones: scripts/web-screenshots)
 """
 import argparse
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -152,6 +156,64 @@ def devices_page_shows_devices_and_utilization(browser, server, traced_job, shot
     print("ok: the devices page lists 2 devices; utilization of %s peaks at %.0f%%" % (traced_job, 100 * busiest))
 
 
+def start_nodes(softwire, address, work, count):
+    """`softwire node --join` processes node0..node(count-1), each in its own process group."""
+    nodes = []
+    for index in range(count):
+        log = open(os.path.join(work, "node%d.log" % index), "w")
+        nodes.append(subprocess.Popen([softwire, "node", "--join", address, "--name", "node%d" % index,
+                                       "--devices", "1cpu"], stdout=log, stderr=subprocess.STDOUT,
+                                      start_new_session=True))
+    return nodes
+
+
+def stop_nodes(nodes):
+    for node in nodes:
+        if node.poll() is None:
+            try:
+                os.killpg(node.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            node.wait()
+
+
+def devices_page_shows_nodes_and_links(browser, server, shots):
+    deadline = time.time() + 60
+    while time.time() < deadline and len(server.get("api/nodes")["nodes"]) < 2:
+        time.sleep(0.2)
+    # Two pipeline stages, one per node: the stage boundary crosses the data plane.
+    job = server.submit(MLP_JOB, steps=4, trace=True, pp=2)
+    finished = server.wait_for_state(job["job_id"], ("succeeded", "failed"), timeout=180)
+    check(finished["state"] == "succeeded", "the job on nodes failed: %s" % finished["error"])
+    job_id = job["job_id"]
+    browser.open(server.web_url + "devices.html?job=" + job_id)
+    browser.wait_for("document.querySelectorAll('#nodes tbody tr').length === 2", what="two nodes")
+    nodes = browser.evaluate("devicesPage.nodes")
+    check(sorted(n["name"] for n in nodes) == ["node0", "node1"], "nodes listed: %s" % nodes)
+    for node in nodes:
+        check(node["devices"] == [node["name"] + "/cpu:0"], "devices of %s: %s" % (node["name"], node["devices"]))
+        check(0 <= node["heartbeat_age_seconds"] < 2.5, "%s heard %s s ago" % (node["name"], node["heartbeat_age_seconds"]))
+        check(node["clock_probes"] > 0 and node["clock_offset_seconds"] is not None,
+              "%s has no clock offset: %s" % (node["name"], node))
+        row = "document.querySelector('#nodes tr[data-node=\"%s\"]').textContent" % node["name"]
+        check("s ago" in browser.evaluate(row) and "µs" in browser.evaluate(row),
+              "the row of %s: %s" % (node["name"], browser.evaluate(row)))
+    browser.wait_for("devicesPage.links && devicesPage.links.length > 0", what="the data plane's links")
+    links = browser.evaluate("devicesPage.links")
+    forward = [l for l in links if l["from"] == "node0" and l["to"] == "node1"]
+    check(forward and forward[0]["bytes"] > 0 and forward[0]["sends"] > 0, "no bytes node0 -> node1: %s" % links)
+    check(all(l["from"] != l["to"] for l in links), "a link from a node to itself: %s" % links)
+    check(browser.evaluate("document.querySelectorAll('#links tbody tr').length") == len(links), "the links table")
+    # The job's timeline: one axis, a row of each node's device.
+    timeline = server.get("api/jobs/%s/trace" % job_id)
+    names = sorted(d["name"] for d in timeline["devices"])
+    check(names == ["node0/cpu:0", "node1/cpu:0"], "the timeline's devices: %s" % names)
+    if shots:
+        browser.screenshot(os.path.join(shots, "nodes.png"))
+    print("ok: the devices page lists node0 and node1 with heartbeats and clock offsets; %s moved %s over %s"
+          % (job_id, ", ".join("%d bytes %s->%s" % (l["bytes"], l["from"], l["to"]) for l in links), names))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--softwire", required=True)
@@ -164,7 +226,7 @@ def main():
     shots = os.path.abspath(args.screenshots) if args.screenshots else ""
     if shots:
         os.makedirs(shots, exist_ok=True)
-        for name in ("jobs.png", "job.png", "timeline.png", "devices.png"):
+        for name in ("jobs.png", "job.png", "timeline.png", "devices.png", "nodes.png"):
             if os.path.exists(os.path.join(shots, name)):
                 os.remove(os.path.join(shots, name))
     with tempfile.TemporaryDirectory(prefix="softwire-web-test-") as work:
@@ -184,6 +246,19 @@ def main():
                 print("server output:\n" + server.output()[-3000:])
                 print("browser console: %s" % browser.console[-10:])
                 raise
+        with ServeProcess(args.softwire, os.path.join(work, "nodes-state"), ["--nodes", "2"]) as server, \
+                Browser() as browser:
+            nodes = start_nodes(args.softwire, server.address, work, 2)
+            try:
+                devices_page_shows_nodes_and_links(browser, server, shots)
+            except Exception:
+                print("server output:\n" + server.output()[-3000:])
+                for index in range(2):
+                    print("node%d output:\n%s" % (index, open(os.path.join(work, "node%d.log" % index)).read()[-2000:]))
+                print("browser console: %s" % browser.console[-10:])
+                raise
+            finally:
+                stop_nodes(nodes)
     print("web_view_test: passed")
     return 0
 

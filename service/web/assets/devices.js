@@ -1,11 +1,13 @@
 // The devices page: each device, the job holding it and its memory against that job's plan;
-// memory in use over time (sampled); utilization over time from a traced job's firings.
+// memory in use over time (sampled); utilization over time from a traced job's firings; with
+// node agents, each node (devices, heartbeat age, clock offset, live) and a traced job's
+// data-plane bytes per link.
 'use strict';
 
 (() => {
   const {element, formatBytes, json, param} = softwire;
   softwire.header('devices');
-  const page = window.devicesPage = {history: {}, planned: {}, utilization: null};
+  const page = window.devicesPage = {history: {}, planned: {}, utilization: null, nodes: null, links: null};
   const began = Date.now() / 1000;
 
   async function plannedBytes(jobId, device) {
@@ -44,6 +46,38 @@
     document.querySelector('#devices tbody').replaceChildren(...rows);
     charts.line(document.getElementById('memory'), Object.entries(page.history).map(([name, points]) => ({name, points})),
       {xLabel: 'seconds since this page opened', yLabel: 'MiB', yMin: 0});
+  }
+
+  async function sampleNodes() {
+    let answer;
+    try { answer = await json('/api/nodes'); } catch (error) { return; }
+    page.nodes = answer.nodes;
+    document.getElementById('nodes-note').textContent = answer.nodes_wanted > 0
+      ? '(' + answer.nodes.length + ' joined; the server runs jobs on node agents, ' + answer.nodes_wanted + ' wanted)'
+      : '(none: this server runs jobs on its own devices)';
+    const offset = (n) => n.clock_offset_seconds === null ? 'not measured yet'
+      : (n.clock_offset_seconds * 1e6).toFixed(1) + ' µs ± ' + (n.clock_round_trip_seconds * 0.5e6).toFixed(1) + ' µs';
+    document.querySelector('#nodes tbody').replaceChildren(...answer.nodes.map((n) => element('tr', {'data-node': n.name},
+      element('td', {class: 'mono'}, n.name), element('td', {}, n.host || '–'),
+      element('td', {class: 'mono'}, n.devices.join(', ')),
+      element('td', {}, n.heartbeat_age_seconds.toFixed(1) + ' s ago'),
+      element('td', {}, offset(n)), element('td', {class: 'mono'}, n.data_plane_address || '–'),
+      element('td', {}, String(n.pid)), element('td', {}, n.run_ids.join(', ') || '–'))));
+  }
+
+  async function showLinks(jobId) {
+    const label = document.getElementById('links-job');
+    try {
+      const data = await json('/api/jobs/' + jobId + '/links');
+      page.links = data.links;
+      label.textContent = '(' + jobId + (data.links.length ? '' : ': no data plane, one node') + ')';
+      document.querySelector('#links tbody').replaceChildren(...data.links.map((l) => element('tr', {'data-link': l.from + '->' + l.to},
+        element('td', {class: 'mono'}, l.from), element('td', {class: 'mono'}, l.to),
+        element('td', {}, formatBytes(l.bytes)), element('td', {}, String(l.sends)),
+        element('td', {}, formatBytes(l.bytes_per_second) + '/s'))));
+    } catch (error) {
+      label.textContent = '(' + jobId + ': ' + error.message + ')';
+    }
   }
 
   // Busy share per device in 100 slices of the trace's span: the union of its firings.
@@ -91,13 +125,17 @@
   }
 
   document.getElementById('utilization-show').addEventListener('click', () => {
-    showUtilization(document.getElementById('utilization-input').value.trim());
+    const jobId = document.getElementById('utilization-input').value.trim();
+    showUtilization(jobId);
+    showLinks(jobId);
   });
   (async () => {
     const jobId = param('job') || await newestTracedJob();
     document.getElementById('utilization-input').value = jobId;
-    if (jobId) showUtilization(jobId);
+    if (jobId) { showUtilization(jobId); showLinks(jobId); }
   })();
   sample();
+  sampleNodes();
   setInterval(sample, 1000);
+  setInterval(sampleNodes, 1000);
 })();
