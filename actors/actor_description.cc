@@ -63,6 +63,7 @@ ActorDescription Describe(const proto::Plan& plan, const proto::ActorDef& actor)
   description.device = actor.device();
   description.period = actor.period();
   description.firings = actor.firings();
+  description.max_in_flight = plan::MaxInFlight(actor);
   for (int64_t id : actor.input_register()) {
     const proto::RegisterDef& r = plan.register_def(id);
     description.inputs.push_back(InputDescription{r.id(), r.name(), r.producer(), r.period(),

@@ -72,6 +72,7 @@ struct ActorDescription {
   int32_t device = 0;  // Index in Plan.device.
   int64_t period = 1;
   int64_t firings = 0;                     // total_pieces / period.
+  int max_in_flight = 1;                   // Firings launched and not completed at once (>= 1).
   std::vector<InputDescription> inputs;    // Kernel input order.
   std::vector<OutputDescription> outputs;  // Kernel output order.
 };

@@ -29,19 +29,34 @@ const char* WaitKindName(WaitState::Kind kind) {
 
 class ActorProtocol::State {
  public:
-  explicit State(const ActorDescription* actor) : actor(actor), inputs(actor), outputs(actor) {}
+  explicit State(const ActorDescription* actor)
+      : actor(actor),
+        inputs(actor),
+        outputs(actor),
+        completion_arrived(static_cast<size_t>(actor->max_in_flight), false) {}
 
-  // Launches the next firing when it may (docs/PROTOCOL.md, "Launch").
+  // Launches the next firing when it may (docs/PROTOCOL.md, "Launch" and "Several firings in
+  // flight"): at most one per call, so that a host takes each launch before the next.
   void TryLaunch(Outbox* outbox) {
-    if (!started || running || next_firing == actor->firings) return;
-    if (inputs.FirstMissingFill(next_firing) >= 0) return;
-    if (outputs.FirstBlockedOutput(next_firing) >= 0) return;
+    if (!started || launched == actor->firings) return;
+    if (launched - completed >= actor->max_in_flight) return;
+    if (inputs.FirstMissingFill(launched, /*oldest=*/launched == completed) >= 0) return;
+    if (outputs.FirstBlockedOutput(launched) >= 0) return;
     Firing& firing = outbox->BeginLaunch();
-    firing.index = next_firing;
-    firing.first_piece = next_firing * actor->period;
-    inputs.BindInputs(next_firing, &firing.inputs);
-    outputs.BeginFiring(next_firing, &firing.outputs, &firing.output_fill_begins);
-    running = true;
+    firing.index = launched;
+    firing.first_piece = launched * actor->period;
+    inputs.BindInputs(launched, &firing.inputs);
+    outputs.BeginFiring(launched, &firing.outputs, &firing.output_fill_begins);
+    ++launched;
+  }
+
+  // The completion of the oldest firing in flight takes effect: Releases, Readies, and after
+  // the last firing EndOfStream.
+  void CompleteOldest(Outbox* outbox) {
+    const int64_t index = completed++;
+    inputs.ReleaseFinishedFills(index, outbox);
+    outputs.CompleteFiring(index, outbox);
+    if (completed == actor->firings) outputs.EndStreams(outbox);
   }
 
   // Reports the transition to finished exactly once.
@@ -52,33 +67,55 @@ class ActorProtocol::State {
   }
 
   bool IsFinished() const {
-    return next_firing == actor->firings && !running && outputs.all_slots_back() &&
-           inputs.all_ended();
+    return completed == actor->firings && outputs.all_slots_back() && inputs.all_ended();
+  }
+
+  int64_t in_flight() const { return launched - completed; }
+  // Per firing in flight, at index % max_in_flight: its completion arrived ahead of an
+  // earlier firing's and waits to take effect.
+  std::vector<bool>::reference arrived(int64_t index) {
+    return completion_arrived[static_cast<size_t>(index % actor->max_in_flight)];
   }
 
   WaitState DescribeWait() const;
 
+  // Why a completion of firing `index` is refused: "no firing is running", "firing 3 is
+  // running", "firings 3 to 5 are in flight" (and "its completion already came").
+  std::string RefuseCompletion(int64_t index) {
+    std::string text = plan::ActorLabel(actor->name) + ": completion of firing " +
+                       std::to_string(index) + ", but ";
+    const int64_t count = in_flight();
+    if (count == 0) return text + "no firing is running";
+    if (count == 1) return text + "firing " + std::to_string(completed) + " is running";
+    text += "firings " + std::to_string(completed) + " to " + std::to_string(launched - 1) +
+            " are in flight";
+    if (index >= completed && index < launched) text += " and its completion already came";
+    return text;
+  }
+
   const ActorDescription* actor;
   InputSide inputs;
   OutputSide outputs;
-  int64_t next_firing = 0;  // The running firing while `running`, else the next to launch.
-  bool running = false;
+  int64_t launched = 0;   // Firings launched: the next to launch.
+  int64_t completed = 0;  // Firings whose completion took effect: the oldest in flight.
+  std::vector<bool> completion_arrived;
   bool started = false;
   bool finished = false;
 };
 
 WaitState ActorProtocol::State::DescribeWait() const {
   WaitState wait;
-  wait.next_firing = next_firing;
+  wait.next_firing = launched;
   if (finished) {
     wait.kind = WaitState::Kind::kFinished;
     return wait;
   }
-  if (running) {
+  if (in_flight() > 0) {
     wait.kind = WaitState::Kind::kRunning;
+    wait.next_firing = completed;  // The oldest in flight.
     return wait;
   }
-  if (next_firing == actor->firings) {
+  if (launched == actor->firings) {
     wait.kind = WaitState::Kind::kDraining;
     const int output = outputs.FirstUnreturnedOutput();
     if (output >= 0) {
@@ -95,17 +132,17 @@ WaitState ActorProtocol::State::DescribeWait() const {
     }
     return wait;
   }
-  const int channel = inputs.FirstMissingFill(next_firing);
+  const int channel = inputs.FirstMissingFill(launched);
   if (channel >= 0 || !started) {
     wait.kind = WaitState::Kind::kStarved;
     if (channel >= 0) {
       wait.register_id = inputs.channel_input(channel).register_id;
-      wait.sequence = inputs.FillNeeded(channel, next_firing);
+      wait.sequence = inputs.FillNeeded(channel, launched);
       wait.waiting_on.push_back(inputs.channel_input(channel).producer);
     }
     return wait;
   }
-  const int output = outputs.FirstBlockedOutput(next_firing);
+  const int output = outputs.FirstBlockedOutput(launched);
   CHECK_GE(output, 0) << actor->name << ": idle with its fills and slots";
   wait.kind = WaitState::Kind::kBlocked;
   wait.register_id = actor->outputs[output].register_id;
@@ -129,7 +166,10 @@ void ActorProtocol::Start(Outbox* outbox) {
   for (const OutputDescription& output : state_->actor->outputs) {
     consumers += output.consumers.size();
   }
-  outbox->messages.reserve(state_->actor->inputs.size() + 2 * consumers + 2);
+  // With k in flight, completions that arrived early take effect together: k times the
+  // Releases and Readies (k = 1: the same count).
+  const size_t in_flight = static_cast<size_t>(state_->actor->max_in_flight);
+  outbox->messages.reserve(in_flight * (state_->actor->inputs.size() + consumers) + consumers + 2);
   state_->TryLaunch(outbox);
   state_->NoteFinished(outbox);
 }
@@ -154,20 +194,22 @@ Status ActorProtocol::OnEndOfStream(ActorId from, const EndOfStream& end_of_stre
   return Status::Ok();
 }
 
+void ActorProtocol::LaunchAnother(Outbox* outbox) {
+  CHECK(!outbox->launch) << state_->actor->name << ": LaunchAnother before the host took a launch";
+  state_->TryLaunch(outbox);
+}
+
 Status ActorProtocol::OnFiringDone(int64_t index, Outbox* outbox) {
   State& state = *state_;
-  if (!state.running || index != state.next_firing) {
-    return InternalError(
-        plan::ActorLabel(state.actor->name) + ": completion of firing " + std::to_string(index) +
-        ", but " +
-        (state.running ? "firing " + std::to_string(state.next_firing) : std::string("no firing")) +
-        " is running");
+  if (index < state.completed || index >= state.launched || state.arrived(index)) {
+    return InternalError(state.RefuseCompletion(index));
   }
-  state.running = false;
-  ++state.next_firing;
-  state.inputs.ReleaseFinishedFills(index, outbox);
-  state.outputs.CompleteFiring(index, outbox);
-  if (state.next_firing == state.actor->firings) state.outputs.EndStreams(outbox);
+  state.arrived(index) = true;
+  // Completions take effect in launch order: an early one waits for the firings before it.
+  while (state.completed < state.launched && state.arrived(state.completed)) {
+    state.arrived(state.completed) = false;
+    state.CompleteOldest(outbox);
+  }
   state.TryLaunch(outbox);
   state.NoteFinished(outbox);
   return Status::Ok();
@@ -178,7 +220,11 @@ bool ActorProtocol::finished() const {
 }
 
 int64_t ActorProtocol::completed_firings() const {
-  return state_->next_firing;
+  return state_->completed;
+}
+
+int64_t ActorProtocol::launched_firings() const {
+  return state_->launched;
 }
 
 int ActorProtocol::occupied_slots(int output_index) const {

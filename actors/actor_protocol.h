@@ -65,8 +65,10 @@ using OutgoingMessage = ProtocolMessage;
 // the outbox the previous firing's vectors to reuse.
 struct Outbox {
   std::vector<OutgoingMessage> messages;  // Send in this order.
-  std::optional<Firing> launch;           // Run this firing's kernel, then call OnFiringDone.
-  bool finished = false;                  // The actor just finished (see docs/PROTOCOL.md).
+  // Run this firing's kernel, then call OnFiringDone. At most one per call; an actor with
+  // max_in_flight > 1 may have more ready: after taking this one, call LaunchAnother.
+  std::optional<Firing> launch;
+  bool finished = false;  // The actor just finished (see docs/PROTOCOL.md).
 
   void clear() {
     messages.clear();
@@ -93,7 +95,7 @@ struct Outbox {
 // Why an actor is not running a firing right now.
 struct WaitState {
   enum class Kind {
-    kRunning,   // A firing is in flight.
+    kRunning,   // A firing is in flight (next_firing: the oldest in flight).
     kStarved,   // Waiting for an input fill.
     kBlocked,   // Waiting for a free slot of an output.
     kDraining,  // All firings done; waiting for slots to come back or EndOfStream.
@@ -126,15 +128,26 @@ class ActorProtocol {
   Status OnRelease(ActorId from, const Release& release, Outbox* outbox);
   Status OnEndOfStream(ActorId from, const EndOfStream& end_of_stream, Outbox* outbox);
 
-  // The kernel of firing `index` (the one last launched) completed. Sends the Releases of the
+  // The kernel of firing `index` (one in flight) completed. Completions take effect in launch
+  // order (docs/PROTOCOL.md, "Several firings in flight"): when `index` is the oldest in
+  // flight, it (and every later one whose completion already came) sends the Releases of the
   // fills no later firing needs, then the Readies of the fills it completed, then (after the
-  // last firing) EndOfStream; may launch the next firing. Internal error when `index` is not
-  // the running firing (a host bug).
+  // last firing) EndOfStream; an earlier one still in flight holds it back. May launch the
+  // next firing. Internal error when `index` is not in flight or already completed (a host
+  // bug). With max_in_flight 1 the firing in flight is the one last launched.
   Status OnFiringDone(int64_t index, Outbox* outbox);
+
+  // After the host took `outbox->launch` (cleared the outbox): launches the next firing too,
+  // when fewer than max_in_flight are in flight and it has its fills and slots. A host of an
+  // actor with max_in_flight > 1 calls it until it launches nothing; at 1 it never launches
+  // (the firing just taken is in flight). CHECK-fails when `outbox` still holds a launch.
+  void LaunchAnother(Outbox* outbox);
 
   // All firings completed, every slot of every output came back, every input ended.
   bool finished() const;
   int64_t completed_firings() const;
+  // Firings launched; launched_firings() - completed_firings() are in flight.
+  int64_t launched_firings() const;
   // Slots of output `output_index` in use: begun (being written, or filled) and not yet
   // released by every consumer. Never exceeds the register's slots. For traces.
   int occupied_slots(int output_index) const;

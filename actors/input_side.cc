@@ -118,8 +118,8 @@ Status InputSide::AcceptEndOfStream(ActorId from, const EndOfStream& end_of_stre
   return Status::Ok();
 }
 
-int InputSide::FirstMissingFill(int64_t index) const {
-  if (empty_channels_ == 0) return -1;  // Every channel holds the fill index needs.
+int InputSide::FirstMissingFill(int64_t index, bool oldest) const {
+  if (oldest && empty_channels_ == 0) return -1;  // Every channel holds the fill index needs.
   for (size_t i = 0; i < channels_.size(); ++i) {
     if (FillOf(channels_[i], index) >= channels_[i].received) return static_cast<int>(i);
   }

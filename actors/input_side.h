@@ -34,7 +34,10 @@ class InputSide {
   Status AcceptEndOfStream(ActorId from, const EndOfStream& end_of_stream);
 
   // The first channel that lacks the fill firing `index` needs, or -1 when all have it.
-  int FirstMissingFill(int64_t index) const;
+  // `oldest`: firing `index` is the first not yet completed (nothing in flight), so it needs
+  // each channel's oldest held fill and the count of empty channels answers without a scan;
+  // a firing launched ahead of others in flight may need a newer fill, so it scans.
+  int FirstMissingFill(int64_t index, bool oldest = true) const;
   // Appends one binding per kernel input for firing `index` (all fills present).
   void BindInputs(int64_t index, std::vector<SlotBinding>* bindings) const;
   // After firing `index` completed: releases each fill no later firing needs, in input order.

@@ -23,6 +23,9 @@ void AddParallelFlags(FlagParser* parser, ParallelFlags* flags) {
                   "keep reshapes and transposes as copies (views off, to compare)");
   parser->AddBool("no-in-place", &flags->no_in_place,
                   "give element-wise ops outputs of their own (in-place ops off, to compare)");
+  parser->AddInt("max-in-flight", &flags->max_in_flight, "N",
+                 "firings each compute and copy actor may have launched and not completed "
+                 "(default 1; docs/PROTOCOL.md)");
   parser->AddString("precision", &flags->precision, "P",
                     "float32, bf16 (products in bfloat16, float32 master weights) or auto (bf16 "
                     "where this cpu has avx512_bf16 or amx_bf16); overrides the job's");
@@ -54,6 +57,11 @@ Status ApplyParallelFlags(const ParallelFlags& flags, compiler::CompileOptions* 
   if (flags.tp > 0) options->parallel.set_tensor_parallel(static_cast<int32_t>(flags.tp));
   if (flags.pp > 0) options->parallel.set_pipeline_stages(static_cast<int32_t>(flags.pp));
   if (flags.micro_batches > 0) options->micro_batches_per_step = flags.micro_batches;
+  if (flags.max_in_flight < 1 || flags.max_in_flight > 1024) {
+    return InvalidArgumentError("--max-in-flight must be 1 to 1024, not " +
+                                std::to_string(flags.max_in_flight));
+  }
+  options->max_in_flight = static_cast<int32_t>(flags.max_in_flight);
   options->share_memory = !flags.no_memory_reuse;
   options->fold_views = !flags.no_views;
   options->in_place = !flags.no_in_place;

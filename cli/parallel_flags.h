@@ -36,9 +36,10 @@ struct ParallelFlags {
   bool no_views = false;         // Reshapes and transposes stay copies (to compare).
   bool no_in_place = false;      // Element-wise ops write outputs of their own (to compare).
   std::string precision;         // Empty: the job's.
+  int64_t max_in_flight = 1;     // Per compute and copy actor (ActorDef.max_in_flight).
 };
 
-// Registers the nine flags.
+// Registers the ten flags.
 void AddParallelFlags(FlagParser* parser, ParallelFlags* flags);
 
 // InvalidArgument naming the flag for a degree or micro-batch count below 1, a cluster spec

@@ -42,6 +42,20 @@ TEST(ParallelFlagsTest, GivenFlagsSetTheClusterDegreesAndMicroBatches) {
   ASSERT_EQ(options->cluster.node_size(), 2);
 }
 
+TEST(ParallelFlagsTest, MaxInFlightIsOneByDefaultAndRefusedBelowOne) {
+  StatusOr<compiler::CompileOptions> options = Apply({});
+  ASSERT_TRUE(options.ok()) << options.status();
+  EXPECT_EQ(options->max_in_flight, 1);
+  options = Apply({"--max-in-flight", "4"});
+  ASSERT_TRUE(options.ok()) << options.status();
+  EXPECT_EQ(options->max_in_flight, 4);
+  options = Apply({"--max-in-flight", "0"});
+  ASSERT_FALSE(options.ok());
+  EXPECT_NE(options.status().message().find("--max-in-flight must be 1 to 1024, not 0"),
+            std::string::npos)
+      << options.status();
+}
+
 TEST(ParallelFlagsTest, CountsBelowOneAndBadClustersAreRefusedNamingTheFlag) {
   for (const char* flag : {"--dp", "--tp", "--pp", "--micro-batches"}) {
     for (const char* value : {"0", "-3"}) {

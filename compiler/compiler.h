@@ -77,6 +77,10 @@ struct CompileOptions {
   // In-place ops (share_memory pass, `--no-in-place` turns it off): an element-wise op that is
   // its input's last reader writes its output over the input's slot. Needs share_memory.
   bool in_place = true;
+  // Firings each compute and copy actor may have in flight (`--max-in-flight`, ActorDef
+  // max_in_flight, docs/PROTOCOL.md "Several firings in flight"); 1: one at a time. Register
+  // slots are not raised for it.
+  int32_t max_in_flight = 1;
   // The products' element type (`--precision`, docs/PRECISION.md); PRECISION_UNSPECIFIED keeps
   // the job's. PRECISION_AUTO picks bf16 where `native_bf16` says the cpu has it.
   proto::Precision precision = proto::PRECISION_UNSPECIFIED;

@@ -271,6 +271,21 @@ Status CheckBoxing(const KindCheck& check) {
   return check.ExpectRegistersHaveActorPeriod();
 }
 
+// Several firings in flight need a kernel that a device queue runs in launch order and no
+// state carried from one firing to the next on the host (docs/PROTOCOL.md).
+Status CheckMaxInFlight(const KindCheck& check) {
+  const int32_t max_in_flight = check.actor.max_in_flight();
+  if (max_in_flight < 0) {
+    return check.Error("has max_in_flight " + std::to_string(max_in_flight) +
+                       ", must be at least 1 (0: unset, meaning 1)");
+  }
+  if (max_in_flight <= 1) return Status::Ok();
+  const proto::ActorKind kind = check.actor.kind();
+  if (kind == proto::ACTOR_KIND_COMPUTE || kind == proto::ACTOR_KIND_COPY) return Status::Ok();
+  return check.Error("has max_in_flight " + std::to_string(max_in_flight) +
+                     ", but only compute and copy actors may have more than one firing in flight");
+}
+
 }  // namespace
 
 Status CheckActorKindRules(const proto::Plan& plan) {
@@ -280,8 +295,15 @@ Status CheckActorKindRules(const proto::Plan& plan) {
   return CheckOutputsAndVariables(plan);
 }
 
+int32_t MaxInFlight(const proto::ActorDef& actor) {
+  return actor.max_in_flight() > 1 ? actor.max_in_flight() : 1;
+}
+
 Status CheckActorKind(const proto::Plan& plan, const proto::ActorDef& actor) {
   const KindCheck check{plan, actor};
+  if (actor.kind() != proto::ACTOR_KIND_UNSPECIFIED) {
+    SOFTWIRE_RETURN_IF_ERROR(CheckMaxInFlight(check));
+  }
   switch (actor.kind()) {
     case proto::ACTOR_KIND_SOURCE:
       return CheckSource(check);

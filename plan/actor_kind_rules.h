@@ -26,6 +26,10 @@
 //   recv        at most 1, written by send  1                            any      as the value
 //   boxing      any (none: a fill of zeros) >= 1                         any      as the value
 //
+// Every kind: max_in_flight is 0 (unset, meaning 1) or more; above 1 only for compute and copy
+// actors, whose kernels run on a device queue (docs/PROTOCOL.md, "Several firings in flight").
+// Sources, sinks, variables, accumulate and update actors, send, recv and boxing stay at 1.
+//
 // And of the plan as a whole: every actor has one of these kinds; each PlanOutput is reported
 // by a sink actor naming it; each variable part is written by a variable actor.
 //
@@ -38,6 +42,8 @@
 #ifndef SOFTWIRE_PLAN_ACTOR_KIND_RULES_H_
 #define SOFTWIRE_PLAN_ACTOR_KIND_RULES_H_
 
+#include <cstdint>
+
 #include "base/status.h"
 #include "proto/plan.pb.h"
 
@@ -49,6 +55,10 @@ Status CheckActorKindRules(const proto::Plan& plan);
 
 // The rules of `actor`'s kind, or that it has one ("actor 'a' (0): has no kind").
 Status CheckActorKind(const proto::Plan& plan, const proto::ActorDef& actor);
+
+// The firings `actor` may have launched and not completed at once: max_in_flight, where 0
+// (unset) means 1.
+int32_t MaxInFlight(const proto::ActorDef& actor);
 
 // Each PlanOutput is reported by a sink actor naming it; each variable part is written by a
 // variable actor. Relies on every actor's kind having been checked.

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "plan/actor_kind_rules.h"
 #include "plan/fill_arithmetic.h"
 
 namespace softwire {
@@ -116,10 +117,12 @@ void RegisterLifetimes::BuildNodes() {
 void RegisterLifetimes::BuildEdges() {
   auto node = [&](int64_t actor, int64_t firing) { return first_firing_[actor] + firing; };
   auto period = [&](int64_t actor) { return plan_.actor(static_cast<int>(actor)).period(); };
-  // An actor's firings run one at a time, in order.
+  // An actor's firing i launches once firing i - max_in_flight completed (i - 1: one at a
+  // time). Its firings in flight together are not ordered with each other here.
   for (const proto::ActorDef& actor : plan_.actor()) {
-    for (int64_t i = 1; i < pieces_ / actor.period(); ++i) {
-      successors_[node(actor.id(), i - 1)].push_back(node(actor.id(), i));
+    const int64_t in_flight = MaxInFlight(actor);
+    for (int64_t i = in_flight; i < pieces_ / actor.period(); ++i) {
+      successors_[node(actor.id(), i - in_flight)].push_back(node(actor.id(), i));
     }
   }
   for (const proto::RegisterDef& reg : plan_.register_def()) {

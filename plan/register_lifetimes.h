@@ -10,7 +10,8 @@
 //
 // "Precedes" is a path in the firing graph, whose edges are the only orders the protocol
 // guarantees, each from one firing's completion to another's launch:
-//   - an actor's firing i-1 completes before its firing i launches;
+//   - an actor's firing i-k completes before its firing i launches, k its max_in_flight (1:
+//     its firings in sequence);
 //   - the firing that completes fill f sends Ready, so it precedes every phase-0 consumer's
 //     first firing reading f, and a phase-1 consumer's first firing reading f also waits for
 //     every phase-0 consumer's release of f;

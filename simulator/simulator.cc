@@ -44,6 +44,11 @@ StatusOr<std::unique_ptr<Simulator>> Simulator::Create(const proto::Plan& planne
   const proto::Plan& plan = resized.has_value() ? *resized : planned;
   std::unique_ptr<Simulator> simulator(new Simulator(options, plan));
   SOFTWIRE_ASSIGN_OR_RETURN(simulator->descriptions_, actors::DescribeActors(plan));
+  // One firing in flight per actor: the model has no launch latency for several in flight to
+  // hide, and its queues hold one waiting launch per actor (README, "Limits").
+  for (actors::ActorDescription& description : simulator->descriptions_) {
+    description.max_in_flight = 1;
+  }
   simulator->pieces_per_step_ = plan.schedule().pieces_per_step();
   simulator->steps_ = plan.schedule().steps();
   SOFTWIRE_ASSIGN_OR_RETURN(simulator->layout_, BuildSimulationLayout(plan, options.latency));

@@ -2,6 +2,7 @@
 
 #include <glog/logging.h>
 
+#include <algorithm>
 #include <utility>
 
 namespace softwire {
@@ -18,7 +19,7 @@ ProtocolTestHost::ProtocolTestHost(std::vector<ActorDescription> actors, Options
     : options_(std::move(options)), actors_(std::move(actors)), random_(options_.seed) {
   for (const ActorDescription& actor : actors_) {
     protocols_.push_back(std::make_unique<ActorProtocol>(&actor));
-    running_.push_back(-1);
+    running_.emplace_back();
     for (const OutputDescription& output : actor.outputs) {
       register_names_[output.register_id] = output.register_name;
     }
@@ -92,8 +93,10 @@ Status ProtocolTestHost::Handle(ActorId actor, Outbox* outbox) {
     Record(actors_[actor].name + ": launch " + std::to_string(index));
     if (options_.on_launch) options_.on_launch(actor, *outbox->launch);
     if (!options_.complete_immediately) {
-      running_[actor] = index;
-      return Status::Ok();
+      running_[actor].push_back(index);
+      outbox->clear();
+      protocols_[actor]->LaunchAnother(outbox);  // Nothing at max_in_flight 1.
+      continue;
     }
     if (options_.on_complete) options_.on_complete(actor, index);
     outbox->clear();
@@ -134,9 +137,15 @@ Status ProtocolTestHost::Inject(ActorId from, ActorId to, const OutgoingMessage&
 
 Status ProtocolTestHost::Complete(const std::string& actor) {
   const ActorId actor_id = id(actor);
-  CHECK_GE(running_[actor_id], 0) << actor << " runs no firing";
-  const int64_t index = running_[actor_id];
-  running_[actor_id] = -1;
+  CHECK(!running_[actor_id].empty()) << actor << " runs no firing";
+  return CompleteFiring(actor_id, running_[actor_id].front());
+}
+
+Status ProtocolTestHost::CompleteFiring(ActorId actor_id, int64_t index) {
+  std::vector<int64_t>& running = running_[actor_id];
+  auto found = std::find(running.begin(), running.end(), index);
+  CHECK(found != running.end()) << actors_[actor_id].name << " runs no firing " << index;
+  running.erase(found);
   if (options_.on_complete) options_.on_complete(actor_id, index);
   Outbox outbox;
   SOFTWIRE_RETURN_IF_ERROR(protocols_[actor_id]->OnFiringDone(index, &outbox));
@@ -146,17 +155,22 @@ Status ProtocolTestHost::Complete(const std::string& actor) {
 StatusOr<bool> ProtocolTestHost::Step() {
   size_t choice = 0;
   if (options_.order == Order::kRandom) {
-    std::vector<ActorId> running;
+    // Completable firings: each actor's oldest in flight, or any with reorder_completions.
+    std::vector<std::pair<ActorId, int64_t>> running;
     if (!options_.complete_immediately) {
       for (size_t a = 0; a < running_.size(); ++a) {
-        if (running_[a] >= 0) running.push_back(static_cast<ActorId>(a));
+        for (int64_t index : running_[a]) {
+          running.emplace_back(static_cast<ActorId>(a), index);
+          if (!options_.reorder_completions) break;
+        }
       }
     }
     const size_t options = queue_.size() + running.size();
     if (options == 0) return false;
     choice = std::uniform_int_distribution<size_t>(0, options - 1)(random_);
     if (choice >= queue_.size()) {
-      SOFTWIRE_RETURN_IF_ERROR(Complete(actors_[running[choice - queue_.size()]].name));
+      const std::pair<ActorId, int64_t>& firing = running[choice - queue_.size()];
+      SOFTWIRE_RETURN_IF_ERROR(CompleteFiring(firing.first, firing.second));
       return true;
     }
     // Deliver the oldest message of the chosen message's (sender, receiver) pair.

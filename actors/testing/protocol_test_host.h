@@ -13,7 +13,9 @@
 // deliver next, keeping the order within each (sender, receiver) pair, as CAF does. Kernels
 // complete as soon as they launch (complete_immediately) or when the test says so
 // (Complete); in kRandom order without complete_immediately, the generator also decides when
-// each running firing completes. Test-only: not thread-safe, CHECK-fails on misuse.
+// each running firing completes. An actor with max_in_flight > 1 gets every launch the protocol
+// allows (LaunchAnother); its firings complete in launch order (a FIFO device queue), or in any
+// order with reorder_completions. Test-only: not thread-safe, CHECK-fails on misuse.
 #ifndef SOFTWIRE_ACTORS_TESTING_PROTOCOL_TEST_HOST_H_
 #define SOFTWIRE_ACTORS_TESTING_PROTOCOL_TEST_HOST_H_
 
@@ -42,6 +44,9 @@ class ProtocolTestHost {
     uint64_t seed = 0;
     bool complete_immediately = true;
     bool record = true;  // Keep a transcript.
+    // kRandom without complete_immediately: any firing in flight of an actor may complete
+    // next, not only its oldest (completions out of launch order).
+    bool reorder_completions = false;
     // Called for every firing launched and every message sent, before anything else happens.
     std::function<void(ActorId actor, const Firing& firing)> on_launch;
     std::function<void(ActorId actor, int64_t index)> on_complete;
@@ -60,8 +65,13 @@ class ProtocolTestHost {
   StatusOr<bool> Step();
   // Steps until nothing is left; returns the first error. Manual completions stay pending.
   Status Run();
-  // Completes the running firing of `actor` (manual completion).
+  // Completes the oldest firing in flight of `actor` (manual completion).
   Status Complete(const std::string& actor);
+  // Completes firing `index` of `actor`, which must be in flight (out of order when it is not
+  // the oldest).
+  Status CompleteFiring(ActorId actor, int64_t index);
+  // The firings of `actor` launched and awaiting completion, in launch order.
+  const std::vector<int64_t>& in_flight(ActorId actor) const { return running_[actor]; }
   // Delivers a message to `to` as if `from` sent it, bypassing the queue (violation tests).
   Status Inject(ActorId from, ActorId to, const OutgoingMessage& message);
 
@@ -90,8 +100,9 @@ class ProtocolTestHost {
   std::vector<ActorDescription> actors_;
   std::vector<std::unique_ptr<ActorProtocol>> protocols_;
   std::map<RegisterId, std::string> register_names_;
-  std::vector<Envelope> queue_;   // In send order.
-  std::vector<int64_t> running_;  // Per actor: the firing awaiting completion, or -1.
+  std::vector<Envelope> queue_;  // In send order.
+  // Per actor: the firings awaiting completion, in launch order.
+  std::vector<std::vector<int64_t>> running_;
   std::vector<std::string> transcript_;
   size_t taken_ = 0;
   std::mt19937_64 random_;

@@ -17,11 +17,22 @@
 //   actor_overhead_bench --actors 16 --pieces 20000 --repeats 7 --slots 1,2,4,8
 //   actor_overhead_bench --slots 2 --repeats 11 --trace --only softwire
 //   actor_overhead_bench --trace --trace-steps 1000:1200 --only softwire   (a step window)
+//
+// --in-flight measures several firings in flight (docs/PROTOCOL.md): the chain on one sim
+// device whose compute kernels take --kernel-us and reach the queue --launch-latency-us after
+// their launch (a GPU's launch latency; SimClockOptions::launch_latency), with every compute
+// actor at max_in_flight k for each k listed, the runs of the ks alternating repeat by repeat
+// (paired, so drift on a shared machine hits all alike), the median per k.
+//
+//   actor_overhead_bench --in-flight 1,2,4 --slots 9 --kernel-us 2 --launch-latency-us 40
+//       --actors 6 --pieces 2000 --repeats 7      (one command line)
 #include <glog/logging.h>
 #include <time.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -45,10 +56,25 @@ struct Flags {
   int64_t caf_threads = 1;
   std::string caf_policy = "sharing";
   int64_t caf_credits = 2;
-  std::string only;         // Measure only one side, for profiling (see --only).
-  bool trace = false;       // Also measure with tracing on.
-  std::string trace_steps;  // With --trace: record only these steps (pieces), "A:B".
+  std::string only;                // Measure only one side, for profiling (see --only).
+  bool trace = false;              // Also measure with tracing on.
+  std::string trace_steps;         // With --trace: record only these steps (pieces), "A:B".
+  std::string in_flight;           // Non-empty: measure these max_in_flight values on a sim device.
+  int64_t kernel_us = 2;           // With --in-flight: what each compute kernel takes.
+  int64_t launch_latency_us = 40;  // With --in-flight: a kernel launch's latency.
 };
+
+// "1,2,4" -> {1, 2, 4}; each at least 1.
+std::vector<int> ParseList(const std::string& text) {
+  std::vector<int> values;
+  for (size_t begin = 0; begin < text.size();) {
+    size_t end = text.find(',', begin);
+    if (end == std::string::npos) end = text.size();
+    values.push_back(std::max(1, std::atoi(text.substr(begin, end - begin).c_str())));
+    begin = end + 1;
+  }
+  return values;
+}
 
 struct Figure {
   std::string name;
@@ -70,17 +96,58 @@ double Median(std::vector<double> values) {
   return values.size() % 2 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
 }
 
-proto::Plan ChainPlan(int actors, int64_t pieces, int slots) {
+// `kernel_seconds` > 0: on a sim device, each compute kernel taking that long, each compute actor
+// with `in_flight` firings in flight.
+proto::Plan ChainPlan(int actors, int64_t pieces, int slots, double kernel_seconds = 0,
+                      int in_flight = 1) {
   runtime::testing::TestPlan plan(/*steps=*/pieces, /*pieces_per_step=*/1);
+  if (kernel_seconds > 0) plan.DeviceKind(proto::DEVICE_KIND_SIM);
   for (int hop = 0; hop + 1 < actors; ++hop) plan.Register("r" + std::to_string(hop), slots);
   plan.Actor(TestActorSpec("a0", proto::ACTOR_KIND_SOURCE, "noop", {}, {"r0"}));
   for (int i = 1; i + 1 < actors; ++i) {
     plan.Actor(TestActorSpec("a" + std::to_string(i), proto::ACTOR_KIND_COMPUTE, "noop",
-                             {"r" + std::to_string(i - 1)}, {"r" + std::to_string(i)}));
+                             {"r" + std::to_string(i - 1)}, {"r" + std::to_string(i)})
+                   .Takes(kernel_seconds));
   }
-  plan.Actor(TestActorSpec("a" + std::to_string(actors - 1), proto::ACTOR_KIND_SINK, "noop",
-                           {"r" + std::to_string(actors - 2)}, {}));
-  return plan.Build();
+  const std::string sink = "a" + std::to_string(actors - 1);
+  plan.Actor(
+      TestActorSpec(sink, proto::ACTOR_KIND_SINK, "noop", {"r" + std::to_string(actors - 2)}, {}));
+  if (kernel_seconds > 0) plan.Output(sink, /*is_loss=*/false);  // A sim sink reports it.
+  proto::Plan built = plan.Build();
+  for (proto::ActorDef& actor : *built.mutable_actor()) {
+    if (actor.kind() == proto::ACTOR_KIND_COMPUTE) actor.set_max_in_flight(in_flight);
+  }
+  return built;
+}
+
+// Per k of --in-flight: the chain on a sim device with launch latency, runs alternating.
+StatusOr<std::vector<Figure>> MeasureInFlight(const Flags& flags, int slots) {
+  runtime::KernelRegistry kernels;
+  runtime::testing::RegisterTestKernels(&kernels, /*log=*/nullptr);
+  runtime::RunOptions options;
+  options.cpu_kernels = &kernels;
+  options.blas_threads = -1;
+  options.caf.max_threads = static_cast<int>(flags.caf_threads);
+  options.caf.policy = flags.caf_policy;
+  options.sim.launch_latency = std::chrono::microseconds(flags.launch_latency_us);
+  const std::vector<int> ks = ParseList(flags.in_flight);
+  std::vector<proto::Plan> plans;
+  std::vector<Figure> figures(ks.size());
+  for (size_t i = 0; i < ks.size(); ++i) {
+    plans.push_back(ChainPlan(static_cast<int>(flags.actors), flags.pieces, slots,
+                              static_cast<double>(flags.kernel_us) * 1e-6, ks[i]));
+    figures[i].name = "sim, " + std::to_string(ks[i]) + " in flight";
+  }
+  for (int64_t repeat = 0; repeat < flags.repeats; ++repeat) {
+    for (size_t i = 0; i < ks.size(); ++i) {
+      double cpu_start = ProcessCpuSeconds();
+      SOFTWIRE_ASSIGN_OR_RETURN(runtime::RunResult result, runtime::RunPlan(plans[i], options));
+      figures[i].cpu_seconds.push_back(ProcessCpuSeconds() - cpu_start);
+      figures[i].seconds.push_back(result.seconds);
+      figures[i].firings = result.firings;
+    }
+  }
+  return figures;
 }
 
 // Runs the chain R times; with `traced`, R times untraced and R times traced, alternating.
@@ -165,6 +232,12 @@ int Main(int argc, char** argv) {
                  "also measure each softwire chain traced, alternating with untraced runs");
   parser.AddString("trace-steps", &flags.trace_steps, "A:B",
                    "with --trace, record only steps A..B-1 (a step is one piece here)");
+  parser.AddString("in-flight", &flags.in_flight, "LIST",
+                   "measure these max_in_flight values (comma-separated) on a sim device with "
+                   "launch latency, instead of the cpu chains");
+  parser.AddInt("kernel-us", &flags.kernel_us, "US", "with --in-flight: each compute kernel");
+  parser.AddInt("launch-latency-us", &flags.launch_latency_us, "US",
+                "with --in-flight: each kernel launch's latency");
   std::vector<std::string> positional;
   Status status = parser.Parse(std::vector<std::string>(argv + 1, argv + argc), &positional);
   if (!status.ok() || !positional.empty() || flags.actors < 2 || flags.pieces < 1 ||
@@ -173,13 +246,7 @@ int Main(int argc, char** argv) {
                  status.ok() ? "bad arguments" : status.message().c_str(), parser.Help().c_str());
     return 2;
   }
-  std::vector<int> slot_counts;
-  for (size_t begin = 0; begin < flags.slots.size();) {
-    size_t end = flags.slots.find(',', begin);
-    if (end == std::string::npos) end = flags.slots.size();
-    slot_counts.push_back(std::max(1, std::atoi(flags.slots.substr(begin, end - begin).c_str())));
-    begin = end + 1;
-  }
+  const std::vector<int> slot_counts = ParseList(flags.slots);
   std::printf(
       "chain of %lld actors, %lld pieces, %lld repeats (median, min .. max); CAF %s, "
       "%lld thread(s)\n",
@@ -188,6 +255,23 @@ int Main(int argc, char** argv) {
       static_cast<long long>(flags.caf_threads));
   std::printf("%-34s %10s  %-18s  %9s   %s\n", "", "wall/firing", "(min .. max)", "firings",
               "cpu/firing");
+  if (!flags.in_flight.empty()) {
+    std::printf("sim device: kernels of %lld us, launch latency %lld us\n",
+                static_cast<long long>(flags.kernel_us),
+                static_cast<long long>(flags.launch_latency_us));
+    for (int slots : slot_counts) {
+      StatusOr<std::vector<Figure>> figures = MeasureInFlight(flags, slots);
+      if (!figures.ok()) {
+        std::fprintf(stderr, "in-flight chain failed: %s\n", figures.status().ToString().c_str());
+        return 1;
+      }
+      for (Figure& figure : *figures) {
+        figure.name += ", " + std::to_string(slots) + " slots";
+        Print(figure);
+      }
+    }
+    return 0;
+  }
   for (int slots : slot_counts) {
     if (flags.only.compare(0, 3, "caf") == 0) break;
     StatusOr<std::vector<Figure>> figures = MeasureSoftwire(flags, slots, flags.trace);

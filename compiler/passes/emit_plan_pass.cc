@@ -126,6 +126,13 @@ void EmitActor(const Compilation& compilation,
   actor->set_kind(task.kind);
   actor->set_device(task.device);
   actor->set_queue(task.queue);
+  // Several firings in flight for the kinds a device queue runs (docs/PROTOCOL.md); unset
+  // (one at a time) elsewhere and by default, so plans stay as they were.
+  const int32_t max_in_flight = compilation.options().max_in_flight;
+  if (max_in_flight > 1 &&
+      (task.kind == proto::ACTOR_KIND_COMPUTE || task.kind == proto::ACTOR_KIND_COPY)) {
+    actor->set_max_in_flight(max_in_flight);
+  }
   actor->mutable_input_register()->Reserve(static_cast<int>(task.inputs.size()));
   for (RegisterId input : task.inputs) actor->add_input_register(input);
   actor->mutable_output_register()->Reserve(static_cast<int>(task.outputs.size()));

@@ -199,16 +199,20 @@ ActorBinding::ActorBinding(const proto::ActorDef* def, const actors::ActorDescri
       description_(description),
       kernel_(std::move(kernel)),
       queue_(queue),
-      context_(std::move(context)),
+      contexts_(static_cast<size_t>(description->max_in_flight), context),
       input_slots_(std::move(input_slots)),
       output_slots_(std::move(output_slots)),
       display_name_(plan::ActorLabel(def->name())) {
-  request_.actor = def->id();
-  request_.kernel = kernel_.get();
-  request_.context = &context_;
-  request_.estimated_seconds = def->estimated_seconds();
-  request_.listener = wiring.listener;
-  request_.stopping = wiring.stopping;
+  requests_.resize(contexts_.size());
+  for (size_t i = 0; i < requests_.size(); ++i) {
+    LaunchRequest& request = requests_[i];
+    request.actor = def->id();
+    request.kernel = kernel_.get();
+    request.context = &contexts_[i];
+    request.estimated_seconds = def->estimated_seconds();
+    request.listener = wiring.listener;
+    request.stopping = wiring.stopping;
+  }
 }
 
 void ActorBinding::StartRun(int64_t pieces_before) {
@@ -216,13 +220,18 @@ void ActorBinding::StartRun(int64_t pieces_before) {
   piece_base_ = pieces_before;
   completed_firings.store(0);
   deferred_launches.store(0);
-  firing_in_flight.store(false);
+  firings_in_flight.store(0);
   finished.store(false);
 }
 
 const LaunchRequest& ActorBinding::Bind(const actors::Firing& firing, FiringTimes* times) {
   // Per firing: only data pointers and numbers change. The checks guard the arena against a
   // protocol bug (a slot out of range); each is one comparison.
+  // Firings in flight are consecutive and fewer than the ring: firing i's context is free
+  // again once firing i - max_in_flight completed, before firing i could launch.
+  const size_t ring = static_cast<size_t>(firing.index) % contexts_.size();
+  KernelContext& context = contexts_[ring];
+  LaunchRequest& request = requests_[ring];
   const size_t inputs = input_slots_.size();
   const size_t outputs = output_slots_.size();
   CHECK(firing.inputs.size() == inputs && firing.outputs.size() == outputs)
@@ -230,24 +239,24 @@ const LaunchRequest& ActorBinding::Bind(const actors::Firing& firing, FiringTime
   for (size_t i = 0; i < inputs; ++i) {
     const size_t slot = static_cast<size_t>(firing.inputs[i].slot);
     CHECK(slot < input_slots_[i].size()) << display_name_ << ": input slot " << slot;
-    context_.inputs[i].data = input_slots_[i][slot];
+    context.inputs[i].data = input_slots_[i][slot];
   }
   for (size_t i = 0; i < outputs; ++i) {
     const size_t slot = static_cast<size_t>(firing.outputs[i].slot);
     CHECK(slot < output_slots_[i].size()) << display_name_ << ": output slot " << slot;
-    context_.outputs[i].data = output_slots_[i][slot];
-    context_.output_slots[i] = static_cast<int32_t>(slot);
+    context.outputs[i].data = output_slots_[i][slot];
+    context.output_slots[i] = static_cast<int32_t>(slot);
   }
   if (firing.output_fill_begins.size() == outputs) {
     for (size_t i = 0; i < outputs; ++i) {
-      context_.output_fill_begins[i] = firing.output_fill_begins[i];
+      context.output_fill_begins[i] = firing.output_fill_begins[i];
     }
   }
-  context_.firing = firing_base_ + firing.index;
-  context_.first_piece = piece_base_ + firing.first_piece;
-  request_.firing = firing.index;
-  request_.times = times;
-  return request_;
+  context.firing = firing_base_ + firing.index;
+  context.first_piece = piece_base_ + firing.first_piece;
+  request.firing = firing.index;
+  request.times = times;
+  return request;
 }
 
 StatusOr<std::vector<std::unique_ptr<ActorBinding>>> BindActors(

@@ -1,14 +1,17 @@
 // ActorBinding: what never changes about one hosted actor during a run, bound to memory: its
 // description, its kernel, the address of every slot it reads or writes, and the
-// KernelContext its firings reuse (only the data pointers and firing numbers change, so a
-// firing allocates nothing).
+// KernelContexts its firings reuse (only the data pointers and firing numbers change, so a
+// firing allocates nothing): a ring of max_in_flight, one per firing in flight, firing i in
+// context i % max_in_flight (docs/PROTOCOL.md, "Several firings in flight"). The workspace and
+// state are shared by the ring: an actor's firings run on its one queue in launch order.
 //
 // Bindings are built once per job by BindActors, owned by the job, and outlive the CAF actors
 // and every device queue, so a launch still queued when a job fails never points at freed
 // memory.
 //
-// Threading: Bind and the context are used by the actor's handler, or by the thread running
-// its launch while the actor waits for the completion; never both at once. The progress
+// Threading: Bind and a context are used by the actor's handler, or by the thread running
+// its launch while the actor waits for the completion; never both at once (a context is bound
+// again only after its firing completed). The progress
 // fields are atomics read by the job's waiting thread.
 #ifndef SOFTWIRE_RUNTIME_HOST_ACTOR_BINDING_H_
 #define SOFTWIRE_RUNTIME_HOST_ACTOR_BINDING_H_
@@ -56,8 +59,9 @@ class ActorBinding {
   // from there), and its progress counters restart at zero.
   void StartRun(int64_t pieces_before);
 
-  // Points the context at the slots `firing` reads and writes and returns its launch, which
-  // asks its queue to stamp the kernel's times into `times` (borrowed; null: untraced).
+  // Points firing's context in the ring at the slots `firing` reads and writes and returns its
+  // launch, which asks its queue to stamp the kernel's times into `times` (borrowed; null:
+  // untraced). The launch stays valid until the firing completed.
   const LaunchRequest& Bind(const actors::Firing& firing, FiringTimes* times);
 
   const proto::ActorDef& def() const { return *def_; }
@@ -69,7 +73,8 @@ class ActorBinding {
   // Progress, for the stall watchdog and for steps of plans without outputs. Written by the
   // actor's handler, read by the job's waiting thread.
   std::atomic<int64_t> completed_firings{0};
-  std::atomic<bool> firing_in_flight{false};  // Launched (running or queued), not completed.
+  // Firings launched (running or queued) and not completed: 0 .. max_in_flight.
+  std::atomic<int> firings_in_flight{0};
   std::atomic<bool> finished{false};
   // Launches of this run that their queue deferred (reported later to the LaunchListener).
   std::atomic<int64_t> deferred_launches{0};
@@ -79,10 +84,10 @@ class ActorBinding {
   const actors::ActorDescription* description_;
   std::unique_ptr<Kernel> kernel_;
   DeviceQueue* queue_;
-  KernelContext context_;
+  std::vector<KernelContext> contexts_;           // The ring: firing i uses i % size.
+  std::vector<LaunchRequest> requests_;           // Parallel to contexts_.
   std::vector<std::vector<char*>> input_slots_;   // [input][slot] -> address.
   std::vector<std::vector<char*>> output_slots_;  // [output][slot] -> address.
-  LaunchRequest request_;
   std::string display_name_;
   int64_t firing_base_ = 0;
   int64_t piece_base_ = 0;

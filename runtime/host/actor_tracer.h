@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <memory>
 
 #include "actors/actor_protocol.h"
 #include "runtime/device/device_queue.h"
@@ -41,58 +42,49 @@ class ActorTracer {
   // where the queue is to stamp the kernel's times for a firing the trace records, or null for
   // one outside the step window or past the trace's cap (its queue then reads no clock).
   //
-  // The firing's record is reserved and its cause written now, straight into the trace: the
-  // times follow at the completion, which keeps it (a firing that fails is not kept).
-  FiringTimes* BeforeLaunch(int64_t firing, const actors::ProtocolMessage* message) {
-    launching_ = firing;
-    if (firing < first_firing_ || firing >= end_firing_) return nullptr;
-    event_ = writer_->Reserve();
-    if (event_ == nullptr) return nullptr;
-    event_->index = firing;
-    event_->actor = id_;
-    event_->type = trace::EventType::kFiring;
-    if (message == nullptr) {
-      // The start (no firing completed yet) or the previous firing's completion.
-      event_->cause = previous_ < 0 ? trace::CauseKind::kStart : trace::CauseKind::kPreviousFiring;
-      event_->peer = previous_ < 0 ? -1 : id_;
-      event_->register_id = -1;
-      event_->sequence = previous_;
-    } else {
-      event_->cause = message->type == actors::MessageType::kReady ? trace::CauseKind::kInput
-                                                                   : trace::CauseKind::kSlot;
-      event_->peer = static_cast<int32_t>(message->from);
-      event_->register_id = static_cast<int32_t>(message->register_id);
-      event_->sequence = message->sequence;
-    }
-    // Only `end` is reset: a queue that does not stamp leaves end < 0 (or below a stale start),
-    // which Keep takes as "not stamped".
-    times_.end.store(-1, std::memory_order_relaxed);
-    return &times_;
-  }
+  // The firing's record is kept in the tracer's ring (one per firing in flight, firing i at
+  // i % max_in_flight) with its cause written now; the times follow at the completion, which
+  // copies it into the trace (a firing that fails is not kept).
+  FiringTimes* BeforeLaunch(int64_t firing, const actors::ProtocolMessage* message);
   // The queue ran it inline (it launched when it started) or deferred it (it launched now).
   // Both only for a firing BeforeLaunch handed times for.
-  void LaunchRanInline() { launch_ = times_.start.load(std::memory_order_relaxed); }
+  void LaunchRanInline() {
+    launching_->launch = launching_->times.start.load(std::memory_order_relaxed);
+  }
   void LaunchDeferred();
 
   // The firing completed successfully: keeps its record. A launch that follows is caused by it.
   void FiringCompleted(int64_t firing) {
-    if (firing == launching_ && firing >= first_firing_ && firing < end_firing_) Keep();
+    Pending& pending = ring_[static_cast<size_t>(firing % ring_size_)];
+    if (pending.firing == firing && pending.in_window) Keep(&pending);
+    pending.firing = -1;
     previous_ = firing;
   }
 
  private:
-  // Writes the launched firing's times into its record and commits it.
-  void Keep();
+  // One firing in flight: its record (cause written), where its queue stamps its times, and
+  // when it launched.
+  struct Pending {
+    trace::TraceEvent event;
+    FiringTimes times;
+    int64_t launch = -1;
+    int64_t firing = -1;     // -1: none.
+    bool in_window = false;  // In the step window.
+    bool recorded = false;   // And the trace had room at its launch.
+  };
+
+  // Writes the firing's times into its record and commits it to the trace (counts it dropped
+  // when the trace had no room).
+  void Keep(Pending* pending);
 
   trace::TraceWriter* const writer_;
   const int32_t id_;
   int64_t first_firing_ = 0;  // Firings [first_firing_, end_firing_) are recorded.
   int64_t end_firing_ = std::numeric_limits<int64_t>::max();
-  FiringTimes times_;
-  trace::TraceEvent* event_ = nullptr;  // The launched firing's record, cause written.
-  int64_t launching_ = -1;
-  int64_t launch_ = -1;
-  int64_t previous_ = -1;  // The last completed firing; -1 before the first.
+  const int64_t ring_size_;          // The actor's max_in_flight.
+  std::unique_ptr<Pending[]> ring_;  // Firing i at i % ring_size_.
+  Pending* launching_ = nullptr;     // The firing last launched.
+  int64_t previous_ = -1;            // The last completed firing; -1 before the first.
 };
 
 }  // namespace runtime

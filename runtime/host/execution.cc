@@ -127,8 +127,8 @@ Execution::~Execution() {
 
 bool Execution::AnyFiringInFlight() const {
   for (int64_t id : hosted_->actors()) {
-    if (hosted_->bindings()[static_cast<size_t>(id)]->firing_in_flight.load(
-            std::memory_order_relaxed)) {
+    if (hosted_->bindings()[static_cast<size_t>(id)]->firings_in_flight.load(
+            std::memory_order_relaxed) > 0) {
       return true;
     }
   }

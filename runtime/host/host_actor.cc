@@ -89,8 +89,11 @@ void HostActor::EnsureStarted() {
   Drive(Status::Ok());
 }
 
+// Launches every firing the protocol allows: one at a time up to max_in_flight (docs/PROTOCOL.md,
+// "Several firings in flight"). After a deferred launch the protocol may launch another
+// (LaunchAnother); after an inline one, the completion does.
 void HostActor::Drive(Status status, const actors::ProtocolMessage* message) {
-  for (;; message = nullptr) {  // After the first launch, launches follow completions.
+  for (;;) {
     if (!status.ok()) {
       Fail(std::move(status));
       return;
@@ -117,23 +120,29 @@ void HostActor::Drive(Status status, const actors::ProtocolMessage* message) {
     const LaunchRequest& request = binding_->Bind(*outbox_.launch, times);
     outbox_.clear();
     Status kernel_status;
-    binding_->firing_in_flight.store(true, std::memory_order_relaxed);
+    // Only this actor writes its counters: plain increments, published for the watchdog.
+    binding_->firings_in_flight.store(
+        binding_->firings_in_flight.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
     if (binding_->queue()->Launch(request, &kernel_status) == DeviceQueue::Outcome::kDeferred) {
-      // Only this actor writes its counter: a plain increment, published for the run's end.
+      // Published for the run's end.
       binding_->deferred_launches.store(
           binding_->deferred_launches.load(std::memory_order_relaxed) + 1,
           std::memory_order_release);
       if (times != nullptr) tracer_->LaunchDeferred();
-      return;  // LaunchDone follows.
+      protocol_.LaunchAnother(&outbox_);  // Nothing at max_in_flight 1.
+      if (!outbox_.launch) return;        // LaunchDone follows.
+      continue;                           // Caused by the same message as the launch before it.
     }
     if (times != nullptr) tracer_->LaunchRanInline();
     holding_queue_ = true;
     status = Complete(request.firing, kernel_status);
+    message = nullptr;  // What it launches next, the completion caused.
   }
 }
 
 Status HostActor::Complete(int64_t firing, const Status& kernel_status) {
-  binding_->firing_in_flight.store(false, std::memory_order_relaxed);
+  binding_->firings_in_flight.store(binding_->firings_in_flight.load(std::memory_order_relaxed) - 1,
+                                    std::memory_order_relaxed);
   if (!kernel_status.ok()) {
     return kernel_status.WithContext("firing " + std::to_string(firing) + " of kernel '" +
                                      binding_->def().kernel().op_type() + "'");

@@ -59,7 +59,11 @@ class SimClock::Queue final : public DeviceQueue {
   const int index_;
 };
 
-SimClock::SimClock(SimClockOptions options) : options_(options), earliest_(kNever) {
+SimClock::SimClock(SimClockOptions options)
+    : options_(options),
+      launch_latency_ns_(
+          std::chrono::duration_cast<std::chrono::nanoseconds>(options.launch_latency).count()),
+      earliest_(kNever) {
   heap_.reserve(64);
   due_.reserve(64);
   timer_ = std::thread([this] { Loop(); });
@@ -115,12 +119,12 @@ void SimClock::CancelLaunches(const std::atomic<bool>* stopping) {
       return Later(a.deadline, b.deadline);
     });
     for (QueueState& queue : queues_) {
-      std::deque<LaunchRequest> kept_waiting;
-      for (const LaunchRequest& request : queue.waiting) {
-        if (request.stopping == stopping) {
-          cancelled.push_back(request);
+      std::deque<Waiting> kept_waiting;
+      for (const Waiting& waiting : queue.waiting) {
+        if (waiting.request.stopping == stopping) {
+          cancelled.push_back(waiting.request);
         } else {
-          kept_waiting.push_back(request);
+          kept_waiting.push_back(waiting);
         }
       }
       queue.waiting = std::move(kept_waiting);
@@ -150,13 +154,15 @@ DeviceQueue::Outcome SimClock::Launch(int queue, const LaunchRequest& request,
     return DeviceQueue::Outcome::kRanInline;
   }
   QueueState& state = queues_[static_cast<size_t>(queue)];
+  // A kernel (a launch that takes time) reaches the queue a launch latency later.
+  const int64_t ready = NowNs() + (EstimateNs(request) > 0 ? launch_latency_ns_ : 0);
   if (state.busy) {
-    state.waiting.push_back(request);
+    state.waiting.push_back(Waiting{request, ready});
     return DeviceQueue::Outcome::kDeferred;
   }
   state.busy = true;
   if (EstimateNs(request) > 0) {
-    StartLocked(queue, request, NowNs());
+    StartLocked(queue, request, ready);
     return DeviceQueue::Outcome::kDeferred;
   }
   // Takes no time: done now, on the caller's thread, which holds the queue until
@@ -178,10 +184,11 @@ void SimClock::ReleaseInline(int queue) {
       state.busy = false;
       return;
     }
-    const LaunchRequest next = state.waiting.front();
+    const Waiting waiting = state.waiting.front();
+    const LaunchRequest& next = waiting.request;
     state.waiting.pop_front();
     if (EstimateNs(next) > 0) {
-      StartLocked(queue, next, NowNs());
+      StartLocked(queue, next, std::max(NowNs(), waiting.ready));
       return;
     }
     // Launches that take no time run here, as a strand runs what queued behind its holder.
@@ -241,9 +248,9 @@ void SimClock::CompleteDue(int64_t now) {
     }
     // The device was busy until the deadline, not until we noticed it: the next launch
     // starts then, so a late wake-up never delays a device's later launches.
-    const LaunchRequest next = state.waiting.front();
+    const Waiting next = state.waiting.front();
     state.waiting.pop_front();
-    StartLocked(done.queue, next, done.deadline);
+    StartLocked(done.queue, next.request, std::max(done.deadline, next.ready));
   }
   PublishEarliestLocked();
   mutex_.Unlock();

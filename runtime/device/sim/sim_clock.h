@@ -50,6 +50,11 @@ struct SimClockOptions {
   // Call wake_host when the host was last told anything longer ago than this (its workers spin
   // about twice this long after their last job).
   std::chrono::microseconds host_awake{150};
+  // How long a kernel launch takes to reach its queue, as on a GPU: a launch that takes time
+  // (estimate > 0) starts no sooner than this after it was made, and launches made meanwhile
+  // overlap their latency (what several firings in flight buy, docs/PROTOCOL.md). Launches
+  // that take no time (sources, sinks: host work) have none. 0: at once.
+  std::chrono::microseconds launch_latency{0};
 };
 
 // How exactly completions kept their deadlines: lateness = when the timer thread reported the
@@ -92,9 +97,13 @@ class SimClock {
     int queue = 0;
     LaunchRequest request;
   };
+  struct Waiting {
+    LaunchRequest request;
+    int64_t ready = 0;  // steady_clock nanoseconds: launched + launch_latency.
+  };
   struct QueueState {
-    bool busy = false;                  // Running a launch (timed, or inline).
-    std::deque<LaunchRequest> waiting;  // Launched while busy, FIFO.
+    bool busy = false;            // Running a launch (timed, or inline).
+    std::deque<Waiting> waiting;  // Launched while busy, FIFO.
   };
 
   DeviceQueue::Outcome Launch(int queue, const LaunchRequest& request, Status* kernel_status);
@@ -111,6 +120,7 @@ class SimClock {
   void PublishEarliestLocked() REQUIRES(mutex_);
 
   const SimClockOptions options_;
+  const int64_t launch_latency_ns_;  // options_.launch_latency.
 
   mutable Mutex mutex_;
   CondVar wake_timer_;
