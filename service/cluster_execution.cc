@@ -10,6 +10,7 @@
 #include "base/file.h"
 #include "plan/plan_partition.h"
 #include "runtime/host/job_monitor.h"
+#include "runtime/host/plan_variables.h"
 #include "runtime/host/step_collector.h"
 #include "runtime/host/step_results.h"
 
@@ -170,6 +171,16 @@ JobOutcome ClusterExecution::Run() {
   if (written.ok()) {
     written = WriteFileAtomically(spec_.results_directory + "/nodes.json", NodeClocksJson());
   }
+  if (written.ok() && status.ok()) {  // The nodes' trained variables, stitched whole.
+    StatusOr<std::map<std::string, NpyArray>> variables = InternalError("not gathered");
+    {
+      MutexLock lock(&mutex_);
+      variables = variables_.Take();
+    }
+    written = variables.ok()
+                  ? runtime::SaveVariables(spec_.results_directory + "/variables", *variables)
+                  : variables.status();
+  }
   {
     MutexLock lock(&mutex_);
     outcome.cancelled = cancelled_ && !status.ok();
@@ -313,6 +324,11 @@ void ClusterExecution::OnReport(const std::string& node, const proto::NodeReport
     case proto::NodeReport::kValues:
       for (const proto::SinkValue& value : report.values().value()) values_.push_back(value);
       break;
+    case proto::NodeReport::kVariablePart: {
+      const Status added = variables_.Add(node, report.variable_part());
+      if (!added.ok() && failure_.ok()) failure_ = added;
+      break;
+    }
     case proto::NodeReport::kEnded: {
       const proto::RunEnded& ended = report.ended();
       ended_[node] = ended.error();

@@ -41,6 +41,7 @@
 #include "base/status.h"
 #include "service/job_run.h"
 #include "service/node_registry.h"
+#include "service/variable_parts.h"
 
 namespace softwire {
 namespace service {
@@ -103,6 +104,7 @@ class ClusterExecution final : public JobRun, private NodeRegistry::RunListener 
   std::map<std::string, int64_t> acks_ GUARDED_BY(mutex_);       // "node\ncommand" -> count.
   std::map<std::string, std::string> ended_ GUARDED_BY(mutex_);  // Node -> error ("" ok).
   std::deque<proto::SinkValue> values_ GUARDED_BY(mutex_);
+  GatheredVariables variables_ GUARDED_BY(mutex_);  // The nodes' trained variable parts.
   Status failure_ GUARDED_BY(mutex_);
   bool failure_from_report_ GUARDED_BY(mutex_) = false;  // A node's error, not a lost node.
   bool cancelled_ GUARDED_BY(mutex_) = false;

@@ -25,6 +25,7 @@
 #include "service/job_compilation.h"
 #include "service/job_data.h"
 #include "service/job_execution.h"
+#include "service/job_manager_impl.h"
 #include "service/job_queue.h"
 #include "service/job_recovery.h"
 #include "service/job_store.h"
@@ -59,92 +60,8 @@ proto::JobSubmission WithoutDataBytes(const proto::JobSubmission& submission) {
 
 }  // namespace
 
-// One job as the manager knows it.
-struct ManagedJob {
-  proto::JobRecord record;  // info() kept current; written at every change of state.
-  std::string directory;    // jobs/<id>.
-  int devices_needed = 1;
-  // Shared with watchers, which may wait on it after the job was deleted (max_kept_jobs).
-  std::shared_ptr<EventLog> events;
-  // The compiled plan while queued (read back from plan.pb after a restart).
-  std::unique_ptr<proto::Plan> plan;
-  // While running. Shared with Cancel, DescribeWaits and ListDevices, which call it without the
-  // manager's lock while the job's thread runs it.
-  std::shared_ptr<JobRun> execution;
-  std::vector<int> devices;  // Indices into the server's devices, while running.
-};
-
-class JobManager::Impl {
- public:
-  explicit Impl(JobManagerOptions options)
-      : options_(WithCluster(std::move(options))), store_(options_.state_directory) {}
-  ~Impl();
-
-  Status Start();
-  StatusOr<SubmittedJob> Submit(const proto::JobSubmission& submission);
-  StatusOr<std::vector<proto::JobEvent>> WaitForEvents(const std::string& job_id, int64_t from,
-                                                       std::chrono::milliseconds timeout);
-  StatusOr<proto::JobInfo> GetJob(const std::string& job_id) const;
-  std::vector<proto::JobInfo> ListJobs(const std::vector<proto::JobState>& states, int limit) const;
-  StatusOr<proto::JobInfo> Cancel(const std::string& job_id, const std::string& reason);
-  std::vector<proto::DeviceInfo> ListDevices() const;
-  int64_t QueuedJobs() const;
-  StatusOr<StoredResults> GetResults(const std::string& job_id) const;
-  StatusOr<runtime::JobWaitStates> DescribeWaits(const std::string& job_id,
-                                                 std::chrono::milliseconds timeout);
-  const JobManagerOptions& options() const { return options_; }
-
- private:
-  class Listener;
-
-  // Submit's steps.
-  Status WaitForIdempotencyKey(const std::string& key, std::string* existing) EXCLUDES(mutex_);
-  void ReleaseIdempotencyKey(const std::string& key) EXCLUDES(mutex_);
-  StatusOr<SubmittedJob> Accept(const proto::JobSubmission& submission, const std::string& job_id)
-      EXCLUDES(mutex_);
-
-  // Start's steps.
-  Status CreateRuntime();
-  // The joined nodes changed: their devices become available or not, and jobs may start.
-  void OnNodesChanged() EXCLUDES(mutex_);
-  // The devices a submission compiles for: the cluster hosted here, or every joined node's.
-  StatusOr<proto::Cluster> ClusterForJobs() const;
-  void RecoverJobs() EXCLUDES(mutex_);
-
-  // Starts the queued jobs that fit the free devices.
-  void ScheduleLocked() REQUIRES(mutex_);
-  void StartJobLocked(ManagedJob* job, const std::vector<int>& devices) REQUIRES(mutex_);
-  // The job's thread: runs it, records how it ended, frees its devices.
-  void RunJob(ManagedJob* job, std::shared_ptr<JobRun> execution) EXCLUDES(mutex_);
-  void EndJobLocked(ManagedJob* job, proto::JobEvent terminal) REQUIRES(mutex_);
-  void OnStep(ManagedJob* job, const proto::StepMetrics& step) EXCLUDES(mutex_);
-  void OnCheckpoint(ManagedJob* job, int64_t step, const std::string& folder) EXCLUDES(mutex_);
-  void WriteRecordLocked(ManagedJob* job) REQUIRES(mutex_);
-  void DropOldJobsLocked() REQUIRES(mutex_);
-  // Joins the threads of jobs that ended.
-  void ReapThreads() EXCLUDES(mutex_);
-
-  ManagedJob* FindLocked(const std::string& job_id) const REQUIRES(mutex_);
-  proto::JobInfo InfoLocked(const ManagedJob& job) const REQUIRES(mutex_);
-
-  const JobManagerOptions options_;
-  const JobStore store_;
-  runtime::KernelRegistry cpu_kernels_;
-  std::unique_ptr<runtime::NodeRuntime> runtime_;  // Null when nodes run the jobs.
-
-  mutable Mutex mutex_;
-  CondVar changed_;  // A key was released, or a job ended.
-  std::map<std::string, std::unique_ptr<ManagedJob>> jobs_ GUARDED_BY(mutex_);
-  std::map<std::string, std::string> job_by_key_ GUARDED_BY(mutex_);
-  std::set<std::string> keys_in_submission_ GUARDED_BY(mutex_);
-  JobQueue queue_ GUARDED_BY(mutex_);
-  DevicePool devices_ GUARDED_BY(mutex_);
-  bool nodes_arrived_ GUARDED_BY(mutex_) = false;  // options_.nodes_wanted joined once.
-  int64_t last_job_number_ GUARDED_BY(mutex_) = 0;
-  bool stopping_ GUARDED_BY(mutex_) = false;
-  std::map<std::string, std::thread> threads_ GUARDED_BY(mutex_);
-  std::vector<std::string> ended_threads_ GUARDED_BY(mutex_);
-};
+JobManager::Impl::Impl(JobManagerOptions options)
+    : options_(WithCluster(std::move(options))), store_(options_.state_directory) {}
 
 // Hands one job's steps to the manager.
 class JobManager::Impl::Listener final : public JobExecutionListener {
@@ -581,56 +498,6 @@ void JobManager::Impl::ReapThreads() {
   for (std::thread& thread : ended) thread.join();
 }
 
-ManagedJob* JobManager::Impl::FindLocked(const std::string& job_id) const {
-  auto found = jobs_.find(job_id);
-  return found == jobs_.end() ? nullptr : found->second.get();
-}
-
-proto::JobInfo JobManager::Impl::InfoLocked(const ManagedJob& job) const {
-  proto::JobInfo info = job.record.info();
-  info.set_last_event(job.events->last_sequence());
-  return info;
-}
-
-StatusOr<std::vector<proto::JobEvent>> JobManager::Impl::WaitForEvents(
-    const std::string& job_id, int64_t from, std::chrono::milliseconds timeout) {
-  std::shared_ptr<EventLog> events;
-  {
-    MutexLock lock(&mutex_);
-    ManagedJob* job = FindLocked(job_id);
-    if (job == nullptr) return NotFoundError("no job '" + job_id + "'");
-    events = job->events;
-  }
-  return events->WaitSince(from, timeout);
-}
-
-StatusOr<proto::JobInfo> JobManager::Impl::GetJob(const std::string& job_id) const {
-  MutexLock lock(&mutex_);
-  ManagedJob* job = FindLocked(job_id);
-  if (job == nullptr) return NotFoundError("no job '" + job_id + "'");
-  return InfoLocked(*job);
-}
-
-std::vector<proto::JobInfo> JobManager::Impl::ListJobs(const std::vector<proto::JobState>& states,
-                                                       int limit) const {
-  std::vector<proto::JobInfo> jobs;
-  {
-    MutexLock lock(&mutex_);
-    for (const auto& [id, job] : jobs_) {
-      if (!states.empty() &&
-          std::find(states.begin(), states.end(), job->record.info().state()) == states.end()) {
-        continue;
-      }
-      jobs.push_back(InfoLocked(*job));
-    }
-  }
-  std::sort(jobs.begin(), jobs.end(), [](const proto::JobInfo& a, const proto::JobInfo& b) {
-    return JobNumber(a.job_id()) > JobNumber(b.job_id());
-  });
-  if (limit > 0 && static_cast<int>(jobs.size()) > limit) jobs.resize(static_cast<size_t>(limit));
-  return jobs;
-}
-
 StatusOr<proto::JobInfo> JobManager::Impl::Cancel(const std::string& job_id,
                                                   const std::string& reason) {
   const std::string why = reason.empty() ? "cancelled by a client" : reason;
@@ -658,67 +525,6 @@ StatusOr<proto::JobInfo> JobManager::Impl::Cancel(const std::string& job_id,
     changed_.Wait(&lock);
   }
 }
-
-std::vector<proto::DeviceInfo> JobManager::Impl::ListDevices() const {
-  std::vector<proto::DeviceInfo> devices;
-  std::vector<std::shared_ptr<JobRun>> holders;
-  {
-    MutexLock lock(&mutex_);
-    for (int i = 0; i < devices_.size(); ++i) {
-      ManagedJob* holder = devices_.holder(i).empty() ? nullptr : FindLocked(devices_.holder(i));
-      holders.push_back(holder != nullptr ? holder->execution : nullptr);
-      devices.push_back(devices_.Info(i));
-    }
-  }
-  for (size_t i = 0; i < devices.size(); ++i) {
-    if (holders[i]) devices[i].set_allocated_bytes(holders[i]->AllocatedBytes(devices[i].device()));
-  }
-  return devices;
-}
-
-int64_t JobManager::Impl::QueuedJobs() const {
-  MutexLock lock(&mutex_);
-  return queue_.size();
-}
-
-StatusOr<StoredResults> JobManager::Impl::GetResults(const std::string& job_id) const {
-  StoredResults results;
-  std::shared_ptr<EventLog> events;
-  std::string directory;
-  {
-    MutexLock lock(&mutex_);
-    ManagedJob* job = FindLocked(job_id);
-    if (job == nullptr) return NotFoundError("no job '" + job_id + "'");
-    if (!JobStateIsTerminal(job->record.info().state())) {
-      return FailedPreconditionError("job '" + job_id + "' has not ended");
-    }
-    results.job = InfoLocked(*job);
-    events = job->events;
-    directory = job->directory;
-  }
-  for (const proto::JobEvent& event : events->events()) {
-    if (event.has_step()) results.steps.push_back(event.step());
-  }
-  SOFTWIRE_RETURN_IF_ERROR(ReadStoredResults(directory, &results));
-  return results;
-}
-
-StatusOr<runtime::JobWaitStates> JobManager::Impl::DescribeWaits(
-    const std::string& job_id, std::chrono::milliseconds timeout) {
-  std::shared_ptr<JobRun> execution;
-  {
-    MutexLock lock(&mutex_);
-    ManagedJob* job = FindLocked(job_id);
-    if (job == nullptr) return NotFoundError("no job '" + job_id + "'");
-    if (job->record.info().state() != proto::JOB_STATE_RUNNING || !job->execution) {
-      return FailedPreconditionError("job '" + job_id + "' is not running");
-    }
-    execution = job->execution;
-  }
-  return execution->DescribeWaits(timeout);
-}
-
-// The facade.
 
 StatusOr<std::unique_ptr<JobManager>> JobManager::Start(JobManagerOptions options) {
   auto impl = std::make_unique<Impl>(std::move(options));

@@ -13,6 +13,7 @@
 #include "runtime/host/execution.h"
 #include "runtime/host/hosted_plan.h"
 #include "runtime/kernels/kernel.h"
+#include "service/variable_parts.h"
 
 namespace softwire {
 namespace service {
@@ -202,7 +203,15 @@ class NodeAgent::HostedRun final : public runtime::OutputReporter {
       return;
     }
     options_.send(Ack(run_id_, "start", Status::Ok()));
-    const Status status = execution->Run();
+    Status status = execution->Run();
+    if (status.ok()) {  // The trained values of the share's variable parts, before RunEnded.
+      StatusOr<std::vector<proto::NodeReport>> parts = VariablePartReports(*hosted_plan(), run_id_);
+      if (parts.ok()) {
+        for (proto::NodeReport& part : *parts) options_.send(std::move(part));
+      } else {
+        status = parts.status().WithContext("reading the trained variables");
+      }
+    }
     proto::NodeReport report;
     proto::RunEnded* ended = report.mutable_ended();
     ended->set_run_id(run_id_);

@@ -13,6 +13,22 @@ namespace softwire {
 namespace service {
 namespace {
 
+// The run a report is about; 0 for reports about the node (heartbeats, probe replies).
+int64_t RunIdOf(const proto::NodeReport& report) {
+  switch (report.report_case()) {
+    case proto::NodeReport::kAck:
+      return report.ack().run_id();
+    case proto::NodeReport::kValues:
+      return report.values().run_id();
+    case proto::NodeReport::kEnded:
+      return report.ended().run_id();
+    case proto::NodeReport::kVariablePart:
+      return report.variable_part().run_id();
+    default:
+      return 0;
+  }
+}
+
 using Clock = std::chrono::steady_clock;
 
 constexpr int kQuickProbes = 8;
@@ -188,17 +204,10 @@ void NodeRegistry::Deliver(NodeSession* session, const proto::NodeReport& report
       case proto::NodeReport::kProbeReply:
         RecordProbeLocked(node, report.probe_reply());
         return;
-      case proto::NodeReport::kAck:
-        run_id = report.ack().run_id();
-        break;
-      case proto::NodeReport::kValues:
-        run_id = report.values().run_id();
-        break;
-      case proto::NodeReport::kEnded:
-        run_id = report.ended().run_id();
-        break;
       default:
-        return;
+        run_id = RunIdOf(report);
+        if (run_id == 0) return;
+        break;
     }
     auto found = listeners_.find(run_id);
     if (found == listeners_.end()) return;  // A run that ended: late news.
@@ -207,10 +216,7 @@ void NodeRegistry::Deliver(NodeSession* session, const proto::NodeReport& report
   }
   listener->OnReport(session->node(), report);
   MutexLock lock(&mutex_);
-  const int64_t run_id = report.has_ack()      ? report.ack().run_id()
-                         : report.has_values() ? report.values().run_id()
-                                               : report.ended().run_id();
-  --calls_in_progress_[run_id];
+  --calls_in_progress_[RunIdOf(report)];
   changed_.NotifyAll();
 }
 

@@ -7,6 +7,9 @@
 // gradient sync) are fused, per mesh and mesh axis, into buckets of up to 32 MiB per device, in
 // the order the gradients complete (backward order), as DDP and Horovod do: one ring per
 // bucket instead of one per weight moves the same bytes with far fewer messages and actors.
+// A bucket whose mesh spans nodes closes at 4 MiB instead, so the exchange of the last layers'
+// gradients starts while the first layers' backward still runs (docs/DATA_PLANE.md,
+// "Collectives across nodes"); within a node the transfers are cheap and the larger bucket wins.
 #include <algorithm>
 #include <map>
 #include <tuple>
@@ -38,6 +41,15 @@ bool GradientOnlyReadByUpdates(const Compilation& compilation, const LogicalTens
 }
 
 constexpr int64_t kBucketBytes = int64_t{32} << 20;
+constexpr int64_t kCrossNodeBucketBytes = int64_t{4} << 20;
+
+// Whether the mesh's devices lie on more than one node.
+bool SpansNodes(const Compilation& compilation, const placement::DeviceMesh& mesh) {
+  for (int device : mesh.devices) {
+    if (compilation.devices[device].node != compilation.devices[mesh.devices[0]].node) return true;
+  }
+  return false;
+}
 constexpr size_t kBucketTensors = 256;
 
 int AllReduces(const BoxingEdge& edge) {
@@ -125,8 +137,8 @@ void FormBuckets(Compilation& compilation, const std::vector<int>& position,
                          .NumElements());
     auto key = std::make_pair(edge.from_mesh, axis);
     auto found = open.find(key);
-    if (found == open.end() ||
-        compilation.gradient_buckets[found->second].bytes + bytes > kBucketBytes ||
+    const int64_t cap = SpansNodes(compilation, mesh) ? kCrossNodeBucketBytes : kBucketBytes;
+    if (found == open.end() || compilation.gradient_buckets[found->second].bytes + bytes > cap ||
         compilation.gradient_buckets[found->second].edges.size() >= kBucketTensors) {
       GradientBucket bucket;
       bucket.mesh = edge.from_mesh;

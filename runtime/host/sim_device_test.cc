@@ -5,7 +5,7 @@
 // Timing bounds: a run can only be late, never early; lateness on a loaded 2-core VM is
 // measured in tens of microseconds (docs/RUNTIME.md) but a test must not fail on a machine
 // that deschedules us for a few milliseconds, hence upper bounds with ~25 ms of slack and up to
-// three runs (FastestRun) before an upper bound counts as missed.
+// kAttempts runs (FastestRun) before an upper bound counts as missed.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -23,6 +23,9 @@ using Spec = testing::TestActorSpec;
 using testing::TestPlan;
 
 constexpr double kSlack = 0.025;  // Seconds a loaded machine may add to a whole run.
+// Runs before an upper bound counts as missed: a machine whose two cores carry several other
+// builds stretches most runs (load 10 here missed three in a row); one quiet run passes.
+constexpr int kAttempts = 8;
 
 RunOptions Bounded() {
   RunOptions options;
@@ -42,7 +45,7 @@ double RunSeconds(const RunResult& result) {
 // `lower`, and only the retry forgives lateness.
 StatusOr<RunResult> FastestRun(const proto::Plan& plan, double lower, double upper) {
   StatusOr<RunResult> best = InternalError("not run");
-  for (int attempt = 0; attempt < 3; ++attempt) {
+  for (int attempt = 0; attempt < kAttempts; ++attempt) {
     StatusOr<RunResult> run = RunPlan(plan, Bounded());
     if (!run.ok()) return run;
     EXPECT_GE(RunSeconds(*run), lower) << "attempt " << attempt;

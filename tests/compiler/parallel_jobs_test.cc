@@ -17,6 +17,7 @@ namespace softwire {
 namespace compiler {
 namespace {
 
+using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
 struct Setting {
@@ -166,6 +167,34 @@ TEST(DataParallelMlp, SplitsEachMicroBatchReplicatesWeightsAndAllReducesGradient
   const proto::RegisterDef& summed = plan.register_def(sink->input_register(0));
   EXPECT_EQ(plan.actor(summed.producer()).kernel().op_type(), "assemble");
   EXPECT_EQ(plan.actor(summed.producer()).input_register_size(), 4);
+}
+
+// The bench MLP's gradients (7.1 MiB per device; w2's alone 4 MiB): one bucket on one node, but
+// buckets of at most 4 MiB where the dp group spans nodes, so the last layers' exchange can start
+// while the first layers' backward runs (docs/DATA_PLANE.md, "Collectives across nodes").
+TEST(DataParallelMlp, BucketsSpanningNodesCloseAtFourMiBAndOnOneNodeHoldTheWholeModel) {
+  StatusOr<JobFile> job = ParseJobFile("bench/training/mlp.pbtxt");
+  ASSERT_TRUE(job.ok()) << job.status();
+  const auto buckets = [&](const std::string& cluster) {
+    CompileOptions options;
+    StatusOr<proto::Cluster> parsed = placement::ParseClusterShorthand(cluster, 8);
+    CHECK(parsed.ok()) << parsed.status();
+    options.cluster = *parsed;
+    options.parallel.set_data_parallel(2);
+    StatusOr<proto::Plan> plan = CompileJob(*job, options);
+    CHECK(plan.ok()) << plan.status();
+    std::vector<int> gradients_per_bucket;
+    for (const proto::ActorDef& actor : plan->actor()) {
+      const std::string& name = actor.name();
+      if (name.rfind("gradient_bucket", 0) == 0 && name.find(".unpack@0") != std::string::npos) {
+        gradients_per_bucket.push_back(actor.output_register_size());
+      }
+    }
+    return gradients_per_bucket;
+  };
+  EXPECT_THAT(buckets("2cpu"), ElementsAre(6));
+  // Backward order: b3, w3, b2 (44 KiB); w2 (4 MiB, alone); b1, w1.
+  EXPECT_THAT(buckets("2x1cpu"), ElementsAre(3, 1, 2));
 }
 
 TEST(PipelinedMlp, GivesActivationsKeptForBackwardOnStageSPMinusSSlots) {
