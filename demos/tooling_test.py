@@ -251,7 +251,9 @@ class DigitsEvaluationTest(unittest.TestCase):
 
 class ScriptsTest(unittest.TestCase):
     def test_every_script_parses(self):
-        scripts = glob.glob(os.path.join(ROOT, "scripts", "*")) + [os.path.join(ROOT, ".ci", "run")]
+        scripts = [path for path in glob.glob(os.path.join(ROOT, "scripts", "**", "*"),
+                                              recursive=True) if os.path.isfile(path)]
+        scripts.append(os.path.join(ROOT, ".ci", "run"))
         checked = 0
         for path in scripts:
             with open(path) as script:
