@@ -5,6 +5,9 @@
 #include <cstdio>
 #include <map>
 #include <set>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "base/format_bytes.h"
 
@@ -53,7 +56,7 @@ const char* KindColor(const std::string& kind) {
       {"compute", "#4e79a7"}, {"copy", "#f28e2b"},       {"boxing", "#e15759"},
       {"update", "#76b7b2"},  {"accumulate", "#59a14f"}, {"source", "#edc948"},
       {"sink", "#b07aa1"},    {"variable", "#9c755f"},   {"send", "#ff9da7"},
-      {"recv", "#ff9da7"}};
+      {"recv", "#d37295"}};
   auto found = colors.find(kind);
   return found == colors.end() ? "#bab0ac" : found->second;
 }
@@ -154,13 +157,38 @@ std::string RenderTimelineSvg(const TraceModel& model, const TraceSummary* summa
       step_starts[step] = firing.start;
   }
   if (step_starts.size() <= 200) {
+    // Steps that begin closer than a label's width share one label ("steps 1-2"): pipelined
+    // steps start a few pixels apart, and their labels would print over each other.
+    constexpr double kLabelWidth = 44;
+    std::vector<std::pair<double, std::string>> labels;  // x, text.
+    int64_t group_first = -1;
+    int64_t group_last = -1;
+    double group_x = 0;
+    auto close_group = [&] {
+      if (group_first < 0) return;
+      labels.emplace_back(
+          group_x, group_first == group_last
+                       ? "step " + std::to_string(group_first)
+                       : "steps " + std::to_string(group_first) + "-" + std::to_string(group_last));
+    };
     for (const auto& [step, start] : step_starts) {
-      const std::string x = Number(x_of(start));
+      const double at = x_of(start);
+      const std::string x = Number(at);
       svg += "<path class=\"step\" d=\"M" + x + " " + std::to_string(kTopMargin - 4) + " V" +
              std::to_string(kTopMargin + plot_height) +
              "\" stroke=\"#666\" stroke-dasharray=\"3,3\" fill=\"none\"/>\n";
-      svg += "<text x=\"" + x + "\" y=\"" + std::to_string(kTopMargin - 7) +
-             "\" font-size=\"10\" fill=\"#666\">step " + std::to_string(step) + "</text>\n";
+      if (group_first >= 0 && at - group_x < kLabelWidth) {
+        group_last = step;
+        continue;
+      }
+      close_group();
+      group_first = group_last = step;
+      group_x = at;
+    }
+    close_group();
+    for (const auto& [x, text] : labels) {
+      svg += "<text x=\"" + Number(x) + "\" y=\"" + std::to_string(kTopMargin - 7) +
+             "\" font-size=\"10\" fill=\"#666\">" + EscapeXml(text) + "</text>\n";
     }
   }
 

@@ -134,6 +134,35 @@ TEST(TimelineRenderTest, TheSvgIsWellFormedWithOneRectanglePerFiring) {
   EXPECT_NE(svg.find("steady steps idle"), std::string::npos);
 }
 
+TEST(TimelineRenderTest, StepLabelsNeverPrintOverEachOther) {
+  // However narrow the picture, labels of steps that begin close together merge ("steps 0-1"),
+  // so no two labels start closer than a label's width, and every step is still named.
+  TraceModel model = PipelineModel();
+  TraceSummary summary = Summarize(model);
+  for (int width : {1200, 500, 300, 240}) {
+    SCOPED_TRACE("width " + std::to_string(width));
+    TimelineOptions options;
+    options.width = width;
+    const std::string svg = RenderTimelineSvg(model, &summary, options);
+    int rects = 0;
+    EXPECT_EQ(XmlProblem(svg, &rects), "");
+    std::vector<double> xs;
+    std::string named;
+    const std::string key = "font-size=\"10\" fill=\"#666\">step";
+    for (size_t at = svg.find(key); at != std::string::npos; at = svg.find(key, at + 1)) {
+      const size_t x_at = svg.rfind("<text x=\"", at) + 9;
+      xs.push_back(std::stod(svg.substr(x_at, svg.find('"', x_at) - x_at)));
+      named += svg.substr(at + key.size() - 4, svg.find("</text>", at) - at - key.size() + 4) + ";";
+    }
+    ASSERT_FALSE(xs.empty());
+    for (size_t i = 1; i < xs.size(); ++i) EXPECT_GE(xs[i] - xs[i - 1], 44) << named;
+    const int64_t steps = summary.end_step - summary.first_step;
+    if (xs.size() < static_cast<size_t>(steps)) {
+      EXPECT_NE(named.find("steps "), std::string::npos) << named;
+    }
+  }
+}
+
 TEST(TimelineRenderTest, HugeTracesMergeFiringsCloserThanAPixel) {
   TraceModel model = PipelineModel();
   TimelineOptions options;
