@@ -1,7 +1,6 @@
 #include "service/variable_parts.h"
 
 #include <algorithm>
-#include <set>
 
 #include "proto/tensor_desc.h"
 #include "runtime/host/tensor_slice.h"
@@ -22,11 +21,8 @@ StatusOr<std::vector<proto::NodeReport>> VariablePartReports(const runtime::Host
   SOFTWIRE_ASSIGN_OR_RETURN(runtime::TrainingMemory memory,
                             runtime::TrainingMemory::Locate(hosted));
   std::vector<proto::NodeReport> reports;
-  std::set<std::tuple<std::string, int, int64_t, int64_t>> sent;
-  for (const runtime::VariablePartMemory& part : memory.parts()) {
-    if (!sent.insert({part.variable, part.slice.axis, part.slice.begin, part.slice.end}).second) {
-      continue;  // Another replica of a part already sent.
-    }
+  for (const runtime::VariablePartMemory* distinct : memory.DistinctParts()) {
+    const runtime::VariablePartMemory& part = *distinct;
     const int64_t bytes = part.part_elements * SizeOf(part.dtype);
     for (int64_t offset = 0; offset < bytes || offset == 0; offset += kVariableChunkBytes) {
       proto::NodeReport report;

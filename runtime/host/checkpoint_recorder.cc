@@ -3,8 +3,6 @@
 #include <glog/logging.h>
 
 #include <algorithm>
-#include <set>
-#include <tuple>
 
 #include "base/file.h"
 #include "runtime/host/checkpoint_files.h"
@@ -31,19 +29,14 @@ CheckpointRecorder::CheckpointRecorder(const HostedPlan& hosted, CheckpointOptio
       memory_(std::move(memory)),
       pieces_per_step_(std::max<int64_t>(1, hosted.plan().schedule().pieces_per_step())),
       steps_before_(hosted.steps_before()) {
-  // One copy per distinct part: replicas of a data-parallel variable hold equal values.
-  std::set<std::tuple<std::string, int, int64_t, int64_t>> copied;
-  for (const VariablePartMemory& part : memory_.parts()) {
-    if (!copied.insert({part.variable, part.slice.axis, part.slice.begin, part.slice.end}).second) {
+  for (const VariablePartMemory* part : memory_.DistinctParts()) {
+    if (part->update_actor < 0) {
+      frozen_parts_.push_back(part);
       continue;
     }
-    if (part.update_actor < 0) {
-      frozen_parts_.push_back(&part);
-      continue;
-    }
-    part_of_actor_[part.update_actor] = &part;
-    period_of_actor_[part.update_actor] =
-        std::max<int64_t>(1, hosted.plan().actor(static_cast<int>(part.update_actor)).period());
+    part_of_actor_[part->update_actor] = part;
+    period_of_actor_[part->update_actor] =
+        std::max<int64_t>(1, hosted.plan().actor(static_cast<int>(part->update_actor)).period());
     ++parts_per_checkpoint_;
   }
   writer_ = std::thread([this] { WriteLoop(); });
@@ -74,13 +67,13 @@ void CheckpointRecorder::UpdateCompleted(int64_t id, int64_t run_firing) {
       // Frozen variables were written by their first firings, before any step ended, and are
       // only read since.
       for (const VariablePartMemory* frozen : frozen_parts_) {
-        Status copied = memory_.CopyPart(*frozen, /*value_slot=*/0, &pending->state);
+        Status copied = memory_.CopyPart(*frozen, &pending->state);
         if (!copied.ok() && first_error_.ok()) first_error_ = copied;
       }
     }
   }
   // Parts write disjoint slices of the arrays, which exist: copy without the lock.
-  Status copied = memory_.CopyPart(part, /*value_slot=*/0, &pending->state);
+  Status copied = memory_.CopyPart(part, &pending->state);
   MutexLock lock(&mutex_);
   if (!copied.ok() && first_error_.ok()) first_error_ = copied;
   if (--pending->parts_left > 0) return;
@@ -131,10 +124,7 @@ Status CheckpointRecorder::Finish() {
   }
   if (writer_.joinable()) writer_.join();
   MutexLock lock(&mutex_);
-  if (!pending_.empty() && first_error_.ok()) {
-    // A run that ended early (failed or cancelled) leaves partial steps: not written.
-    pending_.clear();
-  }
+  pending_.clear();  // Partial steps of a run that ended early (failed, cancelled): not written.
   return first_error_;
 }
 

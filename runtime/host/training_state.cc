@@ -1,6 +1,7 @@
 #include "runtime/host/training_state.h"
 
-#include <cstring>
+#include <set>
+#include <tuple>
 
 #include "proto/tensor_desc.h"
 
@@ -99,13 +100,23 @@ void TrainingMemory::NewLogicalArrays(TrainingState* state) const {
   }
 }
 
-Status TrainingMemory::CopyPart(const VariablePartMemory& part, int value_slot,
-                                TrainingState* state) const {
+std::vector<const VariablePartMemory*> TrainingMemory::DistinctParts() const {
+  std::set<std::tuple<std::string, int, int64_t, int64_t>> seen;
+  std::vector<const VariablePartMemory*> distinct;
+  for (const VariablePartMemory& part : parts_) {
+    if (seen.insert({part.variable, part.slice.axis, part.slice.begin, part.slice.end}).second) {
+      distinct.push_back(&part);
+    }
+  }
+  return distinct;
+}
+
+Status TrainingMemory::CopyPart(const VariablePartMemory& part, TrainingState* state) const {
   const std::string what = VariableWhat(part.variable);
   NpyArray& value = state->variables.at(part.variable);
   SOFTWIRE_RETURN_IF_ERROR(CopyPartToLogical(part.slice, part.logical, SizeOf(part.dtype),
-                                             part.value_slots[static_cast<size_t>(value_slot)],
-                                             part.value_bytes, value.data.data(), what));
+                                             part.value_slots[0], part.value_bytes,
+                                             value.data.data(), what));
   if (part.state == nullptr) return Status::Ok();
   NpyArray& moments = state->optimizer_state.at(part.variable);
   const int64_t logical_bytes = part.logical.NumElements() * static_cast<int64_t>(sizeof(float));
@@ -121,8 +132,8 @@ StatusOr<TrainingState> TrainingMemory::Read(int64_t step) const {
   TrainingState state;
   state.step = step;
   NewLogicalArrays(&state);
-  for (const VariablePartMemory& part : parts_) {
-    SOFTWIRE_RETURN_IF_ERROR(CopyPart(part, /*value_slot=*/0, &state));
+  for (const VariablePartMemory* part : DistinctParts()) {
+    SOFTWIRE_RETURN_IF_ERROR(CopyPart(*part, &state));
   }
   return state;
 }

@@ -49,11 +49,13 @@ struct VariablePartMemory {
   Shape logical;
   DType dtype = DType::kInvalid;
   TensorSlice slice;
-  std::vector<char*> value_slots;  // The register's slots; the value is in each slot it filled.
-  int64_t value_bytes = 0;         // Bytes of one slot.
-  int64_t part_elements = 0;       // Elements of the part (the slice of the logical shape).
-  int64_t update_actor = -1;       // -1: a frozen variable (no update actor).
-  char* state = nullptr;           // The update actor's state; null when it keeps none.
+  // The register's slots. A variable's register has one slot (the compiler's rule; its update
+  // actor changes it in place), which holds the value; a restore writes every slot.
+  std::vector<char*> value_slots;
+  int64_t value_bytes = 0;    // Bytes of one slot.
+  int64_t part_elements = 0;  // Elements of the part (the slice of the logical shape).
+  int64_t update_actor = -1;  // -1: a frozen variable (no update actor).
+  char* state = nullptr;      // The update actor's state; null when it keeps none.
   int64_t state_floats_per_element = 0;
 };
 
@@ -64,14 +66,16 @@ class TrainingMemory {
   static StatusOr<TrainingMemory> Locate(const HostedPlan& hosted);
 
   const std::vector<VariablePartMemory>& parts() const { return parts_; }
+  // One part per distinct slice of each variable: the replicas of a data-parallel part hold
+  // equal values, so readers that want each value once skip them.
+  std::vector<const VariablePartMemory*> DistinctParts() const;
 
-  // The state as it is now, `step` steps done. Replicas hold equal values; the first one read
-  // is kept.
+  // The state as it is now, `step` steps done (one replica of each part read).
   StatusOr<TrainingState> Read(int64_t step) const;
 
-  // Copies one part (its value from `value_slot`, and its optimizer state) into `state`, whose
-  // arrays for that variable must exist with the logical shapes (NewLogicalArrays).
-  Status CopyPart(const VariablePartMemory& part, int value_slot, TrainingState* state) const;
+  // Copies one part (its value, and its optimizer state) into `state`, whose arrays for that
+  // variable must exist with the logical shapes (NewLogicalArrays).
+  Status CopyPart(const VariablePartMemory& part, TrainingState* state) const;
   // Adds zeroed logical arrays for every variable and optimizer state this memory holds.
   void NewLogicalArrays(TrainingState* state) const;
 
