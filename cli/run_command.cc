@@ -126,8 +126,8 @@ Status CheckFlags(const RunFlags& flags) {
   if (flags.checkpoint_every < 0) {
     return InvalidArgumentError("--checkpoint-every must be at least 1");
   }
-  if (flags.keep_checkpoints < 1 || flags.keep_checkpoints > 1000000) {
-    return InvalidArgumentError("--keep-checkpoints must be between 1 and 1000000");
+  if (flags.keep_checkpoints < 1 || flags.keep_checkpoints > 1000) {
+    return InvalidArgumentError("--keep-checkpoints must be between 1 and 1000");
   }
   if (flags.checkpoint_every > 0 && flags.checkpoint_dir.empty() && flags.resume.empty()) {
     return InvalidArgumentError("--checkpoint-every needs --checkpoint-dir DIR (or --resume DIR)");
