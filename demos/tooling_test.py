@@ -56,7 +56,8 @@ def documented_ops():
 class JobFileTest(unittest.TestCase):
     def test_there_are_job_files_to_check(self):
         names = {os.path.basename(path) for path in JOB_FILES}
-        self.assertTrue({"charlm.pbtxt", "digits.pbtxt", "mlp.pbtxt"} <= names, names)
+        self.assertTrue({"charlm.pbtxt", "digits.pbtxt", "fashion.pbtxt", "mlp.pbtxt"} <= names,
+                        names)
 
     def test_every_job_file_parses_as_a_job(self):
         for path in JOB_FILES:
@@ -84,6 +85,23 @@ class JobFileTest(unittest.TestCase):
         self.assertEqual(make_job.make_job(config), checked_in,
                          "charlm.pbtxt is stale: run demos/charlm/make_job.py")
 
+    def test_fashion_job_is_what_make_job_generates(self):
+        fashion_make_job = load_script("fashion/make_job.py", "fashion_make_job")
+        with open(os.path.join(HERE, "fashion", "fashion.pbtxt")) as job:
+            checked_in = job.read()
+        config = json.loads(re.match(r"# fashion: (\{.*\})\n", checked_in).group(1))
+        self.assertEqual(fashion_make_job.make_job(config), checked_in,
+                         "fashion.pbtxt is stale: run demos/fashion/make_job.py")
+        with open(os.path.join(HERE, "fashion", "fashion_decayed.pbtxt")) as job:
+            decayed = job.read()
+        self.assertEqual(fashion_make_job.make_job(config, decayed=True), decayed,
+                         "fashion_decayed.pbtxt is stale: run demos/fashion/make_job.py")
+        # The two jobs differ in their learning rate (and a comment) only.
+        differing = [(a, b) for a, b in zip(checked_in.splitlines(), decayed.splitlines())
+                     if a != b]
+        self.assertEqual(len(differing), 2, differing)
+        self.assertIn(f"learning_rate: {config['decayed_learning_rate']!r}", differing[1][1])
+
     def test_resnet20_job_is_what_make_resnet20_generates(self):
         script = os.path.join(ROOT, "bench", "conv", "make_resnet20.py")
         with open(os.path.join(ROOT, "bench", "conv", "resnet20.pbtxt")) as job:
@@ -102,6 +120,25 @@ class RandomPortTest(unittest.TestCase):
     def test_uniform_ints_stay_in_range_and_cover_it(self):
         values = softwire_random.uniform_int_at(3, np.arange(10000), 7)
         self.assertEqual(set(values.tolist()), set(range(7)))
+
+
+class NpyPermutationPortTest(unittest.TestCase):
+    def test_epoch_permutation_is_a_permutation_that_changes_with_seed_and_epoch(self):
+        first = softwire_random.epoch_permutation(3, 0, 1000)
+        self.assertEqual(sorted(first.tolist()), list(range(1000)))
+        self.assertFalse(np.array_equal(first, softwire_random.epoch_permutation(3, 1, 1000)))
+        self.assertFalse(np.array_equal(first, softwire_random.epoch_permutation(4, 0, 1000)))
+
+    def test_npy_samples_follow_the_epochs(self):
+        positions = np.arange(25)
+        self.assertEqual(softwire_random.npy_samples(1, False, 10, positions).tolist(),
+                         (positions % 10).tolist())
+        shuffled = softwire_random.npy_samples(1, True, 10, positions)
+        for epoch in range(3):
+            np.testing.assert_array_equal(
+                shuffled[epoch * 10:(epoch + 1) * 10],
+                softwire_random.epoch_permutation(1, epoch, 10)[:len(shuffled[epoch * 10:
+                                                                              (epoch + 1) * 10])])
 
 
 class MetricsReaderTest(unittest.TestCase):
@@ -247,6 +284,127 @@ class DigitsEvaluationTest(unittest.TestCase):
         self.assertLess(loss, 1e-6)
         accuracy, _ = digits_evaluate.evaluate(weights, x, (labels + 1) % 10)
         self.assertEqual(accuracy, 0.0)
+
+
+def write_idx(path, array):
+    """An idx file of unsigned bytes (gzip-compressed for a .gz name)."""
+    header = (0x0800 + array.ndim).to_bytes(4, "big") + b"".join(
+        int(extent).to_bytes(4, "big") for extent in array.shape)
+    opener = __import__("gzip").open if path.endswith(".gz") else open
+    with opener(path, "wb") as stream:
+        stream.write(header + array.astype(np.uint8).tobytes())
+
+
+class FashionTest(unittest.TestCase):
+    """prepare.py on small idx files made here; the NumPy network against known answers."""
+
+    @classmethod
+    def setUpClass(cls):
+        sys.path.insert(0, os.path.join(HERE, "fashion"))
+        cls.prepare = load_script("fashion/prepare.py", "fashion_prepare")
+        cls.model = load_script("fashion/model.py", "fashion_model")
+        cls.evaluate = load_script("fashion/evaluate.py", "fashion_evaluate")
+
+    def make_source(self, directory, train=6, test=4, compress=True):
+        rng = np.random.default_rng(5)
+        suffix = ".gz" if compress else ""
+        arrays = {"train-images-idx3-ubyte": rng.integers(0, 256, (train, 28, 28)),
+                  "train-labels-idx1-ubyte": np.arange(train) % 10,
+                  "t10k-images-idx3-ubyte": rng.integers(0, 256, (test, 28, 28)),
+                  "t10k-labels-idx1-ubyte": (np.arange(test) + 3) % 10}
+        for name, array in arrays.items():
+            write_idx(os.path.join(directory, name + suffix), array)
+        return arrays
+
+    def test_read_idx_returns_the_header_shape_and_the_bytes(self):
+        with tempfile.TemporaryDirectory() as directory:
+            for compress in (True, False):
+                arrays = self.make_source(directory, compress=compress)
+                suffix = ".gz" if compress else ""
+                images = self.prepare.read_idx(
+                    os.path.join(directory, "train-images-idx3-ubyte" + suffix))
+                np.testing.assert_array_equal(images, arrays["train-images-idx3-ubyte"])
+                labels = self.prepare.read_idx(
+                    os.path.join(directory, "t10k-labels-idx1-ubyte" + suffix))
+                self.assertEqual(labels.tolist(), [3, 4, 5, 6])
+
+    def test_read_idx_rejects_a_wrong_type_or_length(self):
+        with tempfile.TemporaryDirectory() as directory:
+            path = os.path.join(directory, "bad")
+            with open(path, "wb") as stream:  # Element type 0x0D (float), not bytes.
+                stream.write(bytes([0, 0, 0x0D, 1, 0, 0, 0, 1, 0, 0, 0, 0]))
+            with self.assertRaisesRegex(ValueError, "not an idx file of unsigned bytes"):
+                self.prepare.read_idx(path)
+            write_idx(path, np.zeros((3, 2)))
+            with open(path, "ab") as stream:
+                stream.write(b"x")
+            with self.assertRaisesRegex(ValueError, "the header"):
+                self.prepare.read_idx(path)
+
+    def test_prepare_writes_standardised_nchw_arrays(self):
+        with tempfile.TemporaryDirectory() as directory:
+            arrays = self.make_source(directory)
+            output = os.path.join(directory, "data")
+            train, test, mean, std = self.prepare.prepare(directory, output)
+            self.assertEqual((train, test), (6, 4))
+            x = np.load(os.path.join(output, "train_x.npy"))
+            self.assertEqual((x.shape, x.dtype), ((6, 1, 28, 28), np.float32))
+            self.assertAlmostEqual(float(x.mean()), 0.0, delta=1e-5)
+            self.assertAlmostEqual(float(x.std()), 1.0, delta=1e-4)
+            test_x = np.load(os.path.join(output, "test_x.npy"))
+            expected = (arrays["t10k-images-idx3-ubyte"] / 255.0 - mean) / std
+            np.testing.assert_allclose(test_x[:, 0], expected, rtol=1e-6, atol=1e-6)
+            y = np.load(os.path.join(output, "test_y.npy"))
+            self.assertEqual((y.dtype, y.tolist()), (np.int32, [3, 4, 5, 6]))
+
+    def test_the_installed_data_set_has_60000_and_10000_images(self):
+        source = self.prepare.DEFAULT_SOURCE
+        if not os.path.isdir(source):
+            self.skipTest(f"{source} absent (dataset-fashion-mnist is not installed)")
+        for split, count in (("train", 60000), ("test", 10000)):
+            images, labels = self.prepare.read_split(source, split)
+            self.assertEqual(images.shape, (count, 28, 28))
+            self.assertEqual(sorted(set(labels.tolist())), list(range(10)))
+
+    def test_conv2d_matches_a_direct_sum(self):
+        rng = np.random.default_rng(3)
+        x, w = rng.normal(size=(2, 3, 7, 6)), rng.normal(size=(4, 3, 3, 3))
+        padded = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)))
+        expected = np.zeros((2, 4, 4, 3))
+        for oh in range(4):
+            for ow in range(3):
+                patch = padded[:, :, 2 * oh:2 * oh + 3, 2 * ow:2 * ow + 3]
+                expected[:, :, oh, ow] = np.einsum("nchw,ochw->no", patch, w)
+        np.testing.assert_allclose(self.model.conv2d(x, w, (2, 2), (1, 1)), expected,
+                                   rtol=1e-12, atol=1e-12)
+
+    def test_batch_norm_modes_and_the_untrained_loss(self):
+        config = {"width": 2, "blocks": [1, 1, 1], "batch": 8, "steps": 1,
+                  "learning_rate": 0.001, "data_seed": 1}
+        variables = self.model.initial_variables(config)
+        self.assertEqual(variables["stem.conv.w"].shape, (2, 1, 3, 3))
+        self.assertEqual(float(variables["stem.conv.w"][0, 0, 0, 0]),
+                         float(np.float32(0.471405 * softwire_random.normal_at(1, [0])[0])))
+        rng = np.random.default_rng(4)
+        pixels, labels = rng.normal(size=(8, 1, 28, 28)), np.arange(8)
+        training = self.model.forward(variables, pixels, labels, config, training=True)
+        bn = training["stem.bn"]  # Batch statistics, gamma 1, beta 0: mean 0, variance 1.
+        np.testing.assert_allclose(bn.mean(axis=(0, 2, 3)), 0.0, atol=1e-12)
+        np.testing.assert_allclose(bn.var(axis=(0, 2, 3)), 1.0, rtol=1e-4)
+        evaluation = self.model.forward(variables, pixels, labels, config, training=False)
+        np.testing.assert_allclose(evaluation["stem.bn"],  # Running statistics 0 and 1.
+                                   evaluation["stem.conv"] / np.sqrt(1 + 1e-5), rtol=1e-12)
+        self.assertLess(abs(float(training["loss"]) - math.log(10)), 1.5)
+
+    def test_evaluate_counts_right_answers_per_class(self):
+        labels = np.array([0, 1, 1, 2])
+        logits = np.zeros((4, 10))
+        logits[np.arange(4), [0, 1, 2, 2]] = 50.0
+        accuracy, loss, per_class = self.evaluate.evaluate(logits, labels)
+        self.assertEqual(accuracy, 0.75)
+        self.assertEqual(per_class[:3], [1.0, 0.5, 1.0])
+        self.assertTrue(math.isnan(per_class[3]))
+        self.assertAlmostEqual(loss, 50.0 / 4, delta=1e-6)
 
 
 class ScriptsTest(unittest.TestCase):

@@ -2,16 +2,20 @@
 
 Value i of stream `seed` depends only on (seed, i), exactly as in C++, so Python tools can
 reproduce a job's initial variables (data/initializer.h) and its micro-batches
-(data/text_dataset.h, data/synthetic_dataset.h) bit for bit (normal samples to the last bit of
+(data/text_dataset.h, data/synthetic_dataset.h, data/npy_dataset.h) bit for bit (normal samples to the last bit of
 float32; libm and NumPy may differ in the last bit of the float64 before rounding).
 
     hash_counter(seed, counters)        uint64
     uniform_at(seed, indices)           float64 in [0, 1)
     normal_at(seed, indices)            float64, standard normal (Box-Muller)
     uniform_int_at(seed, indices, n)    int64 in [0, n)
+    epoch_permutation(seed, epoch, n)   NpyDataset's shuffled order of [0, n) in an epoch
+    npy_samples(seed, shuffle, n, positions)  the samples NpyDataset reads at those positions
 
 Run this file to check the port against values printed by the C++ implementation.
 """
+
+import functools
 
 import numpy as np
 
@@ -55,6 +59,37 @@ def uniform_int_at(seed, indices, bound):
     if bound <= 0:
         raise ValueError("bound must be positive")
     return (hash_counter(seed, indices) % np.uint64(bound)).astype(np.int64)
+
+
+def epoch_permutation(seed, epoch, count):
+    """EpochPermutation (data/npy_dataset.h): a Fisher-Yates shuffle of [0, count) whose swap
+    at step i (count-1 down to 1) is with UniformIntAt(HashCounter(seed, epoch), i, i + 1)."""
+    return _cached_permutation(int(seed), int(epoch), int(count)).copy()
+
+
+@functools.lru_cache(maxsize=4)
+def _cached_permutation(seed, epoch, count):
+    epoch_seed = int(hash_counter(seed, [epoch])[0])
+    steps = np.arange(count - 1, 0, -1, dtype=np.uint64)
+    partners = (hash_counter(epoch_seed, steps) % (steps + np.uint64(1))).astype(np.int64)
+    permutation = list(range(count))
+    for i, j in zip(range(count - 1, 0, -1), partners.tolist()):
+        permutation[i], permutation[j] = permutation[j], permutation[i]
+    return np.array(permutation, dtype=np.int64)
+
+
+def npy_samples(seed, shuffle, count, positions):
+    """The sample indices an NpyDataset of `count` samples reads at the given positions of its
+    endless sequence (position = piece * micro_batch_size + index in the micro-batch)."""
+    positions = np.asarray(positions, dtype=np.int64)
+    samples = positions % count
+    if not shuffle:
+        return samples
+    epochs = positions // count
+    for epoch in np.unique(epochs).tolist():
+        chosen = epochs == epoch
+        samples[chosen] = _cached_permutation(int(seed), epoch, int(count))[samples[chosen]]
+    return samples
 
 
 def initial_value(initializer, shape):
