@@ -289,7 +289,10 @@ std::optional<int> RunUnderDiagnosis(const RunFlags& flags, const proto::Plan& p
 // "done: 10 steps in 1.23 s, 2081 samples/s, final loss 0.123456; saved 6 variables to DIR".
 void PrintDone(const RunFlags& flags, const proto::Plan& plan, const std::string& loss_name,
                const runtime::RunResult& result) {
-  double samples = static_cast<double>(plan.schedule().steps() * plan.schedule().pieces_per_step() *
+  // The steps this run trained: a resumed run's plan also counts the steps before its
+  // checkpoint, which it did not run.
+  double samples = static_cast<double>(static_cast<int64_t>(result.steps.size()) *
+                                       plan.schedule().pieces_per_step() *
                                        plan.schedule().micro_batch_size());
   std::printf("done: %lld steps in %.2f s, %.0f samples/s",
               static_cast<long long>(result.steps.size()), result.seconds,

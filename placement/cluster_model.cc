@@ -4,6 +4,8 @@
 #include <map>
 #include <set>
 
+#include "base/cpu_features.h"
+
 namespace softwire {
 namespace placement {
 namespace {
@@ -17,8 +19,8 @@ Status CheckDevice(const std::string& node, const proto::DeviceSpec& device) {
   if (device.kind() == proto::DEVICE_KIND_UNSPECIFIED) return ClusterError(where + " has no kind");
   if (device.memory_bytes() < 0) return ClusterError(where + " has negative memory_bytes");
   if (device.cores() < 0) return ClusterError(where + " has negative cores");
-  if (device.flops() < 0 || device.memory_bandwidth() < 0) {
-    return ClusterError(where + " has a negative flops or memory_bandwidth");
+  if (device.flops() < 0 || device.memory_bandwidth() < 0 || device.bf16_flops() < 0) {
+    return ClusterError(where + " has a negative flops, bf16_flops or memory_bandwidth");
   }
   return Status::Ok();
 }
@@ -26,6 +28,7 @@ Status CheckDevice(const std::string& node, const proto::DeviceSpec& device) {
 ModelDevice MakeDevice(int id, const std::string& node, int node_index, proto::DeviceSpec spec) {
   DeviceKindDefaults defaults = DefaultsFor(spec.kind());
   if (spec.flops() == 0) spec.set_flops(defaults.flops);
+  if (spec.bf16_flops() == 0) spec.set_bf16_flops(spec.flops() * defaults.bf16_speedup);
   if (spec.memory_bandwidth() == 0) spec.set_memory_bandwidth(defaults.memory_bandwidth);
   if (spec.memory_bytes() == 0) spec.set_memory_bytes(defaults.memory_bytes);
   if (spec.cores() == 0) spec.set_cores(1);
@@ -48,12 +51,12 @@ LinkFigures Figures(const proto::LinkSpec& spec, double bandwidth, double latenc
 DeviceKindDefaults DefaultsFor(proto::DeviceKind kind) {
   switch (kind) {
     case proto::DEVICE_KIND_SIM:
-      return {100e12, 2e12, int64_t{16} << 30};
+      return {100e12, 2e12, int64_t{16} << 30, 2.0};
     case proto::DEVICE_KIND_CUDA:
-      return {20e12, 1.5e12, 0};
+      return {20e12, 1.5e12, 0, 2.0};
     case proto::DEVICE_KIND_CPU:
     default:
-      return {100e9, 20e9, 0};
+      return {100e9, 20e9, 0, DetectCpuFeatures().native_bf16() ? 2.0 : 1.0};
   }
 }
 

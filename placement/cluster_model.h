@@ -7,7 +7,8 @@
 //   LinkFigures link = model->Link(0, 5);   // bandwidth (B/s) and latency (s)
 //
 // Defaults (docs/PARALLELISM.md, "Cluster"): cpu 100 GFLOP/s and 20 GB/s; sim 100 TFLOP/s,
-// 2 TB/s and 16 GiB; cuda 20 TFLOP/s and 1.5 TB/s; links within a node 50 GB/s and 2 us,
+// 2 TB/s and 16 GiB; cuda 20 TFLOP/s and 1.5 TB/s; bf16 products at twice the rate where the
+// kind has native bf16 (DeviceKindDefaults::bf16_speedup); links within a node 50 GB/s and 2 us,
 // between nodes 10 GB/s and 20 us.
 //
 // Immutable after Build, so it may be shared by threads. Build fails with InvalidArgument
@@ -29,6 +30,10 @@ struct DeviceKindDefaults {
   double flops = 0;             // FLOP/s.
   double memory_bandwidth = 0;  // Bytes/s.
   int64_t memory_bytes = 0;     // 0: unlimited.
+  // bf16 products' rate over `flops`: 2 where the kind has native bf16 (sim, cuda, and cpu
+  // when the compiling machine's cpu has avx512_bf16 or amx_bf16: base/cpu_features.h), 1
+  // where bf16 products are widened to float32.
+  double bf16_speedup = 1;
 };
 DeviceKindDefaults DefaultsFor(proto::DeviceKind kind);
 
@@ -43,8 +48,8 @@ struct LinkFigures {
   double latency = 0;    // Seconds before the first byte arrives.
 };
 
-// One device of the model: its spec with flops, memory_bandwidth, memory_bytes (sim) and cores
-// never 0.
+// One device of the model: its spec with flops, bf16_flops, memory_bandwidth, memory_bytes (sim)
+// and cores never 0.
 struct ModelDevice {
   int id = -1;  // Index in the model, node by node.
   std::string node;

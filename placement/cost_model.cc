@@ -6,9 +6,10 @@
 namespace softwire {
 namespace placement {
 
-double CostModel::ComputeSeconds(int device, double flops, double bytes) const {
+double CostModel::ComputeSeconds(int device, double flops, double bytes, bool bf16_product) const {
   const proto::DeviceSpec& spec = cluster_.device(device).spec;
-  return flops / spec.flops() + bytes / spec.memory_bandwidth();
+  const double rate = bf16_product ? spec.bf16_flops() : spec.flops();
+  return flops / rate + bytes / spec.memory_bandwidth();
 }
 
 double CostModel::TransferSeconds(int from, int to, double bytes) const {

@@ -2,7 +2,8 @@
 //
 //   compute    flops / device flops + bytes / device memory bandwidth (deliberately the sum,
 //              not a roofline: small kernels pay for launch and cache effects the model does
-//              not see)
+//              not see); a product with bf16 inputs counts its flops at the device's
+//              bf16_flops instead
 //   transfer   link latency + bytes / link bandwidth; nothing within one device
 //   ring step  the slowest link between consecutive members of the ring (which closes)
 //   all-reduce       2(n-1) ring steps of bytes/n      (reduce-scatter, then all-gather)
@@ -29,7 +30,9 @@ class CostModel {
 
   const ClusterModel& cluster() const { return cluster_; }
 
-  double ComputeSeconds(int device, double flops, double bytes) const;
+  // `flops` run at the device's float32 rate, or at its bf16 product rate when
+  // `bf16_product` (a matmul, batch_matmul or convolution whose inputs are bf16).
+  double ComputeSeconds(int device, double flops, double bytes, bool bf16_product = false) const;
   double TransferSeconds(int from, int to, double bytes) const;
 
   // One step of a ring over `ring` (cluster device ids, in ring order): its slowest link.

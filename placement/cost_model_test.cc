@@ -22,6 +22,27 @@ TEST(CostModel, TimesComputeAsFlopsOverFlopRatePlusBytesOverBandwidth) {
   EXPECT_DOUBLE_EQ(cost.ComputeSeconds(0, 2e9, 40e6), 0.022);
 }
 
+TEST(CostModel, RunsBf16ProductsAtTheDevicesBf16Rate) {
+  ClusterModel model = Model("2sim");
+  CostModel cost(model);
+  // A sim device has native bf16: its products run at twice its 100 TFLOP/s; the bytes are
+  // timed as before.
+  EXPECT_DOUBLE_EQ(model.device(0).spec.bf16_flops(), 200e12);
+  EXPECT_DOUBLE_EQ(cost.ComputeSeconds(0, 2e12, 2e12, /*bf16_product=*/true), 0.01 + 1.0);
+  EXPECT_DOUBLE_EQ(cost.ComputeSeconds(0, 2e12, 2e12, /*bf16_product=*/false), 0.02 + 1.0);
+}
+
+TEST(CostModel, TakesAClustersOwnBf16RateAndRefusesANegativeOne) {
+  proto::Cluster cluster = *ParseClusterShorthand("1cpu", 8);
+  cluster.mutable_node(0)->mutable_device(0)->set_bf16_flops(300e9);
+  StatusOr<ClusterModel> model = ClusterModel::Build(cluster);
+  ASSERT_TRUE(model.ok()) << model.status();
+  EXPECT_DOUBLE_EQ(CostModel(*model).ComputeSeconds(0, 3e9, 0, true), 0.01);
+  cluster.mutable_node(0)->mutable_device(0)->set_bf16_flops(-1);
+  EXPECT_NE(ClusterModel::Build(cluster).status().message().find("negative flops, bf16_flops"),
+            std::string::npos);
+}
+
 TEST(CostModel, TimesATransferAsLatencyPlusBytesOverTheLinkAndNothingOnOneDevice) {
   ClusterModel model = Model("2x2sim");
   CostModel cost(model);

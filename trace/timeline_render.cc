@@ -18,6 +18,7 @@ namespace {
 constexpr int kLabelWidth = 190;
 constexpr int kRightMargin = 20;
 constexpr int kTopMargin = 62;
+constexpr const char* kWarmupColor = "#f6e7a8";
 constexpr int kAxisHeight = 34;
 constexpr int kLegendHeight = 30;
 
@@ -131,14 +132,26 @@ std::string RenderTimelineSvg(const TraceModel& model, const TraceSummary* summa
     svg += "<text x=\"10\" y=\"38\" fill=\"#555\">" + EscapeXml(text) + "</text>\n";
   }
 
+  // Each row's busy share of the span: its firings' time over the span (a queue runs one
+  // firing at a time, so its firings never overlap).
+  std::vector<double> row_busy(rows.size(), 0);
+  for (const FiringRecord& firing : model.firings) {
+    const ActorFacts& actor = plan.actors[static_cast<size_t>(firing.actor)];
+    row_busy[static_cast<size_t>(row_of[{actor.device, actor.queue}])] +=
+        static_cast<double>(firing.end - firing.start);
+  }
+
   // Row backgrounds (idle time shows through) and labels.
   for (size_t i = 0; i < rows.size(); ++i) {
     const int y = kTopMargin + static_cast<int>(i) * row_height;
     svg += "<path class=\"row\" d=\"M" + std::to_string(kLabelWidth) + " " + std::to_string(y + 1) +
            " h" + std::to_string(plot_width) + " v" + std::to_string(row_height - 2) + " h-" +
            std::to_string(plot_width) + " z\" fill=\"" + (i % 2 ? "#ececec" : "#e4e4e4") + "\"/>\n";
+    char busy[32];
+    std::snprintf(busy, sizeof(busy), "  %.0f%% busy",
+                  100 * row_busy[i] / static_cast<double>(end - begin));
     std::string label = plan.devices[static_cast<size_t>(rows[i].first)].name + " q" +
-                        std::to_string(rows[i].second);
+                        std::to_string(rows[i].second) + busy;
     svg += "<text x=\"" + std::to_string(kLabelWidth - 6) + "\" y=\"" +
            std::to_string(y + row_height / 2 + 4) + "\" text-anchor=\"end\">" + EscapeXml(label) +
            "</text>\n";
@@ -155,6 +168,24 @@ std::string RenderTimelineSvg(const TraceModel& model, const TraceSummary* summa
     auto found = step_starts.find(step);
     if (found == step_starts.end() || firing.start < found->second)
       step_starts[step] = firing.start;
+  }
+  // The warm-up step, which the steady figures leave out, on a pale band from the span's
+  // start to the end of its last pipeline firing.
+  bool warmup_band = false;
+  if (summary != nullptr && summary->first_steady_step > summary->first_step) {
+    TimeNs warmup_end = begin;
+    for (const FiringRecord& firing : model.firings) {
+      if (has_compute && plan.actors[static_cast<size_t>(firing.actor)].kind != "compute") continue;
+      if (model.StepOf(firing) == summary->first_step)
+        warmup_end = std::max(warmup_end, firing.end);
+    }
+    if (warmup_end > begin) {
+      warmup_band = true;
+      svg += "<path class=\"warmup\" d=\"M" + std::to_string(kLabelWidth) + " " +
+             std::to_string(kTopMargin) + " H" + Number(x_of(warmup_end)) + " V" +
+             std::to_string(kTopMargin + plot_height) + " H" + std::to_string(kLabelWidth) +
+             " z\" fill=\"" + kWarmupColor + "\" fill-opacity=\"0.7\"/>\n";
+    }
   }
   if (step_starts.size() <= 200) {
     // Steps that begin closer than a label's width share one label ("steps 1-2"): pipelined
@@ -267,6 +298,13 @@ std::string RenderTimelineSvg(const TraceModel& model, const TraceSummary* summa
   }
   svg += "<text x=\"" + std::to_string(legend_x + 10) + "\" y=\"" + std::to_string(legend_y) +
          "\" fill=\"#555\">grey: idle</text>\n";
+  if (warmup_band) {
+    legend_x += 90;
+    svg += "<path class=\"legend\" d=\"M" + std::to_string(legend_x) + " " +
+           std::to_string(legend_y - 10) + " h12 v12 h-12 z\" fill=\"" + kWarmupColor + "\"/>\n";
+    svg += "<text x=\"" + std::to_string(legend_x + 16) + "\" y=\"" + std::to_string(legend_y) +
+           "\" fill=\"#555\">warm-up step (left out of the steady figures)</text>\n";
+  }
   svg += "</svg>\n";
   return svg;
 }

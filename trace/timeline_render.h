@@ -1,9 +1,10 @@
 // Pictures of a trace: an SVG timeline and a self-contained HTML report.
 //
-// The timeline has one row per device queue, time left to right with a labelled axis, one
-// rectangle per firing (the only <rect> elements in the picture) coloured by actor kind, a
-// legend of the kinds, dashed lines where steps begin, and firings on the critical path
-// outlined in black. Idle time, the pipeline bubble included, shows as the row's grey
+// The timeline has one row per device queue, labelled with its busy share of the span, time
+// left to right with a labelled axis, one rectangle per firing (the only <rect> elements in the
+// picture) coloured by actor kind, a legend of the kinds, dashed lines where steps begin, the
+// warm-up step (which the steady figures leave out) on a pale band, and firings on the critical
+// path outlined in black. Idle time, the pipeline bubble included, shows as the row's grey
 // background between firings. Above `max_firing_rects` firings, firings of one row closer than
 // a pixel are drawn as one rectangle (its tooltip says how many).
 //

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
@@ -161,6 +162,35 @@ TEST(TimelineRenderTest, StepLabelsNeverPrintOverEachOther) {
       EXPECT_NE(named.find("steps "), std::string::npos) << named;
     }
   }
+}
+
+TEST(TimelineRenderTest, RowsSayTheirBusyShareAndTheWarmUpStepIsShadedApart) {
+  TraceModel model = PipelineModel();
+  TraceSummary summary = Summarize(model);
+  ASSERT_GT(summary.first_steady_step, summary.first_step);
+  const std::string svg = RenderTimelineSvg(model, &summary);
+  int rects = 0;
+  EXPECT_EQ(XmlProblem(svg, &rects), "");
+  // Each row's label ends in its firings' share of the span.
+  const double span = static_cast<double>(model.span_end() - model.span_begin());
+  for (int device = 0; device < 3; ++device) {
+    double busy = 0;
+    for (const FiringRecord& firing : model.firings) {
+      if (model.plan.actors[static_cast<size_t>(firing.actor)].device == device) {
+        busy += static_cast<double>(firing.end - firing.start);
+      }
+    }
+    char label[64];
+    std::snprintf(label, sizeof(label), "node0/sim:%d q0  %.0f%% busy</text>", device,
+                  100 * busy / span);
+    EXPECT_NE(svg.find(label), std::string::npos) << label;
+  }
+  // The warm-up step on a band of its own, named in the legend; none without a summary.
+  const size_t band = svg.find("<path class=\"warmup\"");
+  ASSERT_NE(band, std::string::npos);
+  EXPECT_LT(band, svg.find("<rect")) << "the band lies under the firings";
+  EXPECT_NE(svg.find("warm-up step (left out of the steady figures)"), std::string::npos);
+  EXPECT_EQ(RenderTimelineSvg(model, nullptr).find("class=\"warmup\""), std::string::npos);
 }
 
 TEST(TimelineRenderTest, HugeTracesMergeFiringsCloserThanAPixel) {

@@ -185,7 +185,7 @@ OpCost ConvolutionCost(const OpSignature& signature, const Shape& image, const S
   const double flops =
       2.0 * static_cast<double>(image.NumElements()) *
       static_cast<double>(filter.NumElements() / std::max<int64_t>(1, filter.dim(0)));
-  return OpCost{flops, TouchedBytes(signature)};
+  return OpCost{flops, TouchedBytes(signature), /*product=*/true};
 }
 
 bool Ungrouped(const OpSignature& op) {

@@ -88,7 +88,7 @@ OpCost MatmulCost(const OpSignature& signature) {
   int64_t k = transpose_b ? b.dim(-1) : b.dim(-2);
   double flops =
       2.0 * static_cast<double>(signature.outputs[0].NumElements()) * static_cast<double>(k);
-  return OpCost{flops, TouchedBytes(signature)};
+  return OpCost{flops, TouchedBytes(signature), /*product=*/true};
 }
 
 // The four transpose cases of c = op(a) op(b), as (left, right, transpose_left,

@@ -57,6 +57,9 @@ enum class OpUsage {
 struct OpCost {
   double flops = 0;
   double bytes = 0;  // Bytes read and written.
+  // The flops are a product's multiply-adds (matmul, batch_matmul, convolutions), which run at
+  // the device's bf16 product rate when the inputs are bf16 (placement/cost_model.h).
+  bool product = false;
 };
 
 // The types and attributes of one op instance, for cost and state functions.

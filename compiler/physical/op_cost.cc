@@ -10,7 +10,10 @@ double OpSeconds(const OpDefinition& definition, const std::vector<TensorType>& 
                  const placement::CostModel& cost, int device) {
   OpSignature signature{inputs, outputs, attributes};
   OpCost work = definition.cost ? definition.cost(signature) : ElementwiseCost(signature, 1);
-  return cost.ComputeSeconds(device, work.flops, work.bytes);
+  // A product's two operands (a conv2d's bias, a third input, stays float32).
+  const bool bf16_operands = inputs.size() >= 2 && inputs[0].dtype == DType::kBFloat16 &&
+                             inputs[1].dtype == DType::kBFloat16;
+  return cost.ComputeSeconds(device, work.flops, work.bytes, work.product && bf16_operands);
 }
 
 int64_t TaskStateBytes(const OpDefinition& definition, const std::vector<TensorType>& inputs,

@@ -212,6 +212,32 @@ TEST(PrecisionPolicy, TheFlagWinsOverTheJobsField) {
   EXPECT_EQ(overridden.precision_reason(), "--precision float32");
 }
 
+TEST(PrecisionPolicy, TheCostModelTimesBf16ProductsAtTheDevicesBf16Rate) {
+  CompileOptions options;
+  options.cluster = *placement::ParseClusterShorthand("1cpu", 1);
+  proto::DeviceSpec* device = options.cluster.mutable_node(0)->mutable_device(0);
+  device->set_flops(1e9);
+  device->set_bf16_flops(4e9);
+  device->set_memory_bandwidth(1e30);  // Only the flops count.
+  std::map<std::string, double> seconds[2];
+  for (int bf16 = 0; bf16 < 2; ++bf16) {
+    options.precision = bf16 ? proto::PRECISION_BF16 : proto::PRECISION_FLOAT32;
+    StatusOr<proto::Plan> plan = CompileJobText(ExampleText("mlp"), options);
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    for (const proto::ActorDef& actor : plan->actor()) {
+      if (IsProduct(actor)) seconds[bf16][actor.name()] = actor.estimated_seconds();
+    }
+  }
+  ASSERT_FALSE(seconds[0].empty());
+  ASSERT_EQ(seconds[0].size(), seconds[1].size());
+  for (const auto& [name, float32_seconds] : seconds[0]) {
+    SCOPED_TRACE(name);
+    ASSERT_EQ(seconds[1].count(name), 1u);
+    EXPECT_GT(float32_seconds, 0);
+    EXPECT_NEAR(seconds[1][name] * 4, float32_seconds, 1e-9 * float32_seconds);
+  }
+}
+
 TEST(PrecisionPolicy, HoldsUnderDataAndTensorParallelism) {
   ExpectTheBf16Policy(Compile(ExampleText("mlp"), proto::PRECISION_BF16, "2cpu", 2, 0));
   ExpectTheBf16Policy(Compile(ExampleText("mlp"), proto::PRECISION_BF16, "2cpu", 0, 2));

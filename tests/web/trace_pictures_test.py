@@ -1,0 +1,159 @@
+#!/usr/bin/python3
+"""The trace pictures as a person sees them: rendered to PNG in Debian's headless chromium.
+
+Usage: tests/web/trace_pictures_test.py --softwire build/cli/softwire [--pictures DIR]
+  --pictures DIR   also keep the PNGs there (docs/traces/ holds the committed ones:
+                   tests/web/trace_pictures_test.py --softwire build/cli/softwire
+                   --pictures docs/traces)
+
+Two traced runs of the flagship transformer (demos/charlm/charlm.pbtxt, data from
+demos/charlm/prepare.py):
+  - flagship_pp4: pipeline parallel over 4 cpu devices (the plan the 4-node demo runs), and
+  - pipeline_8_stages: pipeline parallel over 8 simulated devices with 16 micro-batches.
+Each run's SVG timeline is opened in chromium, which lays out its text: no two text elements
+may overlap, every one must lie inside the picture, the warm-up step must be on its own band,
+and each row must say its busy share. Then the picture is saved as PNG and checked to be a
+non-trivial image of the SVG's size. Skipped (exit 77, saying why) without chromium or
+python3-websocket.
+"""
+import argparse
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import zlib
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, HERE)
+from browser import Browser, chromium_missing_reason  # noqa: E402
+
+SKIP = 77
+JOB = os.path.join("demos", "charlm", "charlm.pbtxt")
+RUNS = {
+    "flagship_pp4": ["--cluster", "4x1cpu", "--pp", "4", "--steps", "6"],
+    "pipeline_8_stages": ["--cluster", "8sim", "--pp", "8", "--micro-batches", "16", "--steps", "4"],
+}
+
+# Every <text>'s box as the browser laid it out, and the pairs that overlap by more than a pixel
+# either way (boxes that merely touch are fine).
+LAYOUT_CHECK = r"""
+(() => {
+  const svg = document.querySelector('svg');
+  const width = svg.width.baseVal.value, height = svg.height.baseVal.value;
+  const boxes = [...svg.querySelectorAll('text')].map(t => {
+    const b = t.getBBox();
+    return {text: t.textContent, x: b.x, y: b.y, w: b.width, h: b.height};
+  });
+  const overlaps = [], outside = [];
+  for (let i = 0; i < boxes.length; ++i) {
+    const a = boxes[i];
+    if (a.x < -1 || a.y < -1 || a.x + a.w > width + 1 || a.y + a.h > height + 1) outside.push(a.text);
+    for (let j = i + 1; j < boxes.length; ++j) {
+      const b = boxes[j];
+      const dx = Math.min(a.x + a.w, b.x + b.w) - Math.max(a.x, b.x);
+      const dy = Math.min(a.y + a.h, b.y + b.h) - Math.max(a.y, b.y);
+      if (dx > 1 && dy > 1) overlaps.push(a.text + ' | ' + b.text);
+    }
+  }
+  return {width, height, texts: boxes.length, overlaps, outside,
+          warmup: svg.querySelectorAll('path.warmup').length,
+          busy_labels: boxes.filter(b => / \d+% busy$/.test(b.text)).length};
+})()
+"""
+
+
+def png_facts(path):
+    """(width, height, distinct colours in a sample of rows) of an 8-bit RGB(A) PNG."""
+    with open(path, "rb") as png:
+        data = png.read()
+    if data[:8] != b"\x89PNG\r\n\x1a\n":
+        raise AssertionError(path + " is not a PNG")
+    at, idat, header = 8, b"", None
+    while at < len(data):
+        length, kind = struct.unpack(">I4s", data[at:at + 8])
+        body = data[at + 8:at + 8 + length]
+        if kind == b"IHDR":
+            header = struct.unpack(">IIBBBBB", body)
+        elif kind == b"IDAT":
+            idat += body
+        at += 12 + length
+    width, height, depth, colour = header[:4]
+    if depth != 8 or colour not in (2, 6):
+        return width, height, -1
+    channels = 3 if colour == 2 else 4
+    raw = zlib.decompress(idat)
+    stride = width * channels + 1
+    colours = set()
+    for row in range(0, height, max(1, height // 40)):
+        line = raw[row * stride + 1:(row + 1) * stride]
+        if raw[row * stride] == 0:  # Filter type none: the pixels as they are.
+            colours.update(bytes(line[i:i + 3]) for i in range(0, len(line), channels * 7))
+        else:
+            colours.add(bytes(line[:3]) + bytes([raw[row * stride]]))
+    return width, height, len(colours)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--softwire", required=True)
+    parser.add_argument("--pictures", help="keep the PNGs in this folder")
+    args = parser.parse_args()
+    reason = chromium_missing_reason()
+    if reason:
+        print("SKIP: " + reason)
+        return SKIP
+    if not os.path.exists(os.path.join(ROOT, "data", "licenses.txt")):
+        subprocess.run([sys.executable, os.path.join(ROOT, "demos", "charlm", "prepare.py")],
+                       check=True, cwd=ROOT, stdout=subprocess.DEVNULL, timeout=120)
+    scratch = tempfile.mkdtemp(prefix="softwire_trace_pictures_")
+    failures = []
+    try:
+        for name, flags in RUNS.items():
+            trace = os.path.join(scratch, name + ".json")
+            subprocess.run([os.path.abspath(args.softwire), "run", JOB, "--quiet", "--trace", trace]
+                           + flags, check=True, cwd=ROOT, stdout=subprocess.DEVNULL, timeout=240)
+            svg = trace + ".svg"
+            with open(svg) as picture:
+                first = picture.read(400)
+            width = int(first.split('width="', 1)[1].split('"', 1)[0])
+            height = int(first.split('height="', 1)[1].split('"', 1)[0])
+            png = os.path.join(scratch, name + ".png")
+            with Browser(width=width, height=height) as browser:
+                browser.open("file://" + svg)
+                layout = browser.evaluate(LAYOUT_CHECK)
+                browser.screenshot(png)
+            print("%s: %dx%d, %d texts, %d rows saying their busy share, warm-up band %d, "
+                  "overlapping %d, outside %d" % (name, layout["width"], layout["height"],
+                                                  layout["texts"], layout["busy_labels"],
+                                                  layout["warmup"], len(layout["overlaps"]),
+                                                  len(layout["outside"])))
+            if layout["overlaps"]:
+                failures.append("%s: text over text: %s" % (name, layout["overlaps"][:5]))
+            if layout["outside"]:
+                failures.append("%s: text outside the picture: %s" % (name, layout["outside"][:5]))
+            if layout["warmup"] != 1:
+                failures.append("%s: %d warm-up bands, not 1" % (name, layout["warmup"]))
+            if layout["busy_labels"] < 4:
+                failures.append("%s: only %d rows say their busy share" % (name, layout["busy_labels"]))
+            png_width, png_height, colours = png_facts(png)
+            if (png_width, png_height) != (width, height):
+                failures.append("%s: PNG %dx%d, picture %dx%d" % (name, png_width, png_height,
+                                                                   width, height))
+            if 0 <= colours < 5:
+                failures.append("%s: the PNG has only %d colours: nothing drawn?" % (name, colours))
+            if args.pictures:
+                os.makedirs(args.pictures, exist_ok=True)
+                shutil.copyfile(png, os.path.join(args.pictures, name + ".png"))
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    for failure in failures:
+        print("FAIL: " + failure)
+    print("trace pictures: %s" % ("ok" if not failures else "%d problems" % len(failures)))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
