@@ -267,10 +267,15 @@ class LayoutChooser {
                                                                                  : Layout::kPlain;
   }
 
-  // The layout op `op` reads input `i` in.
+  // The layout op `op` reads input `i` in: plain where it reads a part split on another axis
+  // than the batch (batch_norm_statistics reads channels under data parallelism).
   Layout Wanted(OpId op, int i) const {
     const TensorId t = graph_.op(op).inputs[i];
-    return IsOperand(operands_[op].inputs, i) ? group_layout_[t] : Layout::kPlain;
+    if (!IsOperand(operands_[op].inputs, i)) return Layout::kPlain;
+    for (const placement::Sbp& sbp : graph_.op(op).placement.inputs[i]) {
+      if (sbp.kind == placement::Sbp::Kind::kSplit && sbp.axis != 0) return Layout::kPlain;
+    }
+    return group_layout_[t];
   }
 
   bool NeedsBoxing(TensorId t, OpId consumer, int input) const {
@@ -317,20 +322,18 @@ class LayoutChooser {
     }
     double seconds = OpSeconds(definition, inputs, outputs, op.attributes, cost_, DeviceOf(id));
     // The layout the kernel runs on: its operands' (the first laid-out one), else nChw16c.
+    std::vector<std::pair<TensorId, Layout>> images;  // Each image operand and its layout.
+    for (int i : operands_[id].inputs) images.push_back({op.inputs[i], Wanted(id, i)});
+    for (int i : operands_[id].outputs) images.push_back({op.outputs[i], Stored(op.outputs[i])});
     Layout runs = Layout::kNChw16c;
-    std::vector<TensorId> images;
-    for (int i : operands_[id].inputs) images.push_back(op.inputs[i]);
-    for (int i : operands_[id].outputs) images.push_back(op.outputs[i]);
-    for (TensorId t : images) {
-      const Layout layout = t == op.outputs[0] ? Stored(t) : group_layout_[t];
+    for (const auto& [t, layout] : images) {
       if (layout != Layout::kPlain) {
         runs = layout;
         break;
       }
     }
     seconds *= LayoutFactor(runs, inputs[0].dtype);
-    for (TensorId t : images) {
-      const Layout layout = t == op.outputs[0] ? Stored(t) : group_layout_[t];
+    for (const auto& [t, layout] : images) {
       if (layout == Layout::kPlain) seconds += ReorderSeconds(t, id);
     }
     return seconds;
