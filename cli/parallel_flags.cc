@@ -3,6 +3,7 @@
 #include <string>
 #include <utility>
 
+#include "base/layout.h"
 #include "placement/cluster_spec.h"
 
 namespace softwire {
@@ -29,6 +30,10 @@ void AddParallelFlags(FlagParser* parser, ParallelFlags* flags) {
   parser->AddString("precision", &flags->precision, "P",
                     "float32, bf16 (products in bfloat16, float32 master weights) or auto (bf16 "
                     "where this cpu has avx512_bf16 or amx_bf16); overrides the job's");
+  parser->AddString("layouts", &flags->layouts, "L",
+                    "layouts of the images between convolutions: auto (the cost model chooses, "
+                    "the default), nchw (all plain, to compare), nhwc or nChw16c (forced where "
+                    "they fit); docs/LAYOUTS.md");
 }
 
 StatusOr<proto::Precision> ParsePrecision(const std::string& value) {
@@ -66,6 +71,13 @@ Status ApplyParallelFlags(const ParallelFlags& flags, compiler::CompileOptions* 
   options->fold_views = !flags.no_views;
   options->in_place = !flags.no_in_place;
   SOFTWIRE_ASSIGN_OR_RETURN(options->precision, ParsePrecision(flags.precision));
+  if (!flags.layouts.empty()) {
+    if (flags.layouts != "auto" && !ParseLayout(flags.layouts).ok()) {
+      return InvalidArgumentError("--layouts must be auto, nchw, nhwc or nChw16c, not '" +
+                                  flags.layouts + "'");
+    }
+    options->layouts = flags.layouts;
+  }
   return Status::Ok();
 }
 

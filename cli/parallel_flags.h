@@ -5,6 +5,7 @@
 //   --dp N --tp N --pp N  degrees of data, tensor and pipeline parallelism (over the job's)
 //   --micro-batches M     micro-batches per step (over the job's)
 //   --precision P         float32, bf16 or auto (over the job's; docs/PRECISION.md)
+//   --layouts L           auto, nchw, nhwc or nChw16c (docs/LAYOUTS.md)
 //
 //   ParallelFlags parallel;
 //   AddParallelFlags(&parser, &parallel);
@@ -36,6 +37,7 @@ struct ParallelFlags {
   bool no_views = false;         // Reshapes and transposes stay copies (to compare).
   bool no_in_place = false;      // Element-wise ops write outputs of their own (to compare).
   std::string precision;         // Empty: the job's.
+  std::string layouts;           // Empty: auto.
   int64_t max_in_flight = 1;     // Per compute and copy actor (ActorDef.max_in_flight).
 };
 

@@ -85,6 +85,18 @@ TEST(ParallelFlagsTest, PrecisionTakesFloat32Bf16OrAutoAndNothingElse) {
       << bad.status();
 }
 
+TEST(ParallelFlagsTest, LayoutsTakeAutoNchwNhwcOrNChw16cAndNothingElse) {
+  EXPECT_EQ(Apply({})->layouts, "auto");
+  EXPECT_EQ(Apply({"--layouts", "nchw"})->layouts, "nchw");
+  EXPECT_EQ(Apply({"--layouts", "nhwc"})->layouts, "nhwc");
+  EXPECT_EQ(Apply({"--layouts", "nChw16c"})->layouts, "nChw16c");
+  StatusOr<compiler::CompileOptions> bad = Apply({"--layouts", "nchw8c"});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("--layouts must be auto, nchw, nhwc or nChw16c"),
+            std::string::npos)
+      << bad.status();
+}
+
 }  // namespace
 }  // namespace cli
 }  // namespace softwire

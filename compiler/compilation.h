@@ -107,6 +107,26 @@ struct PrecisionChoice {
   int casts = 0;  // Cast ops inserted.
 };
 
+// One region of convolutions choose_layouts laid out (docs/LAYOUTS.md), for --explain.
+struct LayoutRegion {
+  std::vector<std::string> convolutions;  // Op names, forward and gradients.
+  Layout layout = Layout::kPlain;
+  std::string reason;  // "chosen by the cost model" or "forced by --layouts nhwc".
+  // Estimated seconds per piece of the region's convolutions and reorders: all NCHW (the
+  // kernels reorder to their blocked layouts themselves), as chosen, and every candidate.
+  double plain_seconds = 0;
+  double seconds = 0;
+  std::vector<std::pair<Layout, double>> candidates;
+  int tensors = 0;  // Tensors of the region stored in another layout than NCHW.
+};
+
+// What choose_layouts did.
+struct LayoutReport {
+  std::string mode = "auto";  // CompileOptions::layouts as applied.
+  std::vector<LayoutRegion> regions;
+  int reorders = 0;  // Reorder ops inserted.
+};
+
 // A value reported every step, and the sink op that observes it.
 struct CompilationOutput {
   std::string name;
@@ -146,6 +166,7 @@ class Compilation {
                                                     // whose gradient it makes
   std::map<TensorId, TensorId> step_gradients;      // accumulate_gradients: variable -> per step
   PrecisionChoice precision;                        // apply_precision
+  LayoutReport layouts;                             // choose_layouts
   TaskGraph tasks;                                  // expand_physical, then every task pass
   std::vector<DeviceMemoryPlan> device_memory;      // plan_memory; index = device id
   std::optional<proto::Plan> plan;                  // emit_plan

@@ -87,6 +87,11 @@ struct CompileOptions {
   // Whether the cpu that will run the plan has native bf16, for PRECISION_AUTO. Unset: this
   // machine's (base/cpu_features.h DetectCpuFeatures). Tests set it to force either answer.
   std::optional<bool> native_bf16;
+  // Layouts of the image batches between convolutions (`--layouts`, choose_layouts pass,
+  // docs/LAYOUTS.md): "auto" lets the cost model choose per region of convolutions; "nchw"
+  // keeps every tensor plain (the kernels reorder around each convolution); "nhwc" or
+  // "nChw16c" forces that layout wherever it fits.
+  std::string layouts = "auto";
 };
 
 // Validates, differentiates, places and plans `job_file`. Fails with InvalidArgument for bad

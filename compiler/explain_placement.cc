@@ -139,6 +139,33 @@ std::string PrecisionLines(const Compilation& compilation) {
   return text;
 }
 
+// choose_layouts: each region of convolutions with its layout, the candidates' estimates and
+// what the chosen one saves over plain NCHW.
+std::string LayoutLines(const Compilation& compilation) {
+  const LayoutReport& report = compilation.layouts;
+  if (report.regions.empty()) return "";
+  std::string text =
+      "layouts (--layouts " + report.mode + "): " + std::to_string(report.regions.size()) +
+      " region" + (report.regions.size() == 1 ? "" : "s") + " of convolutions, " +
+      std::to_string(report.reorders) + " reorder op" + (report.reorders == 1 ? "" : "s") + "\n";
+  for (size_t r = 0; r < report.regions.size(); ++r) {
+    const LayoutRegion& region = report.regions[r];
+    std::string candidates;
+    for (const auto& [layout, seconds] : region.candidates) {
+      candidates += (candidates.empty() ? "" : ", ") + std::string(LayoutName(layout)) + " " +
+                    Seconds(seconds);
+    }
+    text += "  region " + std::to_string(r + 1) + " (" +
+            std::to_string(region.convolutions.size()) + " convolutions, " +
+            region.convolutions.front() + " ...): " + LayoutName(region.layout) + " " +
+            region.reason + ", " + std::to_string(region.tensors) +
+            " tensors laid out; convolutions and reorders " + Seconds(region.seconds) +
+            " per piece against " + Seconds(region.plain_seconds) + " all NCHW (saves " +
+            Seconds(region.plain_seconds - region.seconds) + "); candidates: " + candidates + "\n";
+  }
+  return text;
+}
+
 }  // namespace
 
 StatusOr<std::string> ExplainPlacement(const JobFile& job_file, const CompileOptions& options) {
@@ -156,8 +183,9 @@ StatusOr<std::string> ExplainPlacement(const JobFile& job_file, const CompileOpt
          std::to_string(parallel.data) + " x tensor_parallel " + std::to_string(parallel.tensor) +
          " x pipeline_stages " + std::to_string(parallel.pipeline) + " on " +
          std::to_string(parallel.devices()) + " devices\n" + PrecisionLines(compilation) +
-         "stages:\n" + StageLines(compilation) + "ops (seconds per piece by the cost model):\n" +
-         OpLines(compilation, order) + "boxing:\n" + BoxingLines(compilation);
+         LayoutLines(compilation) + "stages:\n" + StageLines(compilation) +
+         "ops (seconds per piece by the cost model):\n" + OpLines(compilation, order) +
+         "boxing:\n" + BoxingLines(compilation);
 }
 
 }  // namespace compiler

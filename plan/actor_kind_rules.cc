@@ -216,7 +216,8 @@ Status CheckCopy(const KindCheck& check) {
   const proto::TensorDesc& from = check.input(0).tensor();
   const proto::TensorDesc& to = check.output(0).tensor();
   if (check.actor.kernel().op_type() == "slice") {
-    bool block = from.dtype() == to.dtype() && from.dims_size() == to.dims_size();
+    bool block = from.dtype() == to.dtype() && from.dims_size() == to.dims_size() &&
+                 from.layout() == proto::LAYOUT_PLAIN && to.layout() == proto::LAYOUT_PLAIN;
     for (int axis = 0; block && axis < from.dims_size(); ++axis) {
       block = to.dims(axis) <= from.dims(axis);
     }
@@ -224,7 +225,7 @@ Status CheckCopy(const KindCheck& check) {
     return check.Error("slices, so " + RegisterLabel(check.output(0)) + " must hold a block of " +
                        RegisterLabel(check.input(0)) + " (same dtype and rank, no larger extent)");
   }
-  if (from.dtype() != to.dtype() ||
+  if (from.dtype() != to.dtype() || from.layout() != to.layout() ||
       !std::equal(from.dims().begin(), from.dims().end(), to.dims().begin(), to.dims().end())) {
     return check.Error("copies bytes, so " + RegisterLabel(check.input(0)) + " and " +
                        RegisterLabel(check.output(0)) + " must hold the same tensor");

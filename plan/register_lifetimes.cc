@@ -63,7 +63,7 @@ bool KernelMayWriteOver(const proto::Plan& plan, const proto::ActorDef& writer, 
   const proto::TensorDesc& written = kernel.output(0);
   const proto::TensorDesc& held = plan.register_def(static_cast<int>(input)).tensor();
   auto same = [](const proto::TensorDesc& a, const proto::TensorDesc& b) {
-    return a.dtype() == b.dtype() &&
+    return a.dtype() == b.dtype() && a.layout() == b.layout() &&
            std::equal(a.dims().begin(), a.dims().end(), b.dims().begin(), b.dims().end());
   };
   const proto::RegisterDef& output = plan.register_def(static_cast<int>(writer.output_register(0)));

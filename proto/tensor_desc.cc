@@ -25,6 +25,28 @@ Shape ShapeOf(const proto::TensorDesc& desc) {
   return Shape(std::vector<int64_t>(desc.dims().begin(), desc.dims().end()));
 }
 
+Layout LayoutOf(const proto::TensorDesc& desc) {
+  switch (desc.layout()) {
+    case proto::LAYOUT_NHWC:
+      return Layout::kNhwc;
+    case proto::LAYOUT_NCHW16C:
+      return Layout::kNChw16c;
+    default:
+      return Layout::kPlain;
+  }
+}
+
+proto::Layout ProtoLayoutOf(Layout layout) {
+  switch (layout) {
+    case Layout::kNhwc:
+      return proto::LAYOUT_NHWC;
+    case Layout::kNChw16c:
+      return proto::LAYOUT_NCHW16C;
+    default:
+      return proto::LAYOUT_PLAIN;
+  }
+}
+
 proto::DataType ProtoDataTypeOf(DType dtype) {
   switch (dtype) {
     case DType::kFloat32:

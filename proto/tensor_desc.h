@@ -8,6 +8,7 @@
 #define SOFTWIRE_PROTO_TENSOR_DESC_H_
 
 #include "base/dtype.h"
+#include "base/layout.h"
 #include "base/shape.h"
 #include "proto/tensor.pb.h"
 
@@ -18,6 +19,9 @@ DType DTypeOf(proto::DataType dtype);
 DType DTypeOf(const proto::TensorDesc& desc);
 // The dims as given (not checked: a negative extent stays negative).
 Shape ShapeOf(const proto::TensorDesc& desc);
+// kPlain for a layout softwire does not know.
+Layout LayoutOf(const proto::TensorDesc& desc);
+proto::Layout ProtoLayoutOf(Layout layout);
 
 // DATA_TYPE_UNSPECIFIED for kInvalid.
 proto::DataType ProtoDataTypeOf(DType dtype);

@@ -18,7 +18,9 @@ int64_t TensorType::NumBytes() const {
 
 std::string TensorType::ToString() const {
   if (!known()) return "unknown";
-  return std::string(DTypeName(dtype)) + shape.ToString();
+  std::string text = std::string(DTypeName(dtype)) + shape.ToString();
+  if (layout != Layout::kPlain) text += std::string(" ") + LayoutName(layout);
+  return text;
 }
 
 proto::TensorDesc ToTensorDesc(const TensorType& type) {
@@ -31,12 +33,14 @@ void ToTensorDesc(const TensorType& type, proto::TensorDesc* desc) {
   desc->set_dtype(ProtoDataTypeOf(type.dtype));
   desc->mutable_dims()->Reserve(type.shape.rank());
   for (int64_t dim : type.shape.dims()) desc->add_dims(dim);
+  if (type.layout != Layout::kPlain) desc->set_layout(ProtoLayoutOf(type.layout));
 }
 
 TensorType FromTensorDesc(const proto::TensorDesc& desc) {
   TensorType type;
   type.dtype = DTypeOf(desc.dtype());
   type.shape = Shape(std::vector<int64_t>(desc.dims().begin(), desc.dims().end()));
+  type.layout = LayoutOf(desc);
   return type;
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "base/dtype.h"
+#include "base/layout.h"
 #include "base/shape.h"
 #include "proto/tensor.pb.h"
 
@@ -19,21 +20,23 @@ namespace compiler {
 // times its sample_dims, a variable's dims, an op's attributes).
 constexpr int64_t kMaxTensorBytes = int64_t{1} << 40;
 
-// A value type. `dtype == kInvalid` means "not inferred yet".
+// A value type. `dtype == kInvalid` means "not inferred yet". `layout` is where the elements
+// lie (base/layout.h): plain until choose_layouts picks another for an image batch.
 struct TensorType {
   DType dtype = DType::kInvalid;
   Shape shape;
+  Layout layout = Layout::kPlain;
 
   bool known() const { return dtype != DType::kInvalid; }
   int64_t NumElements() const { return shape.NumElements(); }
   // Saturates at INT64_MAX, as Shape::NumElements does.
   int64_t NumBytes() const;
 
-  // "float32[8, 784]", "int32[]", or "unknown".
+  // "float32[8, 784]", "int32[]", "float32[8, 16, 4, 4] nChw16c", or "unknown".
   std::string ToString() const;
 
   bool operator==(const TensorType& other) const {
-    return dtype == other.dtype && shape == other.shape;
+    return dtype == other.dtype && shape == other.shape && layout == other.layout;
   }
   bool operator!=(const TensorType& other) const { return !(*this == other); }
 };

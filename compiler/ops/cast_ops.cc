@@ -23,7 +23,7 @@ Status InferCast(InferenceContext& context) {
     return InvalidArgumentError(context.InputLabel(0) + " must be float32 or bfloat16, got " +
                                 context.input(0).ToString());
   }
-  context.SetOutput(0, TensorType{*dtype, context.input_shape(0)});
+  context.SetOutput(0, TensorType{*dtype, context.input_shape(0), context.input(0).layout});
   return Status::Ok();
 }
 

@@ -80,6 +80,7 @@ OpRegistry MakeStandardOps() {
   AddConvolutionOps(registry);
   AddPoolingOps(registry);
   AddBatchNormOps(registry);
+  AddLayoutOps(registry);
   return registry;
 }
 

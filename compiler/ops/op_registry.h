@@ -58,6 +58,7 @@ void AddTransferOps(OpRegistry& registry);
 void AddCastOps(OpRegistry& registry);
 void AddConvolutionOps(OpRegistry& registry);
 void AddPoolingOps(OpRegistry& registry);
+void AddLayoutOps(OpRegistry& registry);
 void AddBatchNormOps(OpRegistry& registry);
 
 }  // namespace compiler

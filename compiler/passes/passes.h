@@ -87,6 +87,13 @@ Status PartitionStagesPass(Compilation& compilation);
 // hint names a layout the op cannot produce.
 Status ChooseSbpPass(Compilation& compilation);
 
+// The memory layout of every image batch between convolutions (docs/LAYOUTS.md): per region of
+// convolutions joined through batch_norm, element-wise and pooling ops, the cheapest of NCHW,
+// NHWC and nChw16c by the cost model (or CompileOptions::layouts), with `reorder` ops where
+// layouts meet, at the job's boundaries (which stay NCHW) and around boxing (which moves plain
+// tensors only). Fails on an unknown CompileOptions::layouts.
+Status ChooseLayoutsPass(Compilation& compilation);
+
 // A BoxingEdge for every op input laid out differently from how its producer left it.
 Status InsertBoxingPass(Compilation& compilation);
 

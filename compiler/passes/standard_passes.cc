@@ -20,6 +20,7 @@ std::vector<Pass> StandardPasses() {
       {"infer_periods", InferPeriodsPass},
       {"partition_stages", PartitionStagesPass},
       {"choose_sbp", ChooseSbpPass},
+      {"choose_layouts", ChooseLayoutsPass},
       {"insert_boxing", InsertBoxingPass},
       {"expand_physical", ExpandPhysicalPass},
       {"fold_views", FoldViewsPass},

@@ -24,7 +24,8 @@ int64_t TaskStateBytes(const OpDefinition& definition, const std::vector<TensorT
 
 TensorType LocalType(const TensorType& type, const placement::NdSbp& sbp,
                      const placement::MeshShape& shape) {
-  return TensorType{type.dtype, Shape(placement::LocalDims(type.shape.dims(), sbp, shape))};
+  return TensorType{type.dtype, Shape(placement::LocalDims(type.shape.dims(), sbp, shape)),
+                    type.layout};
 }
 
 }  // namespace compiler

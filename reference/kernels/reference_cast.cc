@@ -1,7 +1,11 @@
+// reorder (docs/OPS.md): the reference holds every tensor in its logical NCHW order whatever
+// layout the plan gives its bytes (docs/LAYOUTS.md), so a reorder is a copy of the values.
+//
 // cast (docs/OPS.md) in double: to bfloat16, each value rounded once to the nearest bfloat16
 // (ties to even, base/bfloat16.h); to float32, the value as it is (the reference keeps float32
 // tensors in double, so a float32 value is never rounded, and a bfloat16 value is exact).
 #include "base/bfloat16.h"
+#include "base/layout.h"
 #include "reference/kernels/reference_kernel_families.h"
 #include "reference/kernels/reference_op_helpers.h"
 
@@ -31,10 +35,28 @@ Status Cast(const ReferenceKernelCall& call) {
   return Status::Ok();
 }
 
+Status Reorder(const ReferenceKernelCall& call) {
+  KernelAttributes attributes(*call.def);
+  const std::string name = attributes.RequiredString("layout");
+  SOFTWIRE_RETURN_IF_ERROR(attributes.Finish());
+  SOFTWIRE_RETURN_IF_ERROR(CheckArity(call, 1, 1));
+  StatusOr<Layout> layout = ParseLayout(name);
+  if (!layout.ok()) return OpError(call, layout.status().message());
+  const ReferenceTensor& x = Input(call, 0);
+  if (x.shape.rank() != 4 || !LayoutFits(*layout, x.shape)) {
+    return OpError(call, "x " + x.shape.ToString() + " cannot be held in layout " + name);
+  }
+  Output(call, 0).dtype = x.dtype;
+  SOFTWIRE_RETURN_IF_ERROR(CheckOutputShape(call, 0, x.shape));
+  Output(call, 0).values = x.values;
+  return Status::Ok();
+}
+
 }  // namespace
 
 void RegisterReferenceCastKernel(ReferenceKernelTable* table) {
   table->Register("cast", Cast);
+  table->Register("reorder", Reorder);
 }
 
 }  // namespace reference

@@ -57,7 +57,8 @@ const std::vector<std::string> kInternalOps = {"fill",
                                                "max_pool2d_grad",
                                                "avg_pool2d_grad",
                                                "global_avg_pool_grad",
-                                               "batch_norm_statistics"};
+                                               "batch_norm_statistics",
+                                               "reorder"};
 const std::vector<std::string> kUpdateOps = {"sgd_update", "adam_update", "running_average_update"};
 // "Transfer and boxing ops (many devices)".
 const std::vector<std::string> kTransferOps = {"copy", "slice", "assemble", "flat_split",

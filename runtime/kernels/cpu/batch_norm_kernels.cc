@@ -1,12 +1,20 @@
 // batch_norm and batch_norm_grad over every axis of x [N, C, ...] but the channels (axis 1),
 // with the batch's statistics (docs/OPS.md).
 //
-// Parallel over channels: a channel's statistics, its outputs and its dgamma, dbeta depend on
-// its own elements only. Sums accumulate in double: a channel holds N * H * W elements, often
-// tens of thousands, where float32 sums would lose digits the tests against PyTorch see.
+// Plain x: parallel over channels: a channel's statistics, its outputs and its dgamma, dbeta
+// depend on its own elements only. Sums accumulate in double: a channel holds N * H * W
+// elements, often tens of thousands, where float32 sums would lose digits the tests against
+// PyTorch see.
+//
+// x in NHWC or nChw16c (base/layout.h, docs/LAYOUTS.md; dy, dx and y in the same layout): a
+// channel's elements are strided there, so the loops run over images instead, in memory order,
+// each image summing into per-image per-channel partial sums (double) that are then added in
+// image order: the same sums whatever the threads. The element-wise passes run over images too.
 #include <cmath>
 #include <memory>
+#include <vector>
 
+#include "base/layout.h"
 #include "proto/kernel_attributes.h"
 #include "runtime/kernels/cpu/kernel_families.h"
 #include "runtime/kernels/cpu/kernel_signature.h"
@@ -22,6 +30,8 @@ struct ChannelLayout {
   int64_t batch = 0;
   int64_t channels = 0;
   int64_t spatial = 0;
+  bool blocked = false;  // x is not plain: `image` says where its elements lie.
+  ImageLayout image;
 };
 
 StatusOr<ChannelLayout> ReadChannelLayout(const proto::KernelDef& def, int x_input,
@@ -41,6 +51,22 @@ StatusOr<ChannelLayout> ReadChannelLayout(const proto::KernelDef& def, int x_inp
   layout.batch = x.dim(0);
   layout.channels = x.dim(1);
   layout.spatial = x.NumElements(2, x.rank());
+  const Layout memory = LayoutOf(def.input(x_input));
+  if (!LayoutFits(memory, x)) {
+    return KernelDefError(def, "x " + x.ToString() + " cannot be held in " + LayoutName(memory));
+  }
+  for (const proto::TensorDesc& desc : def.input()) {
+    if (desc.dims_size() == x.rank() && LayoutOf(desc) != memory) {
+      return KernelDefError(def, "every image input and output must be in x's layout");
+    }
+  }
+  for (const proto::TensorDesc& desc : def.output()) {
+    if (desc.dims_size() == x.rank() && LayoutOf(desc) != memory) {
+      return KernelDefError(def, "every image input and output must be in x's layout");
+    }
+  }
+  layout.blocked = memory != Layout::kPlain;
+  layout.image = ImageLayout::Of(memory, x);
   for (int input : per_channel_inputs) {
     SOFTWIRE_RETURN_IF_ERROR(CheckShape(def, "input " + std::to_string(input),
                                         ShapeOf(def.input(input)), Shape({layout.channels})));
@@ -73,6 +99,118 @@ Statistics ChannelStatistics(const ChannelLayout& layout, const float* x, int64_
 int64_t MinChannels(const ChannelLayout& layout, int64_t work_per_element) {
   return MinChunkFor(work_per_element * layout.batch * layout.spatial);
 }
+
+// The loops over an image batch in a channel-blocked layout (NHWC, nChw16c): per image, in
+// memory order, with the channel of every element known. Owns the per-image partial sums, so
+// Run allocates nothing.
+class BlockedLoops {
+ public:
+  explicit BlockedLoops(const ChannelLayout& layout)
+      : l_(layout.image),
+        partial_(static_cast<size_t>(l_.batch * l_.channels * 2)),
+        sums_(static_cast<size_t>(2 * l_.channels)),
+        means_(static_cast<size_t>(l_.channels)),
+        epsilon_(layout.epsilon) {}
+
+  // body(offset, c) for every element of image n.
+  template <typename Body>
+  void ForImage(int64_t n, const Body& body) const {
+    const int64_t block = l_.block;
+    for (int64_t cb = 0; cb < l_.channels / block; ++cb) {
+      const int64_t base = n * l_.image + cb * l_.block_stride;
+      for (int64_t s = 0; s < l_.spatial; ++s) {
+        const int64_t offset = base + s * block;
+        for (int64_t ci = 0; ci < block; ++ci) body(offset + ci, cb * block + ci);
+      }
+    }
+  }
+
+  // Per channel, the sums over the batch of first(offset, c) and second(offset, c) (second may
+  // return 0): per-image partial sums in parallel, then added in image order.
+  template <typename First, typename Second>
+  void Sums(ParallelRunner* parallel, const First& first, const Second& second, double* first_sum,
+            double* second_sum) {
+    const int64_t channels = l_.channels;
+    ParallelFor(parallel, l_.batch, MinChunkFor(2 * l_.image), [&](int64_t begin, int64_t end) {
+      for (int64_t n = begin; n < end; ++n) {
+        double* a = partial_.data() + n * channels * 2;
+        double* b = a + channels;
+        std::fill(a, a + 2 * channels, 0.0);
+        ForImage(n, [&](int64_t offset, int64_t c) {
+          a[c] += first(offset, c);
+          b[c] += second(offset, c);
+        });
+      }
+    });
+    for (int64_t c = 0; c < channels; ++c) first_sum[c] = second_sum[c] = 0;
+    for (int64_t n = 0; n < l_.batch; ++n) {
+      const double* a = partial_.data() + n * channels * 2;
+      for (int64_t c = 0; c < channels; ++c) {
+        first_sum[c] += a[c];
+        second_sum[c] += a[channels + c];
+      }
+    }
+  }
+
+  // The batch's mean and rstd per channel (two passes, as ChannelStatistics), and the sum of
+  // squared deviations in `squares`.
+  void Statistics(ParallelRunner* parallel, const float* x, float* mean, float* rstd,
+                  double* squares) {
+    std::vector<double>& sums = sums_;
+    const double count = static_cast<double>(l_.batch * l_.spatial);
+    Sums(
+        parallel, [&](int64_t offset, int64_t) { return static_cast<double>(x[offset]); },
+        [](int64_t, int64_t) { return 0.0; }, sums.data(), sums.data() + l_.channels);
+    std::vector<double>& means = means_;
+    for (int64_t c = 0; c < l_.channels; ++c) means[c] = sums[c] / count;
+    Sums(
+        parallel,
+        [&](int64_t offset, int64_t c) {
+          const double d = x[offset] - means[c];
+          return d * d;
+        },
+        [](int64_t, int64_t) { return 0.0; }, squares, sums.data() + l_.channels);
+    for (int64_t c = 0; c < l_.channels; ++c) {
+      mean[c] = static_cast<float>(means[c]);
+      if (rstd != nullptr) {
+        rstd[c] = static_cast<float>(1.0 / std::sqrt(squares[c] / count + epsilon_));
+      }
+    }
+  }
+
+  // body(offset, c) over every element, parallel over images.
+  template <typename Body>
+  void ForAll(ParallelRunner* parallel, int64_t work_per_element, const Body& body) const {
+    ParallelFor(parallel, l_.batch, MinChunkFor(work_per_element * l_.image),
+                [&](int64_t begin, int64_t end) {
+                  for (int64_t n = begin; n < end; ++n) ForImage(n, body);
+                });
+  }
+
+  const ImageLayout& layout() const { return l_; }
+
+ private:
+  const ImageLayout l_;
+  std::vector<double> partial_;  // [N][2][C].
+  std::vector<double> sums_;
+  std::vector<double> means_;
+  const float epsilon_;
+};
+
+// What the blocked path of a kernel keeps between firings: its loops and per-channel values.
+struct BlockedState {
+  explicit BlockedState(const ChannelLayout& layout)
+      : loops(layout),
+        mean(static_cast<size_t>(layout.channels)),
+        rstd(mean.size()),
+        scale(mean.size()),
+        shift(mean.size()),
+        first(mean.size()),
+        second(mean.size()) {}
+  BlockedLoops loops;
+  std::vector<float> mean, rstd, scale, shift;
+  std::vector<double> first, second;
+};
 
 // (x, gamma, beta[, running_mean, running_var]) -> y; with use_running_statistics the running
 // statistics replace the batch's.
@@ -110,6 +248,24 @@ class BatchNormKernel final : public Kernel {
     const float* running_var = use_running_ ? context.inputs[4].As<float>() : nullptr;
     float* y = context.outputs[0].As<float>();
     const ChannelLayout& l = layout_;
+    if (blocked_ != nullptr) {
+      BlockedState& b = *blocked_;
+      if (use_running_) {
+        for (int64_t c = 0; c < l.channels; ++c) {
+          b.mean[c] = running_mean[c];
+          b.rstd[c] = 1.0f / std::sqrt(running_var[c] + l.epsilon);
+        }
+      } else {
+        b.loops.Statistics(context.parallel, x, b.mean.data(), b.rstd.data(), b.first.data());
+      }
+      for (int64_t c = 0; c < l.channels; ++c) b.scale[c] = b.rstd[c] * gamma[c];
+      const float* mean = b.mean.data();
+      const float* scale = b.scale.data();
+      b.loops.ForAll(context.parallel, 4, [&](int64_t offset, int64_t c) {
+        y[offset] = (x[offset] - mean[c]) * scale[c] + beta[c];
+      });
+      return Status::Ok();
+    }
     ParallelFor(context.parallel, l.channels, MinChannels(l, 4), [&](int64_t begin, int64_t end) {
       for (int64_t c = begin; c < end; ++c) {
         const Statistics statistics =
@@ -129,9 +285,12 @@ class BatchNormKernel final : public Kernel {
 
  private:
   BatchNormKernel(ChannelLayout layout, bool use_running)
-      : layout_(layout), use_running_(use_running) {}
+      : layout_(layout),
+        use_running_(use_running),
+        blocked_(layout.blocked ? std::make_unique<BlockedState>(layout) : nullptr) {}
   const ChannelLayout layout_;
   const bool use_running_;
+  std::unique_ptr<BlockedState> blocked_;
 };
 
 // dx = rstd (g - mean(g) - xhat mean(g xhat)) with g = dy gamma; dgamma = sum dy xhat,
@@ -162,6 +321,32 @@ class BatchNormGradKernel final : public Kernel {
     float* dbeta = context.outputs[2].As<float>();
     const ChannelLayout& l = layout_;
     const double count = static_cast<double>(l.batch * l.spatial);
+    if (blocked_ != nullptr) {
+      BlockedState& b = *blocked_;
+      b.loops.Statistics(context.parallel, x, b.mean.data(), b.rstd.data(), b.first.data());
+      const float* mean = b.mean.data();
+      const float* rstd = b.rstd.data();
+      b.loops.Sums(
+          context.parallel,
+          [&](int64_t o, int64_t c) {
+            return static_cast<double>(dy[o] * ((x[o] - mean[c]) * rstd[c]));
+          },
+          [&](int64_t o, int64_t) { return static_cast<double>(dy[o]); }, b.first.data(),
+          b.second.data());
+      for (int64_t c = 0; c < l.channels; ++c) {
+        dgamma[c] = static_cast<float>(b.first[c]);
+        dbeta[c] = static_cast<float>(b.second[c]);
+        b.scale[c] = static_cast<float>(gamma[c] * b.second[c] / count);  // g_mean.
+        b.shift[c] = static_cast<float>(gamma[c] * b.first[c] / count);   // g_xhat_mean.
+      }
+      const float* g_mean = b.scale.data();
+      const float* g_xhat_mean = b.shift.data();
+      b.loops.ForAll(context.parallel, 8, [&](int64_t o, int64_t c) {
+        const float xhat = (x[o] - mean[c]) * rstd[c];
+        dx[o] = rstd[c] * (dy[o] * gamma[c] - g_mean[c] - xhat * g_xhat_mean[c]);
+      });
+      return Status::Ok();
+    }
     ParallelFor(context.parallel, l.channels, MinChannels(l, 8), [&](int64_t begin, int64_t end) {
       for (int64_t c = begin; c < end; ++c) {
         const Statistics st = ChannelStatistics(l, x, c);
@@ -190,8 +375,11 @@ class BatchNormGradKernel final : public Kernel {
   }
 
  private:
-  explicit BatchNormGradKernel(ChannelLayout layout) : layout_(layout) {}
+  explicit BatchNormGradKernel(ChannelLayout layout)
+      : layout_(layout),
+        blocked_(layout.blocked ? std::make_unique<BlockedState>(layout) : nullptr) {}
   const ChannelLayout layout_;
+  std::unique_ptr<BlockedState> blocked_;
 };
 
 // x [N, C, ...] -> (mean, var) [C], var unbiased (count - 1; 0 for a count of 1).
@@ -214,6 +402,14 @@ class BatchNormStatisticsKernel final : public Kernel {
     float* var = context.outputs[1].As<float>();
     const ChannelLayout& l = layout_;
     const double count = static_cast<double>(l.batch * l.spatial);
+    if (blocked_ != nullptr) {
+      BlockedState& b = *blocked_;
+      b.loops.Statistics(context.parallel, x, mean, nullptr, b.first.data());
+      for (int64_t c = 0; c < l.channels; ++c) {
+        var[c] = static_cast<float>(count > 1 ? b.first[c] / (count - 1) : 0.0);
+      }
+      return Status::Ok();
+    }
     ParallelFor(context.parallel, l.channels, MinChannels(l, 3), [&](int64_t begin, int64_t end) {
       for (int64_t c = begin; c < end; ++c) {
         double sum = 0;
@@ -235,8 +431,11 @@ class BatchNormStatisticsKernel final : public Kernel {
   }
 
  private:
-  explicit BatchNormStatisticsKernel(ChannelLayout layout) : layout_(layout) {}
+  explicit BatchNormStatisticsKernel(ChannelLayout layout)
+      : layout_(layout),
+        blocked_(layout.blocked ? std::make_unique<BlockedState>(layout) : nullptr) {}
   const ChannelLayout layout_;
+  std::unique_ptr<BlockedState> blocked_;
 };
 
 // (statistic, running): running = (1 - momentum) running + momentum * scale * statistic, in

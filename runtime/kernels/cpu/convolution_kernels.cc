@@ -1,5 +1,7 @@
 // conv2d, conv2d_grad_input and conv2d_grad_filter: each kernel owns the oneDNN primitives of
-// its shape (onednn_convolution.h), created with the kernel.
+// its shape (onednn_convolution.h), created with the kernel. Image operands may be in any
+// layout of base/layout.h (each its own: the first convolution reads a plain input and writes
+// nChw16c); filters are plain.
 #include <memory>
 
 #include "proto/kernel_attributes.h"
@@ -91,6 +93,22 @@ class ConvolutionKernel final : public Kernel {
       SOFTWIRE_RETURN_IF_ERROR(CheckShape(def, "input dy", ShapeOf(def.input(0)), shape.y));
     }
     shape.input_dtype = dtype;
+    // Image operands in the layouts the plan gives them; filters plain.
+    const bool forward = pass == ConvolutionPass::kForward;
+    const proto::TensorDesc& x_desc =
+        forward ? def.input(0)
+                : (pass == ConvolutionPass::kBackwardData ? def.output(0) : def.input(1));
+    const proto::TensorDesc& y_desc = forward ? def.output(0) : def.input(0);
+    const proto::TensorDesc& w_desc =
+        pass == ConvolutionPass::kBackwardWeights ? def.output(0) : def.input(1);
+    shape.x_layout = LayoutOf(x_desc);
+    shape.y_layout = LayoutOf(y_desc);
+    if (LayoutOf(w_desc) != Layout::kPlain) return KernelDefError(def, "filters must be plain");
+    if (!LayoutFits(shape.x_layout, shape.x) || !LayoutFits(shape.y_layout, shape.y)) {
+      return KernelDefError(def, "x " + shape.x.ToString() + " in " + LayoutName(shape.x_layout) +
+                                     " or y " + shape.y.ToString() + " in " +
+                                     LayoutName(shape.y_layout) + " does not fit its layout");
+    }
     StatusOr<std::unique_ptr<OneDnnConvolution>> convolution =
         OneDnnConvolution::Create(pass, shape);
     if (!convolution.ok()) return KernelDefError(def, convolution.status().message());

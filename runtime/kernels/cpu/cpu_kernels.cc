@@ -32,6 +32,7 @@ void RegisterCpuKernels(KernelRegistry* registry) {
   RegisterConvolutionKernels(registry);
   RegisterPoolingKernels(registry);
   RegisterBatchNormKernels(registry);
+  RegisterReorderKernel(registry);
 }
 
 void SetBlasThreads(int threads) {

@@ -34,6 +34,7 @@ void RegisterConvolutionKernels(KernelRegistry* registry);   // conv2d, conv2d_g
                                                              // conv2d_grad_filter
 void RegisterPoolingKernels(KernelRegistry* registry);       // max/avg_pool2d(_grad),
                                                              // global_avg_pool(_grad), flatten
+void RegisterReorderKernel(KernelRegistry* registry);        // reorder
 void RegisterBatchNormKernels(KernelRegistry* registry);     // batch_norm(_grad, _statistics),
                                                              // running_average_update
 

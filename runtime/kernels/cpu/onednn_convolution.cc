@@ -130,11 +130,29 @@ class Convolution final : public OneDnnConvolution {
   }
 
   // x, y ([count, ...]) and w descriptors, the weights grouped ([G, O / G, C / G, KH, KW]):
-  // plain (the slots' layout), or `any` for the primitive to choose.
-  memory::desc Images(const Shape& shape, int64_t count, memory::data_type type,
+  // the slots' layout, or for the primitive (any = true) `any` where the slot is plain, so
+  // oneDNN chooses, and the slot's own layout where the compiler chose one.
+  static Tag TagOf(Layout layout) {
+    switch (layout) {
+      case Layout::kNhwc:
+        return Tag::nhwc;
+      case Layout::kNChw16c:
+        return Tag::nChw16c;
+      case Layout::kPlain:
+        break;
+    }
+    return Tag::nchw;
+  }
+  // A plain operand beside an NHWC one is described as NHWC too (reordered in the lane):
+  // oneDNN 2.6 has only its reference kernel for NCHW or `any` beside NHWC.
+  memory::desc Images(const Shape& shape, Layout layout, int64_t count, memory::data_type type,
                       bool any = true) const {
-    return memory::desc({count, shape.dim(1), shape.dim(2), shape.dim(3)}, type,
-                        any ? Tag::any : Tag::nchw);
+    Tag tag = TagOf(layout);
+    if (any && layout == Layout::kPlain) {
+      const bool beside_nhwc = shape_.x_layout == Layout::kNhwc || shape_.y_layout == Layout::kNhwc;
+      tag = beside_nhwc ? Tag::nhwc : Tag::any;
+    }
+    return memory::desc({count, shape.dim(1), shape.dim(2), shape.dim(3)}, type, tag);
   }
   memory::desc Weights(memory::data_type type, bool any = true) const {
     const Shape& w = shape_.w;
@@ -161,12 +179,13 @@ class Convolution final : public OneDnnConvolution {
         shape_.has_bias
             ? dnnl::convolution_forward::desc(
                   dnnl::prop_kind::forward_training, dnnl::algorithm::convolution_direct,
-                  Images(shape_.x, count, in), Weights(in), bias, Images(shape_.y, count, f32),
-                  strides, dilates, padding, padding)
+                  Images(shape_.x, shape_.x_layout, count, in), Weights(in), bias,
+                  Images(shape_.y, shape_.y_layout, count, f32), strides, dilates, padding, padding)
             : dnnl::convolution_forward::desc(
                   dnnl::prop_kind::forward_training, dnnl::algorithm::convolution_direct,
-                  Images(shape_.x, count, in), Weights(in), Images(shape_.y, count, f32), strides,
-                  dilates, padding, padding);
+                  Images(shape_.x, shape_.x_layout, count, in), Weights(in),
+                  Images(shape_.y, shape_.y_layout, count, f32), strides, dilates, padding,
+                  padding);
     dnnl::convolution_forward::primitive_desc forward(forward_desc, attributes, engine_);
     switch (pass_) {
       case ConvolutionPass::kForward:
@@ -174,14 +193,16 @@ class Convolution final : public OneDnnConvolution {
       case ConvolutionPass::kBackwardData:
         return dnnl::convolution_backward_data::primitive_desc(
             dnnl::convolution_backward_data::desc(
-                dnnl::algorithm::convolution_direct, Images(shape_.x, count, f32), Weights(in),
-                Images(shape_.y, count, in), strides, dilates, padding, padding),
+                dnnl::algorithm::convolution_direct, Images(shape_.x, shape_.x_layout, count, f32),
+                Weights(in), Images(shape_.y, shape_.y_layout, count, in), strides, dilates,
+                padding, padding),
             attributes, engine_, forward);
       case ConvolutionPass::kBackwardWeights:
         return dnnl::convolution_backward_weights::primitive_desc(
             dnnl::convolution_backward_weights::desc(
-                dnnl::algorithm::convolution_direct, Images(shape_.x, count, in), Weights(f32),
-                Images(shape_.y, count, in), strides, dilates, padding, padding),
+                dnnl::algorithm::convolution_direct, Images(shape_.x, shape_.x_layout, count, in),
+                Weights(f32), Images(shape_.y, shape_.y_layout, count, in), strides, dilates,
+                padding, padding),
             attributes, engine_, forward);
     }
     return forward;
@@ -210,23 +231,28 @@ class Convolution final : public OneDnnConvolution {
     lane.primitive = dnnl::primitive(descriptor);
     switch (pass_) {
       case ConvolutionPass::kForward:
-        lane.a = MakeOperand(descriptor.src_desc(), Images(shape_.x, count, in, false), false);
+        lane.a = MakeOperand(descriptor.src_desc(),
+                             Images(shape_.x, shape_.x_layout, count, in, false), false);
         lane.b = MakeOperand(descriptor.weights_desc(), Weights(in, false), false);
-        lane.out = MakeOperand(descriptor.dst_desc(), Images(shape_.y, count, f32, false), true);
+        lane.out = MakeOperand(descriptor.dst_desc(),
+                               Images(shape_.y, shape_.y_layout, count, f32, false), true);
         if (shape_.has_bias) {
           lane.bias =
               memory(descriptor.query_md(dnnl::query::weights_md, 1), engine_, DNNL_MEMORY_NONE);
         }
         break;
       case ConvolutionPass::kBackwardData:
-        lane.a = MakeOperand(descriptor.diff_dst_desc(), Images(shape_.y, count, in, false), false);
+        lane.a = MakeOperand(descriptor.diff_dst_desc(),
+                             Images(shape_.y, shape_.y_layout, count, in, false), false);
         lane.b = MakeOperand(descriptor.weights_desc(), Weights(in, false), false);
-        lane.out =
-            MakeOperand(descriptor.diff_src_desc(), Images(shape_.x, count, f32, false), true);
+        lane.out = MakeOperand(descriptor.diff_src_desc(),
+                               Images(shape_.x, shape_.x_layout, count, f32, false), true);
         break;
       case ConvolutionPass::kBackwardWeights:
-        lane.a = MakeOperand(descriptor.diff_dst_desc(), Images(shape_.y, count, in, false), false);
-        lane.b = MakeOperand(descriptor.src_desc(), Images(shape_.x, count, in, false), false);
+        lane.a = MakeOperand(descriptor.diff_dst_desc(),
+                             Images(shape_.y, shape_.y_layout, count, in, false), false);
+        lane.b = MakeOperand(descriptor.src_desc(),
+                             Images(shape_.x, shape_.x_layout, count, in, false), false);
         lane.out = MakeOperand(descriptor.diff_weights_desc(), Weights(f32, false), true);
         if (lane.begin > 0) lane.partial.resize(static_cast<size_t>(shape_.w.NumElements()));
         break;

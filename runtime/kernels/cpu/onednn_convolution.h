@@ -8,12 +8,13 @@
 // objects, stream and user scratchpad; Run spreads the lanes over `parallel`. Backward weights
 // sums the lanes' filter gradients, kept in buffers owned by the object.
 //
-// Layouts: the slots hold NCHW images and OIHW filters (the job's layout). Each primitive is
-// created with `any` layouts so oneDNN picks its fastest kernels (its blocked formats, e.g.
-// nChw16c, with jit:avx512_core rather than gemm-based ones on plain NCHW); the lane reorders
-// its operands in and its output out, into buffers it owns. Choosing layouts across
-// convolutions so that most reorders disappear is the compiler's job (issue 18, item 3), not
-// done yet.
+// Layouts: the slots hold OIHW filters and images in the layouts the plan gives them
+// (ConvolutionShape::x_layout, y_layout; base/layout.h): NCHW, NHWC or nChw16c, as the
+// compiler's choose_layouts pass chose them (docs/LAYOUTS.md). An image operand in NHWC or
+// nChw16c is described to oneDNN as exactly that, so the primitive reads and writes the slot
+// itself; a plain NCHW one (and the filters) is described as `any`, so oneDNN picks its fastest
+// kernels (its blocked formats with jit:avx512_core rather than gemm-based ones on NCHW) and
+// the lane reorders the operand in (or the output out) through a buffer it owns.
 //
 // Types: inputs float32, or bfloat16 (the precision policy's products) accumulated and written
 // in float32. bfloat16 runs natively where the CPU has it (base/cpu_features.h); elsewhere, and
@@ -32,6 +33,7 @@
 
 #include "base/dtype.h"
 #include "base/image_window.h"
+#include "base/layout.h"
 #include "base/shape.h"
 #include "base/status.h"
 #include "runtime/kernels/parallel_runner.h"
@@ -53,6 +55,8 @@ struct ConvolutionShape {
   ImageWindow window;
   bool has_bias = false;                // Forward only.
   DType input_dtype = DType::kFloat32;  // Of both product inputs: float32 or bfloat16.
+  Layout x_layout = Layout::kPlain;     // Of x (dx for backward data).
+  Layout y_layout = Layout::kPlain;     // Of y (dy for the backward passes).
 };
 
 class OneDnnConvolution {

@@ -5,12 +5,15 @@
 //
 // Plain loops, parallel over the N * C image planes: pooling reads and writes each element a
 // few times, so memory, not arithmetic, bounds it, and planes are independent (the gradients
-// write only their own plane of dx).
+// write only their own plane of dx). Images may be in any layout of base/layout.h (all of one
+// op's in the same): a plane's elements then lie `block` apart instead of next to each other,
+// and each window is visited in the same order, so every layout gives the same values.
 #include <algorithm>
 #include <cstring>
 #include <memory>
 
 #include "base/image_window.h"
+#include "base/layout.h"
 #include "proto/kernel_attributes.h"
 #include "runtime/kernels/cpu/kernel_families.h"
 #include "runtime/kernels/cpu/kernel_signature.h"
@@ -64,7 +67,17 @@ class PoolKernel final : public Kernel {
     SOFTWIRE_RETURN_IF_ERROR(forward ? CheckShape(def, "output y", ShapeOf(def.output(0)), y)
                                      : CheckShape(def, "input dy", ShapeOf(def.input(0)), y));
     if (!forward) SOFTWIRE_RETURN_IF_ERROR(CheckShape(def, "output dx", ShapeOf(def.output(0)), x));
-    return std::unique_ptr<Kernel>(new PoolKernel(op, window, x.dim(0) * x.dim(1)));
+    const Layout layout = LayoutOf(def.output(0));
+    for (const proto::TensorDesc& desc : def.input()) {
+      if (LayoutOf(desc) != layout) {
+        return KernelDefError(def, "every image must be in one layout");
+      }
+    }
+    if (!LayoutFits(layout, x) || !LayoutFits(layout, y)) {
+      return KernelDefError(def, "x " + x.ToString() + " cannot be held in " + LayoutName(layout));
+    }
+    return std::unique_ptr<Kernel>(new PoolKernel(
+        op, window, x.dim(0) * x.dim(1), ImageLayout::Of(layout, x), ImageLayout::Of(layout, y)));
   }
 
   Status Run(const KernelContext& context) override {
@@ -74,19 +87,21 @@ class PoolKernel final : public Kernel {
     ParallelFor(context.parallel, planes_, MinChunkFor((out_plane * taps) + in_plane),
                 [&](int64_t begin, int64_t end) {
                   for (int64_t plane = begin; plane < end; ++plane) {
-                    RunPlane(context, plane * in_plane, plane * out_plane);
+                    const int64_t n = plane / in_.channels, c = plane % in_.channels;
+                    RunPlane(context, in_.Offset(n, c, 0), out_.Offset(n, c, 0));
                   }
                 });
     return Status::Ok();
   }
 
  private:
-  PoolKernel(PoolOp op, const ImageWindow& window, int64_t planes)
-      : op_(op), window_(window), planes_(planes) {}
+  PoolKernel(PoolOp op, const ImageWindow& window, int64_t planes, ImageLayout in, ImageLayout out)
+      : op_(op), window_(window), planes_(planes), in_(in), out_(out) {}
 
-  // One plane: x and dx start at `in`, y and dy at `out`.
+  // One plane: x and dx start at `in`, y and dy at `out`, their elements `in_.block` apart.
   void RunPlane(const KernelContext& context, int64_t in, int64_t out) const {
     const ImageWindow& w = window_;
+    const int64_t step = in_.block;
     const float inverse_area = 1.0f / static_cast<float>(w.kernel[0] * w.kernel[1]);
     const bool grad = op_ == PoolOp::kMaxGrad || op_ == PoolOp::kAvgGrad;
     const float* x = op_ == PoolOp::kMaxGrad ? context.inputs[1].As<float>() + in
@@ -94,33 +109,38 @@ class PoolKernel final : public Kernel {
                                              : context.inputs[0].As<float>() + in;
     const float* dy = grad ? context.inputs[0].As<float>() + out : nullptr;
     float* result = context.outputs[0].As<float>() + (grad ? in : out);
-    if (grad) std::fill(result, result + w.input[0] * w.input[1], 0.0f);
+    if (grad) {
+      for (int64_t i = 0; i < w.input[0] * w.input[1]; ++i) result[i * step] = 0.0f;
+    }
     for (int64_t oh = 0; oh < w.output[0]; ++oh) {
       const int64_t h_begin = std::max<int64_t>(0, oh * w.stride[0] - w.padding[0]);
       const int64_t h_end = std::min(w.input[0], oh * w.stride[0] - w.padding[0] + w.kernel[0]);
       for (int64_t ow = 0; ow < w.output[1]; ++ow) {
         const int64_t w_begin = std::max<int64_t>(0, ow * w.stride[1] - w.padding[1]);
         const int64_t w_end = std::min(w.input[1], ow * w.stride[1] - w.padding[1] + w.kernel[1]);
-        const int64_t o = oh * w.output[1] + ow;
+        const int64_t o = (oh * w.output[1] + ow) * step;
         if (op_ == PoolOp::kAvgGrad) {
           const float share = dy[o] * inverse_area;
           for (int64_t ih = h_begin; ih < h_end; ++ih) {
-            for (int64_t iw = w_begin; iw < w_end; ++iw) result[ih * w.input[1] + iw] += share;
+            for (int64_t iw = w_begin; iw < w_end; ++iw) {
+              result[(ih * w.input[1] + iw) * step] += share;
+            }
           }
           continue;
         }
         if (op_ == PoolOp::kAvg) {
           float sum = 0.0f;
           for (int64_t ih = h_begin; ih < h_end; ++ih) {
-            for (int64_t iw = w_begin; iw < w_end; ++iw) sum += x[ih * w.input[1] + iw];
+            for (int64_t iw = w_begin; iw < w_end; ++iw) sum += x[(ih * w.input[1] + iw) * step];
           }
           result[o] = sum * inverse_area;
           continue;
         }
-        int64_t best = h_begin * w.input[1] + w_begin;
+        int64_t best = (h_begin * w.input[1] + w_begin) * step;
         for (int64_t ih = h_begin; ih < h_end; ++ih) {
           for (int64_t iw = w_begin; iw < w_end; ++iw) {
-            if (x[ih * w.input[1] + iw] > x[best]) best = ih * w.input[1] + iw;
+            const int64_t i = (ih * w.input[1] + iw) * step;
+            if (x[i] > x[best]) best = i;
           }
         }
         if (op_ == PoolOp::kMax) {
@@ -134,10 +154,14 @@ class PoolKernel final : public Kernel {
 
   const PoolOp op_;
   const ImageWindow window_;
-  const int64_t planes_;  // N * C.
+  const int64_t planes_;   // N * C.
+  const ImageLayout in_;   // Of x and dx.
+  const ImageLayout out_;  // Of y and dy.
 };
 
-// global_avg_pool: x [N, C, H, W] -> y [N, C]; global_avg_pool_grad: dy [N, C] -> dx.
+// global_avg_pool: x [N, C, H, W] -> y [N, C]; global_avg_pool_grad: dy [N, C] -> dx. The
+// image (x or dx) may be in any layout of base/layout.h; each channel's sum runs over its H * W
+// elements in the same order in all of them.
 class GlobalAvgPoolKernel final : public Kernel {
  public:
   static StatusOr<std::unique_ptr<Kernel>> Create(const KernelSetup& setup) {
@@ -154,14 +178,45 @@ class GlobalAvgPoolKernel final : public Kernel {
     const Shape pooled({x.dim(0), x.dim(1)});
     SOFTWIRE_RETURN_IF_ERROR(CheckShape(def, grad ? "input dy" : "output y",
                                         ShapeOf(grad ? def.input(0) : def.output(0)), pooled));
-    return std::unique_ptr<Kernel>(
-        new GlobalAvgPoolKernel(grad, pooled.NumElements(), x.dim(2) * x.dim(3)));
+    const Layout layout = LayoutOf(grad ? def.output(0) : def.input(0));
+    if (!LayoutFits(layout, x)) {
+      return KernelDefError(def, "x " + x.ToString() + " cannot be held in " + LayoutName(layout));
+    }
+    return std::unique_ptr<Kernel>(new GlobalAvgPoolKernel(
+        grad, pooled.NumElements(), x.dim(2) * x.dim(3), ImageLayout::Of(layout, x)));
   }
 
   Status Run(const KernelContext& context) override {
     const float* in = context.inputs[0].As<float>();
     float* out = context.outputs[0].As<float>();
     const float inverse = 1.0f / static_cast<float>(plane_);
+    if (image_.block > 1) {
+      const ImageLayout& l = image_;
+      ParallelFor(context.parallel, l.batch, MinChunkFor(l.image), [&](int64_t begin, int64_t end) {
+        for (int64_t n = begin; n < end; ++n) {
+          const float* pooled = grad_ ? in + n * l.channels : nullptr;
+          float* sums = grad_ ? nullptr : out + n * l.channels;
+          if (!grad_) std::fill(sums, sums + l.channels, 0.0f);
+          for (int64_t cb = 0; cb < l.channels / l.block; ++cb) {
+            const int64_t base = n * l.image + cb * l.block_stride;
+            for (int64_t s = 0; s < l.spatial; ++s) {
+              for (int64_t ci = 0; ci < l.block; ++ci) {
+                const int64_t c = cb * l.block + ci;
+                if (grad_) {
+                  out[base + s * l.block + ci] = pooled[c] * inverse;
+                } else {
+                  sums[c] += in[base + s * l.block + ci];
+                }
+              }
+            }
+          }
+          if (!grad_) {
+            for (int64_t c = 0; c < l.channels; ++c) sums[c] *= inverse;
+          }
+        }
+      });
+      return Status::Ok();
+    }
     ParallelFor(context.parallel, planes_, MinChunkFor(plane_), [&](int64_t begin, int64_t end) {
       for (int64_t p = begin; p < end; ++p) {
         if (grad_) {
@@ -177,12 +232,13 @@ class GlobalAvgPoolKernel final : public Kernel {
   }
 
  private:
-  GlobalAvgPoolKernel(bool grad, int64_t planes, int64_t plane)
-      : grad_(grad), planes_(planes), plane_(plane) {}
+  GlobalAvgPoolKernel(bool grad, int64_t planes, int64_t plane, ImageLayout image)
+      : grad_(grad), planes_(planes), plane_(plane), image_(image) {}
 
   const bool grad_;
   const int64_t planes_;
   const int64_t plane_;  // H * W.
+  const ImageLayout image_;
 };
 
 // flatten: x [N, ...] -> y [N, rest], the same bytes.
