@@ -24,6 +24,8 @@ void AddParallelFlags(FlagParser* parser, ParallelFlags* flags) {
                   "keep reshapes and transposes as copies (views off, to compare)");
   parser->AddBool("no-in-place", &flags->no_in_place,
                   "give element-wise ops outputs of their own (in-place ops off, to compare)");
+  parser->AddBool("no-fusion", &flags->no_fusion,
+                  "keep one actor per element-wise op (op fusion off, to compare)");
   parser->AddInt("max-in-flight", &flags->max_in_flight, "N",
                  "firings each compute and copy actor may have launched and not completed "
                  "(default 1; docs/PROTOCOL.md)");
@@ -70,6 +72,7 @@ Status ApplyParallelFlags(const ParallelFlags& flags, compiler::CompileOptions* 
   options->share_memory = !flags.no_memory_reuse;
   options->fold_views = !flags.no_views;
   options->in_place = !flags.no_in_place;
+  options->fuse_elementwise = !flags.no_fusion;
   SOFTWIRE_ASSIGN_OR_RETURN(options->precision, ParsePrecision(flags.precision));
   if (!flags.layouts.empty()) {
     if (flags.layouts != "auto" && !ParseLayout(flags.layouts).ok()) {

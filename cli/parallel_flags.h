@@ -36,12 +36,13 @@ struct ParallelFlags {
   bool no_memory_reuse = false;  // Every register keeps bytes of its own (to compare).
   bool no_views = false;         // Reshapes and transposes stay copies (to compare).
   bool no_in_place = false;      // Element-wise ops write outputs of their own (to compare).
+  bool no_fusion = false;        // Element-wise chains stay one actor per op (to compare).
   std::string precision;         // Empty: the job's.
   std::string layouts;           // Empty: auto.
   int64_t max_in_flight = 1;     // Per compute and copy actor (ActorDef.max_in_flight).
 };
 
-// Registers the ten flags.
+// Registers the eleven flags.
 void AddParallelFlags(FlagParser* parser, ParallelFlags* flags);
 
 // InvalidArgument naming the flag for a degree or micro-batch count below 1, a cluster spec

@@ -77,6 +77,9 @@ struct CompileOptions {
   // In-place ops (share_memory pass, `--no-in-place` turns it off): an element-wise op that is
   // its input's last reader writes its output over the input's slot. Needs share_memory.
   bool in_place = true;
+  // Op fusion (fuse_elementwise pass, `--no-fusion` turns it off): chains of element-wise ops
+  // on one device become one `fused` actor that walks memory once.
+  bool fuse_elementwise = true;
   // Firings each compute and copy actor may have in flight (`--max-in-flight`, ActorDef
   // max_in_flight, docs/PROTOCOL.md "Several firings in flight"); 1: one at a time. Register
   // slots are not raised for it.

@@ -103,7 +103,7 @@ std::string OutputLines(const proto::Plan& plan, const proto::ActorDef& actor) {
       const proto::RegisterDef& input = plan.register_def(static_cast<int>(other));
       if (input.offset() == reg.offset() && input.slots() == reg.slots() &&
           input.bytes_per_slot() == reg.bytes_per_slot() &&
-          plan::KernelMayWriteOver(plan, actor, other)) {
+          plan::KernelMayWriteOver(plan, actor, other, reg.id())) {
         text += ", in place over " + std::to_string(other) + " '" + input.name() + "'";
       }
     }

@@ -1,6 +1,7 @@
 // SummarizePlan (compiler.h): what `softwire compile JOB` prints.
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -9,6 +10,7 @@
 #include "compiler/ir/graph_text.h"
 #include "plan/labels.h"
 #include "plan/register_lifetimes.h"
+#include "proto/fused_program.h"
 
 namespace softwire {
 namespace compiler {
@@ -63,6 +65,39 @@ std::string KindCounts(const proto::Plan& plan) {
   return text + ")\n";
 }
 
+// The program of a fused actor (docs/OPS.md "fused"); nothing for other actors.
+std::optional<FusedProgram> FusedProgramOf(const proto::ActorDef& actor) {
+  if (actor.kernel().op_type() != "fused") return std::nullopt;
+  for (const proto::Attribute& attribute : actor.kernel().attr()) {
+    if (attribute.name() != "program") continue;
+    StatusOr<FusedProgram> program = ParseFusedProgram(attribute.string());
+    if (program.ok()) return *program;
+  }
+  return std::nullopt;
+}
+
+// "fusion: 6 fused actors hold 14 element-wise ops" when the plan has any.
+std::string FusionLine(const proto::Plan& plan) {
+  int actors = 0;
+  size_t ops = 0;
+  for (const proto::ActorDef& actor : plan.actor()) {
+    const std::optional<FusedProgram> program = FusedProgramOf(actor);
+    if (!program) continue;
+    ++actors;
+    ops += program->steps.size();
+  }
+  if (actors == 0) return "";
+  return "fusion: " + std::to_string(actors) +
+         (actors == 1 ? " fused actor holds " : " fused actors hold ") + std::to_string(ops) +
+         " element-wise ops\n";
+}
+
+// "  (fused: bias_add+relu)" after a fused actor's registers.
+std::string FusedOps(const proto::ActorDef& actor) {
+  const std::optional<FusedProgram> program = FusedProgramOf(actor);
+  return program ? "  (fused: " + FusedOpsLabel(*program) + ")" : "";
+}
+
 std::string RegistersWritten(const proto::Plan& plan, const proto::ActorDef& actor) {
   std::string text;
   for (int64_t id : actor.output_register()) {
@@ -90,6 +125,12 @@ std::string PrecisionLine(const proto::Plan& plan) {
   int per_piece = 0;
   int64_t bf16_bytes = 0;
   for (const proto::ActorDef& actor : plan.actor()) {
+    // A fused actor's casts are casts of activations and gradients too (a variable's cast reads
+    // the variable alone, so it stays an actor of its own).
+    const std::optional<FusedProgram> program = FusedProgramOf(actor);
+    if (program) {
+      for (const FusedStep& step : program->steps) per_piece += step.op == FusedOp::kCast;
+    }
     if (actor.kernel().op_type() != "cast") continue;
     const bool of_variable =
         actor.input_register_size() == 1 &&
@@ -125,7 +166,7 @@ std::string ActorTable(const proto::Plan& plan) {
     text += "  " + std::string(id_width - id.size(), ' ') + id + "  " +
             Pad(actor.name(), name_width) + "  " + Pad(plan::ActorKindName(actor.kind()), 10) +
             "  " + Pad(DeviceName(plan, actor.device()), device_width) + "  " +
-            RegistersWritten(plan, actor) + "\n";
+            RegistersWritten(plan, actor) + FusedOps(actor) + "\n";
   }
   return text;
 }
@@ -134,7 +175,7 @@ std::string ActorTable(const proto::Plan& plan) {
 
 std::string SummarizePlan(const proto::Plan& plan) {
   return ScheduleLine(plan) + PrecisionLine(plan) + DeviceLines(plan) + KindCounts(plan) +
-         ActorTable(plan);
+         FusionLine(plan) + ActorTable(plan);
 }
 
 }  // namespace compiler

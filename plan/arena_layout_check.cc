@@ -105,7 +105,7 @@ bool WrittenInPlace(const proto::Plan& plan, const RegisterLifetimes& lifetimes,
   const proto::RegisterDef& y = plan.register_def(static_cast<int>(output));
   return x.offset() == y.offset() && x.slots() == y.slots() &&
          x.bytes_per_slot() == y.bytes_per_slot() &&
-         KernelMayWriteOver(plan, plan.actor(static_cast<int>(y.producer())), input) &&
+         KernelMayWriteOver(plan, plan.actor(static_cast<int>(y.producer())), input, output) &&
          lifetimes.WritesInPlace(input, output);
 }
 

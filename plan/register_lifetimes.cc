@@ -41,33 +41,46 @@ bool MayShareBytes(const proto::Plan& plan, int64_t register_id) {
   return true;
 }
 
-bool KernelMayWriteOver(const proto::Plan& plan, const proto::ActorDef& writer, int64_t input) {
-  if (writer.kind() != proto::ACTOR_KIND_COMPUTE || writer.output_register_size() != 1) {
-    return false;
-  }
+bool KernelMayWriteOver(const proto::Plan& plan, const proto::ActorDef& writer, int64_t input,
+                        int64_t output) {
+  if (writer.kind() != proto::ACTOR_KIND_COMPUTE) return false;
   const proto::KernelDef& kernel = writer.kernel();
-  if (kernel.input_size() != writer.input_register_size() || kernel.output_size() != 1) {
+  if (kernel.input_size() != writer.input_register_size() ||
+      kernel.output_size() != writer.output_register_size()) {
     return false;
   }
   int index = -1;
   for (int k = 0; k < writer.input_register_size(); ++k) {
     if (writer.input_register(k) == input) index = k;
   }
-  if (index < 0) return false;
+  int written_index = -1;
+  for (int k = 0; k < writer.output_register_size(); ++k) {
+    if (writer.output_register(k) == output) written_index = k;
+  }
+  if (index < 0 || written_index < 0) return false;
   const std::string& op = kernel.op_type();
-  const bool element_local = op == "relu" || op == "gelu" || op == "relu_grad" ||
-                             op == "gelu_grad" || op == "scale" || op == "add" ||
-                             (op == "bias_add" && index == 0);
+  // A fused kernel stores a block's outputs after every statement read its inputs, element i
+  // only in the block of i, so any output may lie over an input it reads whole: that is one of
+  // the output's shape.
+  const bool element_local =
+      op == "fused" || (writer.output_register_size() == 1 &&
+                        (op == "relu" || op == "gelu" || op == "relu_grad" || op == "gelu_grad" ||
+                         op == "scale" || op == "add" || (op == "bias_add" && index == 0)));
   if (!element_local) return false;
   const proto::TensorDesc& read = kernel.input(index);
-  const proto::TensorDesc& written = kernel.output(0);
+  const proto::TensorDesc& written = kernel.output(written_index);
   const proto::TensorDesc& held = plan.register_def(static_cast<int>(input)).tensor();
   auto same = [](const proto::TensorDesc& a, const proto::TensorDesc& b) {
     return a.dtype() == b.dtype() && a.layout() == b.layout() &&
            std::equal(a.dims().begin(), a.dims().end(), b.dims().begin(), b.dims().end());
   };
-  const proto::RegisterDef& output = plan.register_def(static_cast<int>(writer.output_register(0)));
-  return same(read, written) && same(read, held) && same(written, output.tensor());
+  const proto::RegisterDef& out = plan.register_def(static_cast<int>(output));
+  return same(read, written) && same(read, held) && same(written, out.tensor());
+}
+
+bool KernelMayWriteOver(const proto::Plan& plan, const proto::ActorDef& writer, int64_t input) {
+  return writer.output_register_size() == 1 &&
+         KernelMayWriteOver(plan, writer, input, writer.output_register(0));
 }
 
 int64_t RegisterBytesWithoutSharing(const proto::Plan& plan, int device) {

@@ -50,11 +50,15 @@ namespace plan {
 // or boxing actor, no consumer is a phase-1 (in-place) writer, and no consumer is a send actor.
 bool MayShareBytes(const proto::Plan& plan, int64_t register_id);
 
-// True when actor `writer`'s kernel may write its output over input register `input` while it
-// reads it (in place, docs/PROTOCOL.md "In-place ops"): `writer` is a compute actor with one
-// output whose op computes each output element from the same element of `input` alone (relu,
-// gelu, their gradients, scale, bias_add's x, add's operand of the output's shape), and it reads
-// `input` as a tensor of the output's shape and bytes.
+// True when actor `writer`'s kernel may write its output register `output` over input register
+// `input` while it reads it (in place, docs/PROTOCOL.md "In-place ops"): `writer` is a compute
+// actor whose op computes each output element from the same element of `input` alone (relu,
+// gelu, their gradients, scale, bias_add's x, add's operand of the output's shape, with one
+// output; or a fused kernel, any of its outputs, docs/OPS.md "fused"), and it reads `input` as
+// a tensor of the output's shape and type.
+bool KernelMayWriteOver(const proto::Plan& plan, const proto::ActorDef& writer, int64_t input,
+                        int64_t output);
+// The same for `writer`'s only output (false when it has several).
 bool KernelMayWriteOver(const proto::Plan& plan, const proto::ActorDef& writer, int64_t input);
 
 // Bytes the slots of device `device`'s registers would take side by side, sharing nothing:

@@ -3,10 +3,26 @@
 #include <set>
 
 #include "plan/labels.h"
+#include "proto/fused_program.h"
 #include "proto/tensor_desc.h"
 
 namespace softwire {
 namespace trace {
+namespace {
+
+// The op type, and for a fused kernel the ops its program holds: "fused: bias_add+relu".
+std::string OpLabel(const proto::KernelDef& kernel) {
+  if (kernel.op_type() != "fused") return kernel.op_type();
+  for (const proto::Attribute& attribute : kernel.attr()) {
+    if (attribute.name() != "program") continue;
+    StatusOr<FusedProgram> program = ParseFusedProgram(attribute.string());
+    if (program.ok()) return "fused: " + FusedOpsLabel(*program);
+  }
+  return kernel.op_type();
+}
+
+}  // namespace
+
 int PlanFacts::stages() const {
   std::set<int32_t> stages;
   for (const ActorFacts& actor : actors) stages.insert(actor.stage);
@@ -38,7 +54,7 @@ PlanFacts DescribePlan(const proto::Plan& plan) {
     ActorFacts a;
     a.name = actor.name();
     a.kind = plan::ActorKindName(actor.kind());
-    a.op_type = actor.kernel().op_type();
+    a.op_type = OpLabel(actor.kernel());
     a.device = actor.device();
     a.queue = actor.queue();
     a.stage = actor.stage();

@@ -33,7 +33,8 @@ struct DeviceFacts {
 struct ActorFacts {
   std::string name;
   std::string kind;     // "compute", "copy", ... (ActorKind without its prefix, lower case).
-  std::string op_type;  // The kernel's op type.
+  std::string op_type;  // The kernel's op type; a fused kernel's names its ops:
+                        // "fused: bias_add+relu" (docs/OPS.md "fused").
   int32_t device = 0;
   int32_t queue = 0;
   int32_t stage = 0;

@@ -3,18 +3,22 @@
 
 Usage: bench/precision/precision_bench.py [--softwire build/cli/softwire] [--rounds 3]
                                           [--mlp-steps 60] [--charlm-steps 30] [--json FILE]
+                                          [--floor build/bench/precision/product_floor_bench]
 
 Prints the CPU model and its bf16 support first (bf16 pays only with avx512_bf16 or AMX; on a
 CPU without them softwire's bf16 rows measure its float32 fallback and PyTorch's its emulation).
 Then R rounds, each running every configuration once, in this order, so all see the same
 machine noise:
 
-  softwire MLP (bench/training/mlp.pbtxt)       --precision float32, --precision bf16, fed one
-                                                fixed batch as the PyTorch peer is (compare.py's
+  softwire MLP (bench/training/mlp.pbtxt)       --precision float32, --precision bf16, and bf16
+                                                with --no-fusion (op fusion off), fed one fixed
+                                                batch as the PyTorch peer is (compare.py's
                                                 fixed_batch_job), so both time the step alone
+  product floor (product_floor_bench)           the step's products alone, through the engine's
+                                                kernels, float32 and bf16
   PyTorch MLP (bench/training/pytorch_mlp.py)   float32 at 1 torch thread + OpenBLAS 2,
                                                 bf16 autocast at 2 torch threads + OpenBLAS 1
-  softwire charlm (demos/charlm/charlm.pbtxt)   float32, bf16
+  softwire charlm (demos/charlm/charlm.pbtxt)   float32, bf16, bf16 --no-fusion; its floor
   PyTorch charlm (demos/charlm/torch_reference.py) the same two modes and settings
 
 Each PyTorch mode runs at its fastest setting, found by measuring both candidates every round
@@ -69,14 +73,23 @@ def read_metrics(path):
         return [json.loads(line) for line in metrics if line.strip()]
 
 
-def softwire_run(softwire, job, precision, steps, workdir):
+def softwire_run(softwire, job, precision, steps, workdir, fusion=True):
     metrics = os.path.join(workdir, "metrics.jsonl")
     subprocess.run([softwire, "run", job, "--precision", precision, "--steps", str(steps),
-                    "--metrics-out", metrics, "--quiet"], check=True, capture_output=True)
+                    "--metrics-out", metrics, "--quiet"] + ([] if fusion else ["--no-fusion"]),
+                   check=True, capture_output=True)
     records = read_metrics(metrics)
     return {"samples_per_second": median_after_warmup(records, "samples_per_second"),
             "ms_per_step": 1000 * median_after_warmup(records, "seconds"),
             "last_loss": records[-1]["loss"]}
+
+
+def product_floor(floor, job, precision):
+    output = subprocess.run([floor, job, "--precision", precision, "--steps", "20"], check=True,
+                            capture_output=True, text=True).stdout
+    figures = json.loads(output.strip().splitlines()[-1])
+    return {"samples_per_second": figures["samples_per_second"],
+            "ms_per_step": figures["ms_per_step"], "setting": "2 threads"}
 
 
 SETTINGS = {"float32": ((1, 2), (2, 1)), "bf16": ((2, 1), (1, 1))}
@@ -117,6 +130,8 @@ def main(argv):
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--mlp-steps", type=int, default=60)
     parser.add_argument("--charlm-steps", type=int, default=30)
+    parser.add_argument("--floor", default=os.path.join(ROOT, "build", "bench", "precision",
+                                                        "product_floor_bench"))
     parser.add_argument("--json", help="also write every run's figures here")
     arguments = parser.parse_args(argv)
 
@@ -144,6 +159,15 @@ def main(argv):
                                  workdir))
                 runs.setdefault(("pytorch", "charlm", precision), []).append(
                     pytorch_charlm(precision, arguments.charlm_steps, charlm, workdir))
+                for model, job in (("mlp", mlp), ("charlm", charlm)):
+                    runs.setdefault(("floor", model, precision), []).append(
+                        product_floor(arguments.floor, job, precision))
+            runs.setdefault(("softwire", "mlp", "bf16 no fusion"), []).append(
+                softwire_run(arguments.softwire, mlp, "bf16", arguments.mlp_steps, workdir,
+                             fusion=False))
+            runs.setdefault(("softwire", "charlm", "bf16 no fusion"), []).append(
+                softwire_run(arguments.softwire, charlm, "bf16", arguments.charlm_steps, workdir,
+                             fusion=False))
             print(f"round {round_index + 1}/{arguments.rounds} done", flush=True)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
@@ -155,17 +179,18 @@ def main(argv):
     table = []
     for model, figure, unit in (("mlp", "samples_per_second", "samples/s"),
                                 ("charlm", "ms_per_step", "ms/step")):
-        for who in ("softwire", "pytorch"):
-            for precision in ("float32", "bf16"):
-                key = (who, model, precision)
-                value = median(key, figure)
-                settings = sorted({run.get("setting", "device threads") for run in runs[key]})
-                setting = ", ".join(settings)
-                name = precision if who == "softwire" or precision == "float32" else "bf16 autocast"
-                print(f"{model:8} {who:9} {name:14} {value:10.1f} {unit:9} {setting}")
-                table.append({"model": model, "who": who, "precision": precision,
-                              unit: value, "setting": setting,
-                              "runs": [run[figure] for run in runs[key]]})
+        for who, precision in (("softwire", "float32"), ("softwire", "bf16"),
+                               ("softwire", "bf16 no fusion"), ("pytorch", "float32"),
+                               ("pytorch", "bf16"), ("floor", "float32"), ("floor", "bf16")):
+            key = (who, model, precision)
+            value = median(key, figure)
+            settings = sorted({run.get("setting", "device threads") for run in runs[key]})
+            setting = ", ".join(settings)
+            name = precision if who != "pytorch" or precision == "float32" else "bf16 autocast"
+            print(f"{model:8} {who:9} {name:14} {value:10.1f} {unit:9} {setting}")
+            table.append({"model": model, "who": who, "precision": precision,
+                          unit: value, "setting": setting,
+                          "runs": [run[figure] for run in runs[key]]})
     ratios = {
         "mlp softwire bf16 / pytorch autocast": median(("softwire", "mlp", "bf16"),
                                                        "samples_per_second") /
@@ -175,6 +200,18 @@ def main(argv):
         median(("softwire", "mlp", "float32"), "samples_per_second"),
         "charlm pytorch autocast / softwire bf16 (step time)":
         median(("pytorch", "charlm", "bf16"), "ms_per_step") /
+        median(("softwire", "charlm", "bf16"), "ms_per_step"),
+        "mlp softwire bf16 / bf16 product floor (share of the floor)":
+        median(("softwire", "mlp", "bf16"), "samples_per_second") /
+        median(("floor", "mlp", "bf16"), "samples_per_second"),
+        "mlp softwire bf16 fused / unfused": median(("softwire", "mlp", "bf16"),
+                                                   "samples_per_second") /
+        median(("softwire", "mlp", "bf16 no fusion"), "samples_per_second"),
+        "charlm softwire bf16 unfused / fused (step time)":
+        median(("softwire", "charlm", "bf16 no fusion"), "ms_per_step") /
+        median(("softwire", "charlm", "bf16"), "ms_per_step"),
+        "charlm bf16 product floor / softwire bf16 (share of the floor)":
+        median(("floor", "charlm", "bf16"), "ms_per_step") /
         median(("softwire", "charlm", "bf16"), "ms_per_step"),
         "charlm softwire float32 / softwire bf16 (step time)":
         median(("softwire", "charlm", "float32"), "ms_per_step") /

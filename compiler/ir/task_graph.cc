@@ -59,7 +59,72 @@ void TaskGraph::MoveReaders(RegisterId from, RegisterId to) {
   }
 }
 
+void TaskGraph::MergeTasks(TaskId into, const std::vector<TaskId>& absorbed,
+                           const std::vector<RegisterId>& inputs,
+                           std::vector<TensorType> input_types,
+                           const std::vector<RegisterId>& outputs,
+                           std::vector<bool>* removed_registers) {
+  ++structure_version_;
+  std::vector<bool> member(tasks_.size(), false);
+  member[into] = true;
+  for (TaskId task : absorbed) member[task] = true;
+  std::vector<bool> is_input(registers_.size(), false);
+  for (RegisterId input : inputs) is_input[input] = true;
+  std::vector<bool> is_output(registers_.size(), false);
+  for (RegisterId output : outputs) is_output[output] = true;
+  std::vector<bool> seen(registers_.size(), false);
+  std::vector<TaskId> members = absorbed;
+  members.push_back(into);
+  for (TaskId task : members) {
+    for (RegisterId read : tasks_[task].inputs) {
+      if (seen[read]) continue;
+      seen[read] = true;
+      std::vector<RegisterReader> readers;
+      bool placed = false;
+      for (const RegisterReader& reader : registers_[read].readers) {
+        if (!member[reader.task]) {
+          readers.push_back(reader);
+        } else if (is_input[read] && !placed) {
+          readers.push_back({into, 0});
+          placed = true;
+        }
+      }
+      CHECK(placed || !is_input[read])
+          << "register '" << registers_[read].name << "' is no input of the tasks merged into '"
+          << tasks_[into].name << "'";
+      registers_[read].readers = std::move(readers);
+    }
+  }
+  for (TaskId task : members) {
+    for (RegisterId written : tasks_[task].outputs) {
+      TaskRegister& reg = registers_[written];
+      if (is_output[written]) {
+        reg.producer = into;
+        continue;
+      }
+      CHECK(reg.readers.empty()) << "register '" << reg.name
+                                 << "' is read outside the tasks merged into '" << tasks_[into].name
+                                 << "'";
+      (*removed_registers)[written] = true;
+    }
+  }
+  for (TaskId task : absorbed) {
+    tasks_[task].inputs.clear();
+    tasks_[task].input_types.clear();
+    tasks_[task].outputs.clear();
+  }
+  TaskDef& merged = tasks_[into];
+  merged.inputs = inputs;
+  merged.input_types = std::move(input_types);
+  merged.outputs = outputs;
+}
+
 void TaskGraph::RemoveTasks(const std::vector<bool>& removed) {
+  RemoveTasks(removed, std::vector<bool>(registers_.size(), false));
+}
+
+void TaskGraph::RemoveTasks(const std::vector<bool>& removed,
+                            const std::vector<bool>& removed_registers) {
   ++structure_version_;
   std::vector<TaskId> task_id(tasks_.size(), -1);
   TaskId next_task = 0;
@@ -69,7 +134,8 @@ void TaskGraph::RemoveTasks(const std::vector<bool>& removed) {
   std::vector<RegisterId> register_id(registers_.size(), -1);
   RegisterId next_register = 0;
   for (size_t i = 0; i < registers_.size(); ++i) {
-    if (!removed[registers_[i].producer]) register_id[i] = next_register++;
+    if (removed[registers_[i].producer] || removed_registers[i]) continue;
+    register_id[i] = next_register++;
   }
   std::vector<TaskDef> tasks;
   tasks.reserve(static_cast<size_t>(next_task));

@@ -99,11 +99,25 @@ class TaskGraph {
   // produce, which must have no reader but a removed task; renumbers the rest, keeping their
   // order. O(tasks + registers + readers).
   void RemoveTasks(const std::vector<bool>& removed);
+  // The same, and also the registers marked in `removed_registers` (indexed by register id),
+  // which must have no reader.
+  void RemoveTasks(const std::vector<bool>& removed, const std::vector<bool>& removed_registers);
+  // Fusion (fuse_elementwise): task `into` takes over the work of the `absorbed` tasks, which
+  // the caller then removes with RemoveTasks. `into` reads `inputs` (registers none of them
+  // produces) in phase 0, in that order, as `input_types` (empty: each register's type), and
+  // writes `outputs` (registers `into` or an absorbed task produced), in that order; `into`'s
+  // kind, device, period and op stay for the caller to set. Every other register they produced
+  // must be read only by `into` and the absorbed tasks: it loses its readers and is marked in
+  // `*removed_registers` (sized to the register count). In a register `into` now reads, the
+  // readers among them become one phase-0 reader `into`, where the first of them was.
+  void MergeTasks(TaskId into, const std::vector<TaskId>& absorbed,
+                  const std::vector<RegisterId>& inputs, std::vector<TensorType> input_types,
+                  const std::vector<RegisterId>& outputs, std::vector<bool>* removed_registers);
 
   const TaskDef& task(TaskId id) const;
   // Mutable access is for annotations (slots, offsets, costs, attributes); change the structure
-  // (tasks, registers, readers) only through AddTask, AddRegister, AddReader, MoveReaders and
-  // RemoveTasks, which is what structure_version() counts.
+  // (tasks, registers, readers) only through AddTask, AddRegister, AddReader, MoveReaders,
+  // MergeTasks and RemoveTasks, which is what structure_version() counts.
   TaskDef& mutable_task(TaskId id);
   const TaskRegister& register_at(RegisterId id) const;
   TaskRegister& mutable_register(RegisterId id);

@@ -77,6 +77,7 @@ OpRegistry MakeStandardOps() {
   AddActorKindOps(registry);
   AddTransferOps(registry);
   AddCastOps(registry);
+  AddFusedOps(registry);
   AddConvolutionOps(registry);
   AddPoolingOps(registry);
   AddBatchNormOps(registry);

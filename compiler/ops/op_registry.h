@@ -56,6 +56,7 @@ void AddOptimizerOps(OpRegistry& registry);
 void AddActorKindOps(OpRegistry& registry);
 void AddTransferOps(OpRegistry& registry);
 void AddCastOps(OpRegistry& registry);
+void AddFusedOps(OpRegistry& registry);
 void AddConvolutionOps(OpRegistry& registry);
 void AddPoolingOps(OpRegistry& registry);
 void AddLayoutOps(OpRegistry& registry);

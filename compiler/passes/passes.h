@@ -107,6 +107,13 @@ Status ExpandPhysicalPass(Compilation& compilation);
 // (TaskDef::input_types). Off with CompileOptions::fold_views = false.
 Status FoldViewsPass(Compilation& compilation);
 
+// Op fusion: maximal chains of element-wise compute tasks on one device (bias_add, add, add_n,
+// scale, relu, gelu, their gradients, casts) become one `fused` task whose kernel walks memory
+// once (docs/OPS.md "fused"); intermediate values read only inside a chain lose their registers,
+// values read outside it stay its outputs. Never makes a cycle (fuse_elementwise_pass.cc says
+// how). Off with CompileOptions::fuse_elementwise = false (`--no-fusion`).
+Status FuseElementwisePass(Compilation& compilation);
+
 // Copies between devices of different nodes become send/recv pairs joined by a wire register on
 // the destination device (insert_send_recv_pass.cc). No change for single-node plans.
 Status InsertSendRecvPass(Compilation& compilation);

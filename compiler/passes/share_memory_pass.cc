@@ -95,7 +95,7 @@ std::vector<std::pair<int64_t, int64_t>> InPlacePairs(const plan::RegisterLifeti
       const proto::RegisterDef& x = plan.register_def(static_cast<int>(input));
       if (!on_device[static_cast<size_t>(input)] || paired[static_cast<size_t>(input)] ||
           x.slots() != y.slots() || x.bytes_per_slot() != y.bytes_per_slot() ||
-          !plan::KernelMayWriteOver(plan, writer, input) ||
+          !plan::KernelMayWriteOver(plan, writer, input, output) ||
           !lifetimes.WritesInPlace(input, output)) {
         continue;
       }

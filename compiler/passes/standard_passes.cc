@@ -24,6 +24,7 @@ std::vector<Pass> StandardPasses() {
       {"insert_boxing", InsertBoxingPass},
       {"expand_physical", ExpandPhysicalPass},
       {"fold_views", FoldViewsPass},
+      {"fuse_elementwise", FuseElementwisePass},
       {"insert_send_recv", InsertSendRecvPass},
       {"plan_registers", PlanRegistersPass},
       {"fit_memory", FitMemoryPass},

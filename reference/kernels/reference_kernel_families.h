@@ -16,17 +16,19 @@ void RegisterReferenceElementwiseKernels(
 void RegisterReferenceSoftmaxKernels(
     ReferenceKernelTable* table);  // softmax(_grad),
                                    // softmax_cross_entropy(_grad), accuracy
-void RegisterReferenceLayerNormKernels(ReferenceKernelTable* table);    // layer_norm(_grad)
-void RegisterReferenceReductionKernels(ReferenceKernelTable* table);    // reduce_sum,
-                                                                        // reduce_mean, sum_to_shape
-void RegisterReferenceGatherKernels(ReferenceKernelTable* table);       // transpose, embedding,
-                                                                        // embedding_grad
-void RegisterReferenceOptimizerKernels(ReferenceKernelTable* table);    // sgd_update,
-                                                                        // adam_update
-void RegisterReferenceTransferKernels(ReferenceKernelTable* table);     // copy, slice,
-                                                                        // assemble, flat_split,
-                                                                        // flat_concat
-void RegisterReferenceCastKernel(ReferenceKernelTable* table);          // cast
+void RegisterReferenceLayerNormKernels(ReferenceKernelTable* table);  // layer_norm(_grad)
+void RegisterReferenceReductionKernels(ReferenceKernelTable* table);  // reduce_sum,
+                                                                      // reduce_mean, sum_to_shape
+void RegisterReferenceGatherKernels(ReferenceKernelTable* table);     // transpose, embedding,
+                                                                      // embedding_grad
+void RegisterReferenceOptimizerKernels(ReferenceKernelTable* table);  // sgd_update,
+                                                                      // adam_update
+void RegisterReferenceTransferKernels(ReferenceKernelTable* table);   // copy, slice,
+                                                                      // assemble, flat_split,
+                                                                      // flat_concat
+void RegisterReferenceCastKernel(ReferenceKernelTable* table);        // cast
+// fused: its statements through the kernels registered before it, so register it last.
+void RegisterReferenceFusedKernel(ReferenceKernelTable* table);
 void RegisterReferenceConvolutionKernels(ReferenceKernelTable* table);  // conv2d(_grad_input,
                                                                         // _grad_filter)
 void RegisterReferencePoolingKernels(ReferenceKernelTable* table);      // max/avg_pool2d(_grad),

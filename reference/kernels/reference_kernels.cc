@@ -46,6 +46,7 @@ ReferenceKernelTable MakeReferenceKernels() {
   RegisterReferenceConvolutionKernels(&table);
   RegisterReferencePoolingKernels(&table);
   RegisterReferenceBatchNormKernels(&table);
+  RegisterReferenceFusedKernel(&table);  // Last: it runs its statements through the others.
   return table;
 }
 

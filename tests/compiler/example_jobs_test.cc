@@ -67,9 +67,11 @@ TEST(TransformerExample, TrainsEveryParameterWithAdamThroughCausalAttention) {
 TEST(ExampleJobs, SummarizeWithOneLinePerActor) {
   proto::Plan plan = CompileExample("mlp");
   std::string summary = SummarizePlan(plan);
-  EXPECT_THAT(summary, HasSubstr("actors: 46 (source 1, compute 25, variable 6, accumulate 6, "
+  // Op fusion made fc1_bias+relu1 and fc2_bias+relu2 one actor each, and adds its line.
+  EXPECT_THAT(summary, HasSubstr("actors: 44 (source 1, compute 23, variable 6, accumulate 6, "
                                  "update 6, sink 2)"));
-  EXPECT_EQ(std::count(summary.begin(), summary.end(), '\n'), 4 + 1 + plan.actor_size());
+  EXPECT_THAT(summary, HasSubstr("fusion: 2 fused actors hold 4 element-wise ops"));
+  EXPECT_EQ(std::count(summary.begin(), summary.end(), '\n'), 5 + 1 + plan.actor_size());
 }
 
 }  // namespace

@@ -202,13 +202,14 @@ RunResult RunRandomly(const proto::Plan& plan, const proto::Plan& claimed, uint6
           model.first_violation()};
 }
 
-proto::Plan Compile(const std::string& path, int64_t steps) {
+proto::Plan Compile(const std::string& path, int64_t steps, bool fusion = true) {
   StatusOr<JobFile> job = ParseJobFile(path);
   CHECK(job.ok()) << job.status();
   StatusOr<std::string> text = ReadFile(path);
   CHECK(text.ok()) << text.status();
   CompileOptions options;
   options.cluster = ClusterNamedIn(*text);
+  options.fuse_elementwise = fusion;
   StatusOr<proto::Plan> plan = CompileJob(*job, options);
   CHECK(plan.ok()) << path << ": " << plan.status();
   StatusOr<proto::Plan> resized = plan::WithSteps(*plan, steps);
@@ -288,10 +289,12 @@ TEST(ReusedPlanModel, CatchesAnInPlaceWriteOverAnInputAnotherOpStillReads) {
 }
 
 // The control: the model does catch a pair that can be live together. In mlp_tiny (nothing
-// shares), claim that fc1's output 'h1' shares bytes with 'z1', which fc1_bias writes while it
-// reads h1; the plan that runs keeps its own bytes, only the model watches the claim.
+// shares; unfused, so z1 has a register), claim that fc1's output 'h1' shares bytes with 'z1',
+// which fc1_bias writes while it reads h1; the plan that runs keeps its own bytes, only the
+// model watches the claim.
 TEST(ReusedPlanModel, CatchesAClaimedPairThatIsLiveTogether) {
-  const proto::Plan plan = Compile("tests/compiler/golden/mlp_tiny.pbtxt", /*steps=*/4);
+  const proto::Plan plan =
+      Compile("tests/compiler/golden/mlp_tiny.pbtxt", /*steps=*/4, /*fusion=*/false);
   proto::Plan claimed = plan;
   int64_t h1 = -1;
   int64_t z1 = -1;

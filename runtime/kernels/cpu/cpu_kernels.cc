@@ -29,6 +29,7 @@ void RegisterCpuKernels(KernelRegistry* registry) {
   RegisterSinkKernel(registry);
   RegisterTransferKernels(registry);
   RegisterCastKernel(registry);
+  RegisterFusedKernel(registry);
   RegisterConvolutionKernels(registry);
   RegisterPoolingKernels(registry);
   RegisterBatchNormKernels(registry);

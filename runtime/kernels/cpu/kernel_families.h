@@ -30,6 +30,7 @@ void RegisterSinkKernel(KernelRegistry* registry);           // sink
 void RegisterTransferKernels(KernelRegistry* registry);      // copy, slice, assemble,
                                                              // flat_split, flat_concat
 void RegisterCastKernel(KernelRegistry* registry);           // cast
+void RegisterFusedKernel(KernelRegistry* registry);          // fused
 void RegisterConvolutionKernels(KernelRegistry* registry);   // conv2d, conv2d_grad_input,
                                                              // conv2d_grad_filter
 void RegisterPoolingKernels(KernelRegistry* registry);       // max/avg_pool2d(_grad),

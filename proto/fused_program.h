@@ -1,0 +1,108 @@
+// FusedProgram: what one `fused` kernel computes (docs/OPS.md, "fused"): a short list of
+// element-wise ops over the kernel's inputs, run as one pass over memory. The compiler's
+// fuse_elementwise pass writes it as the kernel's `program` attribute; the cpu kernel, the
+// reference kernel, the compiler's inference and cost, and the trace's labels read it back with
+// ParseFusedProgram. Kept beside kernel_attributes.h because those readers may not include each
+// other.
+//
+// The text form, one statement per op, then one per output, separated by "; ":
+//
+//   t0 = bias_add(x0, x1); t1 = gelu(t0); t2 = cast(t1, bfloat16); y0 = t0; y1 = t2
+//
+// x<i> is kernel input i, t<k> the value of statement k (statements are numbered from 0 in
+// order and read only inputs and earlier values), y<j> = t<k> makes value k kernel output j
+// (outputs listed in order, each once). Ops: bias_add(x, bias), add(a, b), add_n(a, b, ...),
+// scale(x, FACTOR), relu(x), gelu(x), relu_grad(dy, y), gelu_grad(dy, x), cast(x, DTYPE);
+// each computes what the op of that name computes (docs/OPS.md), element by element.
+//
+// Shapes (InferFusedLayout): every value has the same number of elements N. An input is read
+// whole (N elements, in order) or, as bias_add's bias or a broadcast operand of add whose shape
+// is a suffix of the result's (leading 1s aside), repeated: element i reads input[i % n]. So a
+// kernel walks all of them once, in one flat order.
+//
+// Pure functions; thread-safe.
+#ifndef SOFTWIRE_PROTO_FUSED_PROGRAM_H_
+#define SOFTWIRE_PROTO_FUSED_PROGRAM_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "base/dtype.h"
+#include "base/shape.h"
+#include "base/status.h"
+
+namespace softwire {
+
+enum class FusedOp { kBiasAdd, kAdd, kAddN, kScale, kRelu, kGelu, kReluGrad, kGeluGrad, kCast };
+
+// True for the op types a program may hold ("bias_add", ..., "cast").
+bool IsFusableOpType(const std::string& op_type);
+
+// The op of `op_type`; false when a program may not hold it.
+bool FusedOpOf(const std::string& op_type, FusedOp* op);
+
+// "bias_add" for kBiasAdd, and so on.
+const char* FusedOpName(FusedOp op);
+
+// An operand: kernel input `index` (x<index>) or the value of statement `index` (t<index>).
+struct FusedOperand {
+  bool is_input = false;
+  int index = 0;
+
+  bool operator==(const FusedOperand& other) const {
+    return is_input == other.is_input && index == other.index;
+  }
+};
+
+struct FusedStep {
+  FusedOp op = FusedOp::kRelu;
+  std::vector<FusedOperand> operands;
+  double factor = 1;              // scale's.
+  DType dtype = DType::kFloat32;  // cast's target.
+};
+
+struct FusedProgram {
+  std::vector<FusedStep> steps;
+  std::vector<int> outputs;  // Per kernel output: the statement whose value it is.
+
+  // 1 + the largest input index any operand names (0 when none does).
+  int InputCount() const;
+};
+
+// Parses the text form above. InvalidArgument naming the statement at fault: unknown op, wrong
+// operand count, an operand not defined before, a bad factor or dtype, outputs out of order or
+// naming no value, a program without statements or outputs.
+StatusOr<FusedProgram> ParseFusedProgram(const std::string& text);
+
+// The text form ParseFusedProgram reads back to an equal program; factors keep 17 digits.
+std::string FormatFusedProgram(const FusedProgram& program);
+
+// The op types in statement order joined by '+', for labels: "bias_add+gelu+cast".
+std::string FusedOpsLabel(const FusedProgram& program);
+
+// The types of a program over inputs of these types, as every reader checks them.
+struct FusedLayout {
+  int64_t elements = 0;               // N.
+  std::vector<Shape> step_shapes;     // Per statement.
+  std::vector<DType> step_dtypes;     // Per statement: float32, or bfloat16 after a cast.
+  std::vector<int64_t> input_period;  // Per input: N when read whole, else n (i % n).
+};
+
+// InvalidArgument, naming the statement and operand, when the inputs do not fit: operands of
+// ops other than cast must be float32, cast's float32 or bfloat16; relu_grad, gelu_grad and
+// add_n take operands of one shape; bias_add a bias [C] matching x's last axis; add broadcasts
+// (docs/OPS.md) with a result of N elements and any smaller operand a kernel input of suffix
+// shape; every statement has N elements; an input read both whole and repeated; an input no
+// statement reads.
+StatusOr<FusedLayout> InferFusedLayout(const FusedProgram& program,
+                                       const std::vector<Shape>& input_shapes,
+                                       const std::vector<DType>& input_dtypes);
+
+// Element operations per element of one statement (relu 1, gelu and gelu_grad 20, ...), for
+// cost models and parallel chunk sizes.
+int64_t FusedStepWork(const FusedStep& step);
+
+}  // namespace softwire
+
+#endif  // SOFTWIRE_PROTO_FUSED_PROGRAM_H_

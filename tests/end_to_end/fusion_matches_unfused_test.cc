@@ -1,0 +1,98 @@
+// Op fusion end to end (docs/OPS.md "fused"): the engine running the fused plan of the example
+// MLP and transformer trains to the losses of the engine running the unfused plan
+// (`--no-fusion`), in float32 and in bf16, and the fused plans hold fused actors.
+//
+// Tolerances: the fused kernel applies the unfused kernels' per-element functions in the same
+// order (tests/kernels/fused_matches_reference_test.cc checks it bit for bit), and the products
+// are the same calls, so the losses agree to the rounding of the float32 sums whose order may
+// differ between runs of the runtime: 1e-6 relative on the first step. Over 10 steps the
+// example MLP's training amplifies such differences ~300 times (docs/PRECISION.md, the
+// bf16 end-to-end bounds), and a float32 value within its rounding of a bfloat16 boundary may
+// round the other way under bf16: 1e-3 (MLP) and 1e-4 (transformer) over the steps, 5e-5 on the
+// first bf16 step, the bounds bf16_training_test uses for the engine against the reference.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "compiler/compiler.h"
+#include "runtime/host/job_runner.h"
+
+namespace softwire {
+namespace {
+
+constexpr int kSteps = 10;
+
+proto::Plan Compile(const std::string& path, proto::Precision precision, bool fusion) {
+  StatusOr<compiler::JobFile> job = compiler::ParseJobFile(path);
+  EXPECT_TRUE(job.ok()) << job.status();
+  compiler::CompileOptions options;
+  options.steps = kSteps;
+  options.precision = precision;
+  options.fuse_elementwise = fusion;
+  StatusOr<proto::Plan> plan = compiler::CompileJob(*job, options);
+  EXPECT_TRUE(plan.ok()) << plan.status();
+  return plan.ok() ? *plan : proto::Plan();
+}
+
+std::vector<double> EngineLosses(const proto::Plan& plan) {
+  StatusOr<runtime::RunResult> engine = runtime::RunPlan(plan, runtime::RunOptions());
+  EXPECT_TRUE(engine.ok()) << engine.status();
+  std::vector<double> losses;
+  if (engine.ok()) {
+    for (const runtime::StepResult& step : engine->steps) losses.push_back(step.loss);
+  }
+  return losses;
+}
+
+int CountFused(const proto::Plan& plan) {
+  int count = 0;
+  for (const proto::ActorDef& actor : plan.actor()) count += actor.kernel().op_type() == "fused";
+  return count;
+}
+
+void Record(const std::string& name, double value) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.3e", value);
+  ::testing::Test::RecordProperty(name, text);
+}
+
+void ExpectFusedMatchesUnfused(const std::string& path, const std::string& label,
+                               proto::Precision precision, double first_bound, double steps_bound) {
+  const proto::Plan fused = Compile(path, precision, true);
+  const proto::Plan unfused = Compile(path, precision, false);
+  EXPECT_GT(CountFused(fused), 0) << path;
+  EXPECT_EQ(CountFused(unfused), 0) << path;
+  const std::vector<double> expected = EngineLosses(unfused);
+  const std::vector<double> got = EngineLosses(fused);
+  ASSERT_EQ(got.size(), expected.size());
+  ASSERT_EQ(got.size(), static_cast<size_t>(kSteps));
+  double worst = 0;
+  for (size_t step = 0; step < got.size(); ++step) {
+    ASSERT_TRUE(std::isfinite(got[step])) << "step " << step;
+    worst = std::max(worst, std::abs(got[step] - expected[step]) / std::abs(expected[step]));
+  }
+  const double first = std::abs(got[0] - expected[0]) / std::abs(expected[0]);
+  Record(label + "_first_step_relative_difference", first);
+  Record(label + "_worst_relative_difference", worst);
+  EXPECT_LE(first, first_bound) << path;
+  EXPECT_LE(worst, steps_bound) << path;
+}
+
+TEST(Fusion, FusedFloat32PlansTrainToTheUnfusedLosses) {
+  ExpectFusedMatchesUnfused("tests/compiler/jobs/mlp.pbtxt", "mlp_float32",
+                            proto::PRECISION_FLOAT32, 1e-6, 1e-3);
+  ExpectFusedMatchesUnfused("tests/compiler/jobs/transformer.pbtxt", "transformer_float32",
+                            proto::PRECISION_FLOAT32, 1e-6, 1e-4);
+}
+
+TEST(Fusion, FusedBf16PlansTrainToTheUnfusedLosses) {
+  ExpectFusedMatchesUnfused("tests/compiler/jobs/mlp.pbtxt", "mlp_bf16", proto::PRECISION_BF16,
+                            5e-5, 1e-3);
+  ExpectFusedMatchesUnfused("tests/compiler/jobs/transformer.pbtxt", "transformer_bf16",
+                            proto::PRECISION_BF16, 5e-5, 1e-4);
+}
+
+}  // namespace
+}  // namespace softwire
