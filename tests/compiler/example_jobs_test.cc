@@ -69,7 +69,9 @@ TEST(ExampleJobs, SummarizeWithOneLinePerActor) {
   std::string summary = SummarizePlan(plan);
   EXPECT_THAT(summary, HasSubstr("actors: 46 (source 1, compute 25, variable 6, accumulate 6, "
                                  "update 6, sink 2)"));
-  EXPECT_EQ(std::count(summary.begin(), summary.end(), '\n'), 4 + 1 + plan.actor_size());
+  // Schedule, "devices:", per device its line and what it holds, actors, the table's header.
+  EXPECT_EQ(std::count(summary.begin(), summary.end(), '\n'),
+            3 + 2 * plan.device_size() + 1 + plan.actor_size());
 }
 
 }  // namespace
