@@ -15,6 +15,7 @@ namespace {
 struct CompileFlags {
   bool dump = false;
   bool explain = false;
+  bool json = false;
   int64_t steps = -1;  // -1: not given, the job's steps.
   ParallelFlags parallel;
   bool help = false;
@@ -26,6 +27,10 @@ FlagParser MakeParser(CompileFlags* flags) {
   parser.AddBool("explain", &flags->explain,
                  "print why every op runs where it does: stages, devices, sbp and boxing, "
                  "with the costs that chose them");
+  parser.AddBool("json", &flags->json,
+                 "print the summary's figures as one JSON object: per device the planned bytes, "
+                 "their split (weights, gradients, optimizer state, kept activations, "
+                 "transient, transfer, ...) and what views, reuse and in-place ops saved");
   parser.AddInt("steps", &flags->steps, "N", "compile for N steps instead of the job's");
   AddParallelFlags(&parser, &flags->parallel);
   parser.AddBool("help", &flags->help, "show this help");
@@ -54,8 +59,10 @@ std::string CompileHelp() {
   CompileFlags flags;
   return "usage: softwire compile JOB.pbtxt [flags]\n"
          "\n"
-         "Compiles JOB.pbtxt and prints its plan: devices with planned memory, actors by kind,\n"
-         "and a table of actors with their registers, slots and bytes. --explain prints the\n"
+         "Compiles JOB.pbtxt and prints its plan: devices with planned memory and what it holds\n"
+         "(weights, gradients, optimizer state, kept activations, transient, transfer; saved by\n"
+         "views, reuse, in place), actors by kind, and a table of actors with their registers,\n"
+         "slots and bytes. --json prints the figures as JSON. --explain prints the\n"
          "placement instead: each pipeline stage's devices, each op's devices and sbp with the\n"
          "compute and boxing seconds that chose them, and every boxing edge.\n"
          "\n"
@@ -72,8 +79,9 @@ int CompileCommand(const std::vector<std::string>& args) {
     if (flags.steps != -1 && flags.steps < 1) {
       return InvalidArgumentError("--steps must be at least 1");
     }
-    if (flags.dump && flags.explain) {
-      return InvalidArgumentError("give --dump or --explain, not both");
+    const int modes = int{flags.dump} + int{flags.explain} + int{flags.json};
+    if (modes > 1) {
+      return InvalidArgumentError("give one of --dump, --explain and --json");
     }
     return ApplyParallelFlags(flags.parallel, &options);
   };
@@ -103,7 +111,9 @@ int CompileCommand(const std::vector<std::string>& args) {
     std::fprintf(stderr, "softwire compile: %s\n", plan.status().message().c_str());
     return ExitCodeFor(plan.status());
   }
-  std::string text = flags.dump ? compiler::DumpPlan(*plan) : compiler::SummarizePlan(*plan);
+  std::string text = flags.dump   ? compiler::DumpPlan(*plan)
+                     : flags.json ? compiler::SummarizePlanJson(*plan)
+                                  : compiler::SummarizePlan(*plan);
   std::fputs(text.c_str(), stdout);
   if (!text.empty() && text.back() != '\n') std::fputc('\n', stdout);
   return kExitSuccess;

@@ -169,7 +169,8 @@ class Compilation {
   LayoutReport layouts;                             // choose_layouts
   TaskGraph tasks;                                  // expand_physical, then every task pass
   std::vector<DeviceMemoryPlan> device_memory;      // plan_memory; index = device id
-  std::optional<proto::Plan> plan;                  // emit_plan
+  std::map<int, int64_t> view_bytes;  // fold_views: device id -> one fill of each copy folded
+  std::optional<proto::Plan> plan;    // emit_plan
 
   // How far the pipeline got, so Verify checks what should hold by now.
   bool types_inferred = false;     // infer_shapes

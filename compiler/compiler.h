@@ -110,7 +110,14 @@ StatusOr<std::string> ExplainPlacement(const JobFile& job_file, const CompileOpt
 
 // A readable summary: devices with planned memory, actor counts by kind, and a table of
 // actors with their registers, slots and bytes. What `softwire compile JOB` prints.
+// Each device's line is followed by what its planned bytes hold (plan/memory_breakdown.h).
 std::string SummarizePlan(const proto::Plan& plan);
+
+// The summary's figures as one JSON object (`softwire compile --json`): the job, schedule,
+// actor counts and, per device, planned, register, workspace and state bytes with the memory
+// split of plan/memory_breakdown.h ("split" sums to "planned_bytes") and what views, reuse and
+// in-place ops saved.
+std::string SummarizePlanJson(const proto::Plan& plan);
 
 // The whole plan as stable readable text, one actor per block; golden tests compare it.
 std::string DumpPlan(const proto::Plan& plan);

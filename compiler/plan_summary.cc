@@ -3,12 +3,14 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/format_bytes.h"
 #include "compiler/compiler.h"
 #include "compiler/ir/graph_text.h"
 #include "plan/labels.h"
+#include "plan/memory_breakdown.h"
 #include "plan/register_lifetimes.h"
 #include "proto/fused_program.h"
 
@@ -47,9 +49,69 @@ std::string DeviceLines(const proto::Plan& plan) {
             FormatBytes(device.state_bytes()) + "; budget " +
             (device.memory_budget() == 0 ? std::string("unlimited")
                                          : FormatBytes(device.memory_budget())) +
-            "\n";
+            "\n    holds " +
+            plan::DescribeMemoryBreakdown(plan::BreakDownMemory(plan, device.id())) + "\n";
   }
   return text;
+}
+
+std::string JsonString(const std::string& text) {
+  std::string out = "\"";
+  for (const char c : text) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      static const char kHex[] = "0123456789abcdef";
+      out += "\\u00";
+      out += kHex[(c >> 4) & 0xf];
+      out += kHex[c & 0xf];
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+std::string JsonFields(const std::vector<std::pair<std::string, int64_t>>& fields) {
+  std::string text = "{";
+  for (size_t i = 0; i < fields.size(); ++i) {
+    text += (i == 0 ? "" : ", ") + JsonString(fields[i].first) + ": " +
+            std::to_string(fields[i].second);
+  }
+  return text + "}";
+}
+
+std::string DeviceJson(const proto::Plan& plan, const proto::PlanDevice& device) {
+  const plan::MemoryBreakdown b = plan::BreakDownMemory(plan, device.id());
+  return "{\"id\": " + std::to_string(device.id()) +
+         ", \"device\": " + JsonString(DeviceName(plan, device.id())) +
+         ", \"kind\": " + JsonString(plan::DeviceKindName(device.kind())) +
+         ", \"planned_bytes\": " + std::to_string(device.planned_bytes()) +
+         ", \"register_bytes\": " + std::to_string(device.register_bytes()) +
+         ", \"workspace_bytes\": " + std::to_string(device.workspace_bytes()) +
+         ", \"state_bytes\": " + std::to_string(device.state_bytes()) +
+         ", \"memory_budget\": " + std::to_string(device.memory_budget()) + ",\n    \"split\": " +
+         JsonFields({{"weights", b.weights},
+                     {"gradients", b.gradients},
+                     {"optimizer_state", b.optimizer_state},
+                     {"kept_activations", b.kept_activations},
+                     {"transient", b.transient},
+                     {"transfer", b.transfer},
+                     {"workspaces", b.workspaces},
+                     {"other_state", b.other_state},
+                     {"padding", b.padding}}) +
+         ",\n    \"unshared\": " +
+         JsonFields({{"weights", b.unshared_weights},
+                     {"gradients", b.unshared_gradients},
+                     {"kept_activations", b.unshared_kept_activations},
+                     {"transient", b.unshared_transient},
+                     {"transfer", b.unshared_transfer}}) +
+         ",\n    \"saved\": " +
+         JsonFields({{"views", b.saved_by_views},
+                     {"reuse", b.saved_by_reuse},
+                     {"in_place", b.saved_by_in_place}}) +
+         "}";
 }
 
 std::string KindCounts(const proto::Plan& plan) {
@@ -176,6 +238,25 @@ std::string ActorTable(const proto::Plan& plan) {
 std::string SummarizePlan(const proto::Plan& plan) {
   return ScheduleLine(plan) + PrecisionLine(plan) + DeviceLines(plan) + KindCounts(plan) +
          FusionLine(plan) + ActorTable(plan);
+}
+
+std::string SummarizePlanJson(const proto::Plan& plan) {
+  const proto::Schedule& schedule = plan.schedule();
+  std::map<std::string, int64_t> kinds;
+  for (const proto::ActorDef& actor : plan.actor()) ++kinds[plan::ActorKindName(actor.kind())];
+  std::vector<std::pair<std::string, int64_t>> by_kind(kinds.begin(), kinds.end());
+  std::string devices;
+  for (const proto::PlanDevice& device : plan.device()) {
+    devices += (devices.empty() ? "\n  " : ",\n  ") + DeviceJson(plan, device);
+  }
+  return "{\"job\": " + JsonString(plan.job_name()) +
+         ", \"steps\": " + std::to_string(schedule.steps()) +
+         ", \"pieces_per_step\": " + std::to_string(schedule.pieces_per_step()) +
+         ", \"micro_batch_size\": " + std::to_string(schedule.micro_batch_size()) +
+         ", \"precision\": " +
+         JsonString(plan.precision() == proto::PRECISION_BF16 ? "bf16" : "float32") +
+         ",\n \"actors\": " + std::to_string(plan.actor_size()) +
+         ", \"actors_by_kind\": " + JsonFields(by_kind) + ",\n \"devices\": [" + devices + "]}\n";
 }
 
 }  // namespace compiler

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "plan/labels.h"
+#include "plan/memory_breakdown.h"
 
 namespace softwire {
 namespace service {
@@ -103,6 +104,20 @@ proto::PlanSummary SummarizePlan(const proto::Plan& plan, const proto::Paralleli
     planned->set_device(plan::DeviceName(device));
     planned->set_planned_bytes(device.planned_bytes());
     planned->set_register_bytes(device.register_bytes());
+    const plan::MemoryBreakdown split = plan::BreakDownMemory(plan, device.id());
+    proto::MemorySplit* memory = planned->mutable_memory();
+    memory->set_weights(split.weights);
+    memory->set_gradients(split.gradients);
+    memory->set_optimizer_state(split.optimizer_state);
+    memory->set_kept_activations(split.kept_activations);
+    memory->set_transient(split.transient);
+    memory->set_transfer(split.transfer);
+    memory->set_workspaces(split.workspaces);
+    memory->set_other_state(split.other_state);
+    memory->set_padding(split.padding);
+    memory->set_saved_by_views(split.saved_by_views);
+    memory->set_saved_by_reuse(split.saved_by_reuse);
+    memory->set_saved_by_in_place(split.saved_by_in_place);
   }
   summary.set_samples_per_step(std::max<int64_t>(1, plan.schedule().pieces_per_step()) *
                                plan.schedule().micro_batch_size());

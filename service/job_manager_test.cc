@@ -153,6 +153,15 @@ TEST_F(JobManagerTest, ASubmittedJobTrainsToTheLossesOfRunPlanAndKeepsItsResults
   const std::vector<proto::JobEvent> events = FollowToEnd(manager.get(), "job-1");
   ASSERT_GE(events.size(), 7u);
   EXPECT_TRUE(events[0].has_compiled());
+  // The compiled event says what each device's planned bytes hold (plan/memory_breakdown.h).
+  for (const proto::PlannedDevice& device : events[0].compiled().device()) {
+    const proto::MemorySplit& m = device.memory();
+    EXPECT_EQ(m.weights() + m.gradients() + m.optimizer_state() + m.kept_activations() +
+                  m.transient() + m.transfer() + m.workspaces() + m.other_state() + m.padding(),
+              device.planned_bytes());
+    EXPECT_GT(m.weights(), 0);
+    EXPECT_GT(m.gradients(), 0);
+  }
   EXPECT_TRUE(events[1].has_queued());
   EXPECT_TRUE(events[2].has_started());
   ASSERT_TRUE(events.back().has_finished()) << events.back().DebugString();

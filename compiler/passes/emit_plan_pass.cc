@@ -196,6 +196,8 @@ void EmitDevices(const Compilation& compilation, proto::Plan* plan) {
     device->set_register_bytes(memory.register_bytes);
     device->set_workspace_bytes(memory.workspace_bytes);
     device->set_state_bytes(memory.state_bytes);
+    const auto views = compilation.view_bytes.find(target.id);
+    if (views != compilation.view_bytes.end()) device->set_view_bytes(views->second);
   }
 }
 

@@ -26,6 +26,7 @@
 // also needs every reader to read it as it is (not reshaped) with a matmul or batch_matmul that can
 // take the flag there (matmul transposes only a rank-2 left input), or a batch_matmul for a strided
 // read.
+#include <map>
 #include <string>
 #include <variant>
 #include <vector>
@@ -118,16 +119,28 @@ bool ReadFor(const TaskGraph& tasks, const TaskDef& consumer, RegisterId view,
   return existing == nullptr || std::get<std::vector<int64_t>>(*existing).empty();
 }
 
-bool FoldReshape(TaskGraph& tasks, const TaskDef& task, std::vector<bool>* removed) {
+// One fill of the register a folded view no longer writes, as plan_registers would have sized
+// its slot (tensor bytes rounded up to the arena alignment): what the view saved, reported in
+// PlanDevice.view_bytes.
+void CountSaved(const TaskGraph& tasks, const ViewEdge& edge, std::map<int, int64_t>* saved) {
+  constexpr int64_t kAlignment = 64;
+  const TaskRegister& output = tasks.register_at(edge.output);
+  (*saved)[output.device] += (output.type.NumBytes() + kAlignment - 1) / kAlignment * kAlignment;
+}
+
+bool FoldReshape(TaskGraph& tasks, const TaskDef& task, std::vector<bool>* removed,
+                 std::map<int, int64_t>* saved) {
   ViewEdge edge;
   if (task.op_type != "reshape" || !MayFold(tasks, task, &edge)) return false;
+  CountSaved(tasks, edge, saved);
   const TaskId id = task.id;
   tasks.MoveReaders(edge.output, edge.input);
   (*removed)[id] = true;
   return true;
 }
 
-bool FoldTranspose(TaskGraph& tasks, const TaskDef& task, std::vector<bool>* removed) {
+bool FoldTranspose(TaskGraph& tasks, const TaskDef& task, std::vector<bool>* removed,
+                   std::map<int, int64_t>* saved) {
   ViewEdge edge;
   if (task.op_type != "transpose" || !MayFold(tasks, task, &edge)) return false;
   const std::vector<int64_t> perm = task.attributes.GetInts("perm");
@@ -136,6 +149,7 @@ bool FoldTranspose(TaskGraph& tasks, const TaskDef& task, std::vector<bool>* rem
     reads.emplace_back();
     if (!ReadFor(tasks, tasks.task(reader.task), edge.output, perm, &reads.back())) return false;
   }
+  CountSaved(tasks, edge, saved);
   const TaskId id = task.id;
   // What the transpose read: its input register, or a view of it (a reshape folded before).
   const TensorType input_type = tasks.InputTypes(id)[0];
@@ -162,7 +176,8 @@ Status FoldViewsPass(Compilation& compilation) {
   bool any = false;
   for (size_t i = 0; i < tasks.tasks().size(); ++i) {
     const TaskDef& task = tasks.task(static_cast<TaskId>(i));
-    any |= FoldReshape(tasks, task, &removed) || FoldTranspose(tasks, task, &removed);
+    any |= FoldReshape(tasks, task, &removed, &compilation.view_bytes) ||
+           FoldTranspose(tasks, task, &removed, &compilation.view_bytes);
   }
   if (any) tasks.RemoveTasks(removed);
   return Status::Ok();

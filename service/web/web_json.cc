@@ -47,9 +47,23 @@ nlohmann::json PlanSummaryJson(const proto::PlanSummary& plan) {
   for (const auto& [kind, count] : plan.actors_by_kind()) by_kind[kind] = count;
   nlohmann::json devices = nlohmann::json::array();
   for (const proto::PlannedDevice& device : plan.device()) {
+    const proto::MemorySplit& m = device.memory();
     devices.push_back({{"device", device.device()},
                        {"planned_bytes", device.planned_bytes()},
-                       {"register_bytes", device.register_bytes()}});
+                       {"register_bytes", device.register_bytes()},
+                       {"memory",
+                        {{"weights", m.weights()},
+                         {"gradients", m.gradients()},
+                         {"optimizer_state", m.optimizer_state()},
+                         {"kept_activations", m.kept_activations()},
+                         {"transient", m.transient()},
+                         {"transfer", m.transfer()},
+                         {"workspaces", m.workspaces()},
+                         {"other_state", m.other_state()},
+                         {"padding", m.padding()},
+                         {"saved_by_views", m.saved_by_views()},
+                         {"saved_by_reuse", m.saved_by_reuse()},
+                         {"saved_by_in_place", m.saved_by_in_place()}}}});
   }
   return {{"actors", plan.actors()}, {"actors_by_kind", by_kind},
           {"devices", devices},      {"samples_per_step", plan.samples_per_step()},

@@ -71,7 +71,10 @@ TEST(ExampleJobs, SummarizeWithOneLinePerActor) {
   EXPECT_THAT(summary, HasSubstr("actors: 44 (source 1, compute 23, variable 6, accumulate 6, "
                                  "update 6, sink 2)"));
   EXPECT_THAT(summary, HasSubstr("fusion: 2 fused actors hold 4 element-wise ops"));
-  EXPECT_EQ(std::count(summary.begin(), summary.end(), '\n'), 5 + 1 + plan.actor_size());
+  // Schedule, "devices:", per device its line and what it holds, actors, fusion, the table's
+  // header.
+  EXPECT_EQ(std::count(summary.begin(), summary.end(), '\n'),
+            4 + 2 * plan.device_size() + 1 + plan.actor_size());
 }
 
 }  // namespace
