@@ -1,7 +1,8 @@
 // What planned bytes hold (plan/memory_breakdown.h, issue 14 item 5): on the MLP bench job, the
 // flagship transformer and dp, tp and pp plans, every device's split sums to its planned bytes,
 // and the figures that can be known otherwise hold (weights = parameters x 4 bytes, momentum the
-// same, Adam twice that, one gradient per weight).
+// same, Adam twice that, one gradient per weight). And the bench jobs' planned bytes against
+// PyTorch's live peak.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -176,6 +177,24 @@ TEST(MemoryReport, TheJsonSummaryCarriesTheSplit) {
   EXPECT_NE(json.find("\"reuse\": " + std::to_string(b.saved_by_reuse)), std::string::npos);
   const std::string text = SummarizePlan(plan);
   EXPECT_NE(text.find("holds weights "), std::string::npos) << text;
+}
+
+// PyTorch 1.13's live tensor peak over a steady-state step of the same jobs, measured by
+// bench/memory/memory_bench.py on 2026-11-28 (BENCHMARKS.md, "Memory: the report, peak RSS and
+// PyTorch"): the MLP peer zeroing with set_to_none=True, the charlm peer as
+// demos/charlm/torch_reference.py runs it.
+constexpr int64_t kPyTorchMlpPeak = 24217724;     // 23.1 MiB
+constexpr int64_t kPyTorchCharlmPeak = 54825088;  // 52.3 MiB
+
+// The issue's target is planned <= 1.0x PyTorch's peak on both jobs; it is not met (1.16x and
+// 1.06x), and BENCHMARKS.md shows why no layout can meet it while weight-gradient products may
+// run last (a replayed legal order needs 24.3 and 54.4 MiB). These bounds keep the figures from
+// growing until that changes; lower them to 1.0x when it does.
+TEST(MemoryReport, TheBenchJobsPlanWithinTheirRatioToPyTorchsLivePeak) {
+  const int64_t mlp = Compile("bench/training/mlp.pbtxt").device(0).planned_bytes();
+  const int64_t charlm = Compile("demos/charlm/charlm.pbtxt").device(0).planned_bytes();
+  EXPECT_LE(mlp, kPyTorchMlpPeak * 117 / 100) << mlp;
+  EXPECT_LE(charlm, kPyTorchCharlmPeak * 106 / 100) << charlm;
 }
 
 }  // namespace
