@@ -8,7 +8,8 @@
 //   phase 0. A chain grows from a task to a reader of its output on the same device, with the
 //   same period and stage and as many elements, while the program stays valid
 //   (InferFusedLayout: every other input is read whole or repeated, as a bias or a broadcast
-//   operand) and at most kMaxChain long. A chain of one task stays as it was.
+//   operand) and at most kMaxChain long. A chain of one task stays as it was. Tasks that read
+//   or write a tensor in another layout than plain (choose_layouts) never fuse.
 // - What a fused task reads and writes: every register a member reads that no member
 //   produces, once, in first-use order; every member's output that something outside the chain
 //   reads (a forward activation the backward pass keeps, the chain's last value), in chain
@@ -71,6 +72,14 @@ bool Fusible(const TaskGraph& tasks, const TaskDef& task) {
   }
   for (RegisterId input : task.inputs) {
     if (tasks.PhaseOf(input, task.id) != 0) return false;
+  }
+  // The fused kernel walks plain tensors (a bias or broadcast operand repeats along the
+  // trailing axes); image batches that choose_layouts laid out stay with their own kernels.
+  for (const TensorType& type : tasks.InputTypes(task.id)) {
+    if (type.layout != Layout::kPlain) return false;
+  }
+  for (const TensorType& type : tasks.OutputTypes(task.id)) {
+    if (type.layout != Layout::kPlain) return false;
   }
   for (const RegisterReader& reader : tasks.register_at(task.outputs[0]).readers) {
     if (reader.phase != 0) return false;

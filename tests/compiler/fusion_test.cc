@@ -126,6 +126,29 @@ TEST(Fusion, DataParallelPlansFuseOnEachDevice) {
   EXPECT_NE(FindActor(*plan, "fc1_bias+relu1@1"), nullptr);
 }
 
+TEST(Fusion, TensorsInAnotherLayoutThanPlainStayWithTheirOwnKernels) {
+  // The fused kernel walks plain tensors; a convolution net's activations in NHWC keep their
+  // layout-aware element-wise kernels, while its plain head still fuses.
+  StatusOr<JobFile> job = ParseJobFile("tests/compiler/jobs/resnet_tiny.pbtxt");
+  ASSERT_TRUE(job.ok()) << job.status();
+  CompileOptions options;
+  options.steps = 2;
+  options.layouts = "nhwc";
+  StatusOr<proto::Plan> plan = CompileJob(*job, options);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  int laid_out = 0;
+  for (const proto::ActorDef& actor : plan->actor()) {
+    bool plain = true;
+    for (const proto::TensorDesc& desc : actor.kernel().input()) plain &= desc.layout() == 0;
+    for (const proto::TensorDesc& desc : actor.kernel().output()) plain &= desc.layout() == 0;
+    laid_out += plain ? 0 : 1;
+    if (actor.kernel().op_type() == "fused") {
+      EXPECT_TRUE(plain) << actor.name();
+    }
+  }
+  EXPECT_GT(laid_out, 0) << "the job has no tensor in NHWC: the test shows nothing";
+}
+
 void ExpectSameReferenceResults(const proto::Plan& unfused, const proto::Plan& fused) {
   reference::ReferenceOptions options;
   options.steps = 3;
