@@ -291,9 +291,9 @@ void PrintDone(const RunFlags& flags, const proto::Plan& plan, const std::string
                const runtime::RunResult& result) {
   // The steps this run trained: a resumed run's plan also counts the steps before its
   // checkpoint, which it did not run.
-  double samples = static_cast<double>(static_cast<int64_t>(result.steps.size()) *
-                                       plan.schedule().pieces_per_step() *
-                                       plan.schedule().micro_batch_size());
+  double samples =
+      static_cast<double>(static_cast<int64_t>(result.steps.size()) *
+                          plan.schedule().pieces_per_step() * plan.schedule().micro_batch_size());
   std::printf("done: %lld steps in %.2f s, %.0f samples/s",
               static_cast<long long>(result.steps.size()), result.seconds,
               result.seconds > 0 ? samples / result.seconds : 0.0);
