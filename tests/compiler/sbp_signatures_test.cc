@@ -68,6 +68,7 @@ std::vector<OpCase> Cases() {
       {"bias_add_grad", {F32({2, 4, 6})}, {}, {}},
       {"identity", {F32({4, 6})}, {}, {}},
       {"cast", {F32({4, 6})}, Attrs({{"dtype", std::string("bfloat16")}}), {}},
+      {"reorder", {F32({4, 2, 5, 6})}, Attrs({{"layout", std::string("nhwc")}}), {}},
       {"matmul",
        {TensorType{DType::kBFloat16, Shape({4, 6})}, TensorType{DType::kBFloat16, Shape({6, 8})}},
        {},
