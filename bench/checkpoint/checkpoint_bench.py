@@ -21,7 +21,6 @@ few percent at E = 10).
 import argparse
 import json
 import os
-import platform
 import shutil
 import statistics
 import subprocess
@@ -31,16 +30,11 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "bench", "common"))
+from machine import cpu_model  # noqa: E402
+
 JOBS = {"mlp": os.path.join(ROOT, "bench", "training", "mlp.pbtxt")}
 WARMUP = 5
-
-
-def cpu_model():
-    with open("/proc/cpuinfo") as info:
-        for line in info:
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    return platform.processor() or "unknown"
 
 
 def run(softwire, job, steps, extra, scratch):

@@ -30,7 +30,6 @@ Prints the CPU model first. Exit status 0 when every run finished.
 import argparse
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -42,19 +41,11 @@ sys.path.insert(0, os.path.join(ROOT, "demos", "common"))
 
 import softwire_metrics  # noqa: E402
 
+sys.path.insert(0, os.path.join(ROOT, "bench", "common"))
+from machine import cpu_model  # noqa: E402
+
 CHARLM = os.path.join(ROOT, "demos", "charlm")
 PYTORCH_SETTING = {"OPENBLAS_NUM_THREADS": "2", "OMP_NUM_THREADS": "1"}
-
-
-def cpu_model():
-    try:
-        with open("/proc/cpuinfo") as info:
-            for line in info:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
 
 
 def cpu_flags():
