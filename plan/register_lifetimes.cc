@@ -222,6 +222,7 @@ void RegisterLifetimes::BuildReachability() {
   }
   const int64_t words = (columns_ + 63) / 64;
   reachable_.assign(static_cast<size_t>(nodes * words), 0);
+  if (words == 0) return;  // no register may share bytes: nothing to ask Precedes about
   for (auto u = topological_order_.rbegin(); u != topological_order_.rend(); ++u) {
     uint64_t* row = &reachable_[*u * words];
     for (Firing v : successors_[*u]) {

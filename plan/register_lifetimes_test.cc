@@ -184,6 +184,19 @@ TEST(RegisterLifetimesTest, PiecesOfOneStepOverlapEachOther) {
   EXPECT_FALSE(lifetimes.NeverLiveTogether(x, sum));
 }
 
+// Found by the job_compiler fuzzer: a plan in which no register may share bytes (a variable
+// read by a sink) has no beginning firings to reach; the analysis must not index an empty table.
+TEST(RegisterLifetimesTest, APlanWithNothingToShareIsAnalyzed) {
+  OneDevicePlan built(1);
+  const int64_t w = built.AddRegister("w", 1, 1, {{1, 0}});
+  built.AddActor("w.variable", proto::ACTOR_KIND_VARIABLE, 1, {}, {w});
+  built.AddActor("sink", proto::ACTOR_KIND_SINK, 1, {w}, {});
+  RegisterLifetimes lifetimes(built.plan());
+  ASSERT_TRUE(lifetimes.analyzed()) << lifetimes.why();
+  EXPECT_FALSE(MayShareBytes(built.plan(), w));
+  EXPECT_FALSE(lifetimes.NeverLiveTogether(w, w));
+}
+
 // In-place ops: b (relu) is x's only reader, so it may write y over x; when c reads x too,
 // c may still read a fill b has overwritten.
 TEST(RegisterLifetimesTest, AnElementWiseOpWritesInPlaceOverAnInputItReadsLast) {

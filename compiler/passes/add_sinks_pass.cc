@@ -45,6 +45,12 @@ Status AddSinksPass(Compilation& compilation) {
     SOFTWIRE_ASSIGN_OR_RETURN(
         TensorId loss, FindScalar(compilation, compilation.job_file().train_line, "train.loss",
                                   job.train().loss()));
+    const LogicalOp& producer = compilation.graph.op(compilation.graph.tensor(loss).producer);
+    if (producer.type == "variable") {
+      return compilation.ErrorAt(
+          compilation.job_file().train_line,
+          "train.loss '" + job.train().loss() + "' is a variable; the loss must be an op's output");
+    }
     SOFTWIRE_RETURN_IF_ERROR(AddSink(compilation, loss, true));
     reported.insert(job.train().loss());
   }

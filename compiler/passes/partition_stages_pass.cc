@@ -285,8 +285,11 @@ class StagePartitioner {
         current.placement.stage = FollowedStage(current);
       }
     }
+    // What follows only unstaged ops (a variable that only a sink reads: the sink follows the
+    // variable and the variable its reader) takes the first stage.
     for (auto id = order_.rbegin(); id != order_.rend(); ++id) {
-      if (graph_.op(*id).placement.stage < 0) op(*id).placement.stage = FollowedStage(op(*id));
+      if (graph_.op(*id).placement.stage >= 0) continue;
+      op(*id).placement.stage = std::max(FollowedStage(op(*id)), 0);
     }
     for (OpId id : order_) CHECK_GE(graph_.op(id).placement.stage, 0) << graph_.op(id).name;
   }
