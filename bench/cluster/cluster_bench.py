@@ -22,6 +22,8 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "bench", "common"))
+from machine import cpu_model  # noqa: E402
 JOB = os.path.join(ROOT, "bench", "training", "mlp.pbtxt")
 # TCP payload per Ethernet frame on a 1500-byte MTU with TCP timestamps (what tbf counts is
 # the 1514-byte frame without its FCS): the share of the line rate a tensor's bytes can use.
@@ -37,14 +39,6 @@ def run(args, env=None, timeout=300):
     if done.returncode != 0:
         raise RuntimeError("%s failed (%d):\n%s" % (" ".join(args), done.returncode, done.stdout))
     return done.stdout
-
-
-def cpu_model():
-    with open("/proc/cpuinfo") as f:
-        for line in f:
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    return "unknown"
 
 
 def load():

@@ -29,20 +29,11 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "bench", "common"))
+from machine import cpu_model  # noqa: E402
 sys.path.insert(0, os.path.join(ROOT, "demos", "common"))
 
 import softwire_metrics  # noqa: E402
-
-
-def cpu_model():
-    try:
-        with open("/proc/cpuinfo") as stream:
-            for line in stream:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "unknown"
 
 
 def softwire_run(binary, mode, steps):

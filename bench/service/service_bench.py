@@ -23,7 +23,6 @@ pair with its median (target for the MLP's samples/s: >= 0.98). Exit status 0 wh
 import argparse
 import json
 import os
-import platform
 import re
 import signal
 import statistics
@@ -35,6 +34,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "bench", "common"))
+from machine import cpu_model  # noqa: E402
 sys.path.insert(0, os.path.join(ROOT, "clients", "python"))
 
 import example  # noqa: E402
@@ -42,14 +43,6 @@ import softwire_client  # noqa: E402
 
 MLP = os.path.join(ROOT, "bench", "training", "mlp.pbtxt")
 WARMUP = 5
-
-
-def cpu_model():
-    with open("/proc/cpuinfo") as info:
-        for line in info:
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    return platform.processor() or "unknown"
 
 
 def start_server(softwire, state_dir):

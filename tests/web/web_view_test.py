@@ -15,7 +15,7 @@ process it starts (the server, chromium) is killed at the end, also on failure.
 
 Usage: tests/web/web_view_test.py --softwire build/cli/softwire [--screenshots DIR]
   --screenshots DIR   also write jobs.png, job.png, timeline.png, devices.png, nodes.png there
-                      (docs/web/ holds the committed ones: scripts/web-screenshots)
+                      (docs/web/ holds the committed ones: docs/WEB.md says how they are made)
 """
 import argparse
 import os
