@@ -1,6 +1,7 @@
 // CompileJob (compiler.h): one Compilation through the standard passes.
 #include "compiler/compiler.h"
 
+#include "base/cpu_features.h"
 #include "compiler/compilation.h"
 #include "compiler/ops/op_registry.h"
 #include "compiler/pass_manager.h"
@@ -8,6 +9,10 @@
 
 namespace softwire {
 namespace compiler {
+
+bool CompileOptions::NativeBf16() const {
+  return native_bf16.value_or(DetectCpuFeatures().native_bf16());
+}
 
 StatusOr<proto::Plan> CompileJob(const JobFile& job_file, const CompileOptions& options) {
   const OpRegistry registry = MakeStandardOps();

@@ -90,6 +90,9 @@ struct CompileOptions {
   // Whether the cpu that will run the plan has native bf16, for PRECISION_AUTO. Unset: this
   // machine's (base/cpu_features.h DetectCpuFeatures). Tests set it to force either answer.
   std::optional<bool> native_bf16;
+  // `native_bf16`, else this machine's answer: the one decision that both `--precision auto`
+  // and the cost model's cpu bf16 rate (placement DefaultsFor) take.
+  bool NativeBf16() const;
   // Layouts of the image batches between convolutions (`--layouts`, choose_layouts pass,
   // docs/LAYOUTS.md): "auto" lets the cost model choose per region of convolutions; "nchw"
   // keeps every tensor plain (the kernels reorder around each convolution); "nhwc" or

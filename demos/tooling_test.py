@@ -77,13 +77,16 @@ class JobFileTest(unittest.TestCase):
                 self.assertTrue(used, "no ops found")
                 self.assertEqual(used - known, set())
 
-    def test_charlm_job_is_what_make_job_generates(self):
+    def test_charlm_jobs_are_what_make_job_generates(self):
         import make_job
-        with open(os.path.join(HERE, "charlm", "charlm.pbtxt")) as job:
-            checked_in = job.read()
-        config = json.loads(re.match(r"# charlm: (\{.*\})\n", checked_in).group(1))
-        self.assertEqual(make_job.make_job(config), checked_in,
-                         "charlm.pbtxt is stale: run demos/charlm/make_job.py")
+        for name, micro_batches in (("charlm.pbtxt", 1), ("charlm_pipelined.pbtxt", 4)):
+            with self.subTest(job=name):
+                with open(os.path.join(HERE, "charlm", name)) as job:
+                    checked_in = job.read()
+                config = json.loads(re.match(r"# charlm: (\{.*\})\n", checked_in).group(1))
+                self.assertEqual(config.get("micro_batches", 1), micro_batches)
+                self.assertEqual(make_job.make_job(config), checked_in,
+                                 f"{name} is stale: run demos/charlm/make_job.py")
 
     def test_fashion_job_is_what_make_job_generates(self):
         fashion_make_job = load_script("fashion/make_job.py", "fashion_make_job")

@@ -4,7 +4,6 @@
 #include <map>
 #include <set>
 
-#include "base/cpu_features.h"
 
 namespace softwire {
 namespace placement {
@@ -25,8 +24,9 @@ Status CheckDevice(const std::string& node, const proto::DeviceSpec& device) {
   return Status::Ok();
 }
 
-ModelDevice MakeDevice(int id, const std::string& node, int node_index, proto::DeviceSpec spec) {
-  DeviceKindDefaults defaults = DefaultsFor(spec.kind());
+ModelDevice MakeDevice(int id, const std::string& node, int node_index, proto::DeviceSpec spec,
+                       bool cpu_native_bf16) {
+  DeviceKindDefaults defaults = DefaultsFor(spec.kind(), cpu_native_bf16);
   if (spec.flops() == 0) spec.set_flops(defaults.flops);
   if (spec.bf16_flops() == 0) spec.set_bf16_flops(spec.flops() * defaults.bf16_speedup);
   if (spec.memory_bandwidth() == 0) spec.set_memory_bandwidth(defaults.memory_bandwidth);
@@ -48,7 +48,7 @@ LinkFigures Figures(const proto::LinkSpec& spec, double bandwidth, double latenc
 
 }  // namespace
 
-DeviceKindDefaults DefaultsFor(proto::DeviceKind kind) {
+DeviceKindDefaults DefaultsFor(proto::DeviceKind kind, bool cpu_native_bf16) {
   switch (kind) {
     case proto::DEVICE_KIND_SIM:
       return {100e12, 2e12, int64_t{16} << 30, 2.0};
@@ -56,7 +56,7 @@ DeviceKindDefaults DefaultsFor(proto::DeviceKind kind) {
       return {20e12, 1.5e12, 0, 2.0};
     case proto::DEVICE_KIND_CPU:
     default:
-      return {100e9, 20e9, 0, DetectCpuFeatures().native_bf16() ? 2.0 : 1.0};
+      return {100e9, 20e9, 0, cpu_native_bf16 ? 2.0 : 1.0};
   }
 }
 
@@ -71,7 +71,7 @@ const LinkFigures& ClusterModel::Link(int from, int to) const {
   return links_[static_cast<size_t>(from) * devices_.size() + to];
 }
 
-StatusOr<ClusterModel> ClusterModel::Build(const proto::Cluster& cluster) {
+StatusOr<ClusterModel> ClusterModel::Build(const proto::Cluster& cluster, bool cpu_native_bf16) {
   ClusterModel model;
   std::map<std::string, int> node_index;
   std::map<std::string, int> device_index;  // "node/device" -> id.
@@ -92,7 +92,8 @@ StatusOr<ClusterModel> ClusterModel::Build(const proto::Cluster& cluster) {
       SOFTWIRE_RETURN_IF_ERROR(CheckDevice(node.name(), device));
       int id = model.device_count();
       device_index[full_name] = id;
-      model.devices_.push_back(MakeDevice(id, node.name(), node_index.at(node.name()), device));
+      model.devices_.push_back(MakeDevice(id, node.name(), node_index.at(node.name()), device,
+                                              cpu_native_bf16));
     }
   }
   if (model.devices_.empty()) return ClusterError("it has no node");

@@ -31,11 +31,13 @@ struct DeviceKindDefaults {
   double memory_bandwidth = 0;  // Bytes/s.
   int64_t memory_bytes = 0;     // 0: unlimited.
   // bf16 products' rate over `flops`: 2 where the kind has native bf16 (sim, cuda, and cpu
-  // when the compiling machine's cpu has avx512_bf16 or amx_bf16: base/cpu_features.h), 1
-  // where bf16 products are widened to float32.
+  // when `cpu_native_bf16`), 1 where bf16 products are widened to float32.
   double bf16_speedup = 1;
 };
-DeviceKindDefaults DefaultsFor(proto::DeviceKind kind);
+// `cpu_native_bf16`: whether the cpu devices run bf16 products natively. The compiler decides
+// it once (CompileOptions::native_bf16, else the compiling machine's cpu), for the cost model
+// and for `--precision auto` alike; the model never asks the machine itself.
+DeviceKindDefaults DefaultsFor(proto::DeviceKind kind, bool cpu_native_bf16);
 
 // Link defaults when the cluster lists none for a pair.
 constexpr double kIntraNodeBandwidth = 50e9;
@@ -64,7 +66,8 @@ class ClusterModel {
  public:
   // Validates the cluster (named, unique nodes and devices with a kind; no negative figures;
   // links naming known nodes or devices with positive bandwidth) and fills in defaults.
-  static StatusOr<ClusterModel> Build(const proto::Cluster& cluster);
+  // `cpu_native_bf16` as for DefaultsFor.
+  static StatusOr<ClusterModel> Build(const proto::Cluster& cluster, bool cpu_native_bf16 = false);
 
   int device_count() const { return static_cast<int>(devices_.size()); }
   const ModelDevice& device(int id) const;

@@ -94,7 +94,7 @@ class RawExchange {
     StatusOr<runtime::net::Socket> listener = runtime::net::Socket::Listen("127.0.0.1:0");
     CHECK(listener.ok()) << listener.status();
     peer_ = std::make_unique<ProcessPipe>(std::vector<std::string>{
-        Self(), "--raw-peer", *listener->LocalAddress(), std::to_string(bytes)});
+        SelfPath(), "--raw-peer", *listener->LocalAddress(), std::to_string(bytes)});
     for (std::unique_ptr<runtime::net::Socket>* socket : {&outbound_, &inbound_}) {
       StatusOr<runtime::net::Socket> accepted = listener->Accept();
       CHECK(accepted.ok()) << accepted.status();
@@ -117,11 +117,6 @@ class RawExchange {
   }
 
  private:
-  static std::string Self() {
-    char path[4096] = {};
-    CHECK_GT(readlink("/proc/self/exe", path, sizeof(path) - 1), 0);
-    return path;
-  }
   const int64_t bytes_;
   std::vector<char> out_;
   std::vector<char> in_;

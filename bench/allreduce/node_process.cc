@@ -1,17 +1,10 @@
 #include "bench/allreduce/node_process.h"
 
-#include <fcntl.h>
 #include <glog/logging.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <limits>
 #include <map>
@@ -31,66 +24,6 @@ namespace softwire {
 namespace bench {
 
 constexpr actors::JobId kJob = 1;
-
-std::string CpuModel() {
-  std::ifstream cpuinfo("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(cpuinfo, line)) {
-    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
-  }
-  return "unknown";
-}
-
-ProcessPipe::ProcessPipe(std::vector<std::string> args) {
-  int to_child[2];
-  int from_child[2];
-  CHECK_EQ(pipe2(to_child, O_CLOEXEC), 0);
-  CHECK_EQ(pipe2(from_child, O_CLOEXEC), 0);
-  std::vector<char*> argv;
-  for (std::string& arg : args) argv.push_back(arg.data());
-  argv.push_back(nullptr);
-  // posix_spawn, not fork: a fork write-protects every page of this process (copy-on-write)
-  // until each is written again, which would charge the next runs hundreds of thousands of
-  // page faults on the registers; glibc's posix_spawn shares the address space until the exec.
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, to_child[0], 0);
-  posix_spawn_file_actions_adddup2(&actions, from_child[1], 1);
-  const int spawned = posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  CHECK_EQ(spawned, 0) << "cannot start " << args[0];
-  close(to_child[0]);
-  close(from_child[1]);
-  in_ = fdopen(to_child[1], "w");
-  out_ = fdopen(from_child[0], "r");
-}
-
-ProcessPipe::~ProcessPipe() {
-  fclose(in_);  // End of input: the child ends by itself (the gloo ranks end together).
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (waitpid(pid_, nullptr, WNOHANG) == 0) {
-    if (std::chrono::steady_clock::now() > deadline) {
-      kill(pid_, SIGKILL);
-      waitpid(pid_, nullptr, 0);
-      break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  fclose(out_);
-}
-
-void ProcessPipe::Send(const std::string& line) {
-  fprintf(in_, "%s\n", line.c_str());
-  fflush(in_);
-}
-
-std::string ProcessPipe::ReadLine() {
-  char buffer[256] = {};
-  CHECK(fgets(buffer, sizeof(buffer), out_) != nullptr) << "the child process ended";
-  std::string line(buffer);
-  if (!line.empty() && line.back() == '\n') line.pop_back();
-  return line;
-}
 
 // One node's share of the plan, hosted, attached per run to its peer.
 class NodePair::Share {
@@ -186,11 +119,6 @@ class NodePair::Share {
   bool trace_next_ = false;
 };
 
-void DieWithParent() {
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (getppid() == 1) _exit(1);  // The parent ended before the request.
-}
-
 int RunNodeChild(const std::string& plan_file, const std::string& peer, int shm_chunks) {
   DieWithParent();
   StatusOr<std::string> bytes = ReadFile(plan_file);
@@ -211,10 +139,8 @@ int RunNodeChild(const std::string& plan_file, const std::string& peer, int shm_
 
 NodePair::NodePair(const proto::Plan& plan, const std::string& plan_file, int shm_chunks)
     : share_(std::make_unique<Share>(plan, "node1", shm_chunks)) {
-  char self[4096] = {};
-  CHECK_GT(readlink("/proc/self/exe", self, sizeof(self) - 1), 0);
   child_ = std::make_unique<ProcessPipe>(std::vector<std::string>{
-      self, "--child", plan_file, share_->address(), std::to_string(shm_chunks)});
+      SelfPath(), "--child", plan_file, share_->address(), std::to_string(shm_chunks)});
   child_address_ = child_->ReadLine().substr(8);
 }
 

@@ -1,5 +1,5 @@
 // Two node processes hosting the two shares of a two-node plan, joined by their data planes,
-// for all_reduce_bench (README.md beside this file); and a child process with pipes.
+// for all_reduce_bench (README.md beside this file).
 //
 // NodePair hosts node1 in this process and starts this binary with
 // `--child PLAN_FILE PEER_ADDRESS SHM_CHUNKS` to host node0 (RunNodeChild). RunOnce runs the plan
@@ -15,36 +15,11 @@
 #include <string>
 #include <vector>
 
+#include "bench/common/child_process.h"
 #include "proto/plan.pb.h"
 
 namespace softwire {
 namespace bench {
-
-// The CPU model of /proc/cpuinfo.
-std::string CpuModel();
-
-// A child process (argv[0] the program's path) with pipes to its stdin and stdout.
-// Started with posix_spawn (no copy-on-write of this process's pages). When destroyed its stdin
-// is closed and it is reaped, killed (SIGKILL) after 10 s if it has not ended; a child of this
-// binary asks to die with this process (DieWithParent).
-class ProcessPipe {
- public:
-  explicit ProcessPipe(std::vector<std::string> argv);
-  ~ProcessPipe();
-  ProcessPipe(const ProcessPipe&) = delete;
-  ProcessPipe& operator=(const ProcessPipe&) = delete;
-  void Send(const std::string& line);
-  // The next line of its stdout, without the newline; CHECK-fails when it ended.
-  std::string ReadLine();
-
- private:
-  pid_t pid_ = -1;
-  FILE* in_ = nullptr;
-  FILE* out_ = nullptr;
-};
-
-// For a child of this binary: SIGKILL when the parent ends.
-void DieWithParent();
 
 // The child's side: hosts node0 of the plan in `plan_file` with node1 at `peer`, prints its
 // address, then per "attach" line attaches a run and prints "attached", per "run" runs it.

@@ -7,17 +7,15 @@
 //   Figure: bytes per second of one run of --bytes in total, from Run's start to its end on the
 //   receiver, actors, protocol messages and releases included. The recv's kernel is a no-op, so
 //   the figure is the transport's, not the receiving device's memcpy.
-// raw TCP: a child writes --bytes in --size writes to a plain loopback socket, this process
-//   reads them into one --size buffer. The same sizes, the same repeats, the same machine.
+// raw TCP: a child (this binary, --raw-writer) writes --bytes in --size writes to a plain
+//   loopback socket, this process reads them into one --size buffer. The same sizes, the same
+//   repeats, the same machine. Children start with posix_spawn, never fork
+//   (bench/common/child_process.h says why).
 // Each figure is the median of --repeats; the CPU model is printed first.
 //
 //   data_plane_bench                                   # 64 KiB .. 64 MiB, 256 MiB each, 5 repeats
 //   data_plane_bench --sizes 1048576 --bytes 1073741824 --repeats 7
-#include <fcntl.h>
 #include <glog/logging.h>
-#include <signal.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -34,6 +32,7 @@
 #include <vector>
 
 #include "base/file.h"
+#include "bench/common/child_process.h"
 #include "cli/flag_parser.h"
 #include "runtime/host/execution.h"
 #include "runtime/host/hosted_plan.h"
@@ -49,15 +48,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using runtime::testing::TestActorSpec;
 constexpr actors::JobId kJob = 1;
-
-std::string CpuModel() {
-  std::ifstream cpuinfo("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(cpuinfo, line)) {
-    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
-  }
-  return "unknown";
-}
 
 double Median(std::vector<double> values) {
   std::sort(values.begin(), values.end());
@@ -161,6 +151,7 @@ class ShareRunner {
 
 // The child: hosts node0 of the plan in `plan_file`, with node1 at `peer`.
 int RunChild(const std::string& plan_file, const std::string& peer, int shm_chunks) {
+  DieWithParent();
   StatusOr<std::string> bytes = ReadFile(plan_file);
   CHECK(bytes.ok()) << bytes.status();
   proto::Plan plan;
@@ -182,95 +173,45 @@ int RunChild(const std::string& plan_file, const std::string& peer, int shm_chun
   return 0;
 }
 
-// A child process of this binary with pipes to its stdin and stdout. Killed when destroyed.
-class Child {
- public:
-  explicit Child(std::vector<std::string> args) {
-    int to_child[2];
-    int from_child[2];
-    CHECK_EQ(pipe2(to_child, O_CLOEXEC), 0);
-    CHECK_EQ(pipe2(from_child, O_CLOEXEC), 0);
-    std::vector<char*> argv;
-    for (std::string& arg : args) argv.push_back(arg.data());
-    argv.push_back(nullptr);
-    pid_ = fork();
-    if (pid_ == 0) {
-      prctl(PR_SET_PDEATHSIG, SIGKILL);
-      dup2(to_child[0], 0);
-      dup2(from_child[1], 1);
-      execv("/proc/self/exe", argv.data());
-      _exit(127);
+// The raw-TCP writer (this binary, --raw-writer ADDRESS SIZE TOTAL): connects and writes
+// 2 x TOTAL bytes in SIZE tensors, each in the data plane's chunks (1 MiB; smaller tensors
+// whole), which loopback moves faster than one call per large tensor: the best this plain
+// socket does. Twice: the first round warms the connection (window and buffer growth), as the
+// data plane's connection is warm after its first run; the reader times the second.
+int RunRawWriter(const std::string& address, int64_t size, int64_t total) {
+  DieWithParent();
+  std::vector<char> data(static_cast<size_t>(size), 'x');
+  StatusOr<runtime::net::Socket> socket =
+      runtime::net::Socket::Connect(address, std::chrono::seconds(5));
+  CHECK(socket.ok()) << socket.status();
+  const int64_t chunk = std::min<int64_t>(size, int64_t{1} << 20);
+  for (int64_t sent = 0; sent < 2 * total; sent += size) {
+    for (int64_t at = 0; at < size; at += chunk) {
+      CHECK(socket->SendAll(data.data() + at, std::min(chunk, size - at)).ok());
     }
-    close(to_child[0]);
-    close(from_child[1]);
-    in_ = fdopen(to_child[1], "w");
-    out_ = fdopen(from_child[0], "r");
   }
-  ~Child() {
-    fclose(in_);
-    kill(pid_, SIGKILL);
-    waitpid(pid_, nullptr, 0);
-    fclose(out_);
-  }
-  void Send(const std::string& line) {
-    fprintf(in_, "%s\n", line.c_str());
-    fflush(in_);
-  }
-  std::string ReadLine() {
-    char buffer[256] = {};
-    CHECK(fgets(buffer, sizeof(buffer), out_) != nullptr) << "the child ended";
-    std::string line(buffer);
-    if (!line.empty() && line.back() == '\n') line.pop_back();
-    return line;
-  }
+  return 0;
+}
 
- private:
-  pid_t pid_ = -1;
-  FILE* in_ = nullptr;
-  FILE* out_ = nullptr;
-};
-
-// Bytes per second over a plain loopback socket: a child writes, this process reads.
+// Bytes per second over a plain loopback socket: a --raw-writer child writes, this process
+// reads into one buffer.
 double RawTcpRate(int64_t size, int64_t total) {
-  std::vector<double> rates;
   std::vector<char> buffer(static_cast<size_t>(size), 0);  // Touched: no page faults timed.
-  {
-    StatusOr<runtime::net::Socket> listener = runtime::net::Socket::Listen("127.0.0.1:0");
-    CHECK(listener.ok()) << listener.status();
-    const std::string address = *listener->LocalAddress();
-    const pid_t writer = fork();
-    if (writer == 0) {
-      prctl(PR_SET_PDEATHSIG, SIGKILL);
-      std::vector<char> data(static_cast<size_t>(size), 'x');  // Before the clock starts.
-      StatusOr<runtime::net::Socket> socket =
-          runtime::net::Socket::Connect(address, std::chrono::seconds(5));
-      if (!socket.ok()) _exit(1);
-      // Written in the data plane's chunks (1 MiB; smaller tensors whole), which loopback
-      // moves faster than one call per large tensor: the best this plain socket does.
-      const int64_t chunk = std::min<int64_t>(size, int64_t{1} << 20);
-      // Twice: the first round warms the connection (window and buffer growth), as the data
-      // plane's connection is warm after its first run; the reader times the second.
-      for (int64_t sent = 0; sent < 2 * total; sent += size) {
-        for (int64_t at = 0; at < size; at += chunk) {
-          if (!socket->SendAll(data.data() + at, std::min(chunk, size - at)).ok()) _exit(1);
-        }
-      }
-      _exit(0);
-    }
-    StatusOr<runtime::net::Socket> socket = listener->Accept();
-    CHECK(socket.ok()) << socket.status();
-    for (int64_t got = 0; got < total; got += size) {
-      CHECK(socket->ReceiveAll(buffer.data(), size).ok());
-    }
-    const Clock::time_point began = Clock::now();
-    for (int64_t got = 0; got < total; got += size) {
-      CHECK(socket->ReceiveAll(buffer.data(), size).ok());
-    }
-    const double seconds = std::chrono::duration<double>(Clock::now() - began).count();
-    waitpid(writer, nullptr, 0);
-    rates.push_back(static_cast<double>(total) / seconds);
+  StatusOr<runtime::net::Socket> listener = runtime::net::Socket::Listen("127.0.0.1:0");
+  CHECK(listener.ok()) << listener.status();
+  ProcessPipe writer({SelfPath(), "--raw-writer", *listener->LocalAddress(),
+                      std::to_string(size), std::to_string(total)});
+  StatusOr<runtime::net::Socket> socket = listener->Accept();
+  CHECK(socket.ok()) << socket.status();
+  for (int64_t got = 0; got < total; got += size) {
+    CHECK(socket->ReceiveAll(buffer.data(), size).ok());
   }
-  return rates[0];
+  const Clock::time_point began = Clock::now();
+  for (int64_t got = 0; got < total; got += size) {
+    CHECK(socket->ReceiveAll(buffer.data(), size).ok());
+  }
+  const double seconds = std::chrono::duration<double>(Clock::now() - began).count();
+  return static_cast<double>(total) / seconds;
 }
 
 // Bytes per second of memcpy of `size` bytes at a time over `total` bytes, between buffers
@@ -312,8 +253,8 @@ Rates MeasureRates(int64_t size, int64_t total, int repeats, int wire_slots, int
   std::vector<double> baselines;
   {
     ShareRunner share(plan, "node1", plane->get());
-    Child child({"data_plane_bench", "--child", plan_file, (*plane)->address(),
-                 std::to_string(shm_chunks)});
+    ProcessPipe child(
+        {SelfPath(), "--child", plan_file, (*plane)->address(), std::to_string(shm_chunks)});
     const std::string address = child.ReadLine().substr(8);
     for (int r = 0; r < repeats; ++r) {
       baselines.push_back(baseline(size, pieces * size));
@@ -332,6 +273,9 @@ int Main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.size() == 4 && args[0] == "--child") {
     return RunChild(args[1], args[2], std::stoi(args[3]));
+  }
+  if (args.size() == 4 && args[0] == "--raw-writer") {
+    return RunRawWriter(args[1], std::stoll(args[2]), std::stoll(args[3]));
   }
   std::string sizes_text = "65536,1048576,16777216,67108864";
   int64_t total = int64_t{256} << 20;

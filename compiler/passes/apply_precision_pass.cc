@@ -47,7 +47,7 @@ PrecisionChoice ResolvePrecision(const Compilation& compilation) {
       break;
     case proto::PRECISION_AUTO: {
       const CpuFeatures cpu = DetectCpuFeatures();
-      const bool native = compilation.options().native_bf16.value_or(cpu.native_bf16());
+      const bool native = compilation.options().NativeBf16();
       const bool forced = compilation.options().native_bf16.has_value();
       choice.precision = native ? proto::PRECISION_BF16 : proto::PRECISION_FLOAT32;
       choice.reason = std::string("auto: ") +

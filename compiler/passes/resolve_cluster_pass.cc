@@ -15,7 +15,8 @@ Status ResolveClusterPass(Compilation& compilation) {
       placement::ClusterModel::Build(
           given.node_size() == 0
               ? placement::SingleCpuCluster(static_cast<int>(std::thread::hardware_concurrency()))
-              : given));
+              : given,
+          compilation.options().NativeBf16()));
   compilation.devices.clear();
   for (const placement::ModelDevice& device : model.devices()) {
     TargetDevice target;

@@ -2,8 +2,8 @@
 """Writes charlm.pbtxt: a byte-level GPT-style language model as a softwire job.
 
 Usage: demos/charlm/make_job.py [--embed 128] [--context 64] [--heads 4] [--layers 2]
-                                [--batch 32] [--steps 1000] [--learning-rate 0.002]
-                                [--output demos/charlm/charlm.pbtxt]
+                                [--batch 32] [--micro-batches 1] [--steps 1000]
+                                [--learning-rate 0.002] [--output demos/charlm/charlm.pbtxt]
 
 A transformer has the same few ops in every block, with sizes repeated across many of them
 (reshape shapes, the attention scale, variable dims). Generating the job keeps them consistent
@@ -177,7 +177,10 @@ def make_job(config):
     job.add(f'  optimizer {{ adam {{ learning_rate: {config["learning_rate"]!r} '
             f"beta1: 0.9 beta2: 0.99 }} }}")
     job.add(f'  steps: {config["steps"]}')
-    job.add(f'  micro_batch_size: {config["batch"]}')
+    micro_batches = config.get("micro_batches", 1)
+    job.add(f'  micro_batch_size: {config["batch"] // micro_batches}')
+    if micro_batches > 1:
+        job.add(f"  micro_batches_per_step: {micro_batches}")
     job.add("}")
     return job.text()
 
@@ -189,6 +192,9 @@ def parse_arguments(argv):
     parser.add_argument("--heads", type=int, default=4)
     parser.add_argument("--layers", type=int, default=2)
     parser.add_argument("--batch", type=int, default=32, help="windows per step")
+    parser.add_argument("--micro-batches", type=int, default=1,
+                        help="split each step's windows into this many micro-batches (pipelined "
+                             "through the stages; their gradients averaged into one step)")
     parser.add_argument("--steps", type=int, default=1000)
     parser.add_argument("--learning-rate", type=float, default=0.002)
     parser.add_argument("--train-fraction", type=float, default=0.9)
@@ -205,6 +211,10 @@ def main(argv):
         "learning_rate": arguments.learning_rate, "train_fraction": arguments.train_fraction,
         "data_seed": arguments.data_seed,
     }
+    if arguments.micro_batches < 1 or arguments.batch % arguments.micro_batches != 0:
+        sys.exit(f"--micro-batches {arguments.micro_batches} must divide --batch {arguments.batch}")
+    if arguments.micro_batches > 1:
+        config["micro_batches"] = arguments.micro_batches
     text = make_job(config)
     with open(arguments.output, "w") as output:
         output.write(text)

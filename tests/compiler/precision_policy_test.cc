@@ -250,6 +250,39 @@ TEST(PrecisionPolicy, TheCostModelTimesBf16ProductsAtTheDevicesBf16Rate) {
   }
 }
 
+// One decision: the cpu's bf16 rate in the cost model follows CompileOptions::native_bf16, as
+// `--precision auto` does, whatever this machine's cpu has.
+TEST(PrecisionPolicy, TheCpuBf16RateFollowsTheSameDecisionAsAuto) {
+  for (bool native : {false, true}) {
+    SCOPED_TRACE(native ? "native bf16 assumed" : "native bf16 ruled out");
+    CompileOptions options;
+    options.cluster = *placement::ParseClusterShorthand("1cpu", 1);
+    proto::DeviceSpec* device = options.cluster.mutable_node(0)->mutable_device(0);
+    device->set_flops(1e9);
+    device->set_memory_bandwidth(1e30);  // Only the flops count.
+    options.native_bf16 = native;
+    std::map<std::string, double> seconds[2];
+    for (int bf16 = 0; bf16 < 2; ++bf16) {
+      options.precision = bf16 ? proto::PRECISION_BF16 : proto::PRECISION_FLOAT32;
+      StatusOr<proto::Plan> plan = CompileJobText(ExampleText("mlp"), options);
+      ASSERT_TRUE(plan.ok()) << plan.status();
+      for (const proto::ActorDef& actor : plan->actor()) {
+        if (IsProduct(actor)) seconds[bf16][actor.name()] = actor.estimated_seconds();
+      }
+    }
+    ASSERT_FALSE(seconds[0].empty());
+    for (const auto& [name, float32_seconds] : seconds[0]) {
+      SCOPED_TRACE(name);
+      const double speedup = native ? 2 : 1;
+      EXPECT_NEAR(seconds[1][name] * speedup, float32_seconds, 1e-9 * float32_seconds);
+    }
+    options.precision = proto::PRECISION_AUTO;
+    StatusOr<proto::Plan> automatic = CompileJobText(ExampleText("mlp"), options);
+    ASSERT_TRUE(automatic.ok()) << automatic.status();
+    EXPECT_EQ(automatic->precision(), native ? proto::PRECISION_BF16 : proto::PRECISION_FLOAT32);
+  }
+}
+
 TEST(PrecisionPolicy, HoldsUnderDataAndTensorParallelism) {
   ExpectTheBf16Policy(Compile(ExampleText("mlp"), proto::PRECISION_BF16, "2cpu", 2, 0));
   ExpectTheBf16Policy(Compile(ExampleText("mlp"), proto::PRECISION_BF16, "2cpu", 0, 2));
