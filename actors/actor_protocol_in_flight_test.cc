@@ -227,7 +227,11 @@ class ValueSlotModel {
     for (size_t o = 0; o < actor.outputs.size(); ++o) {
       SlotModel& slot = slots_[actor.outputs[o].register_id][firing.outputs[o].slot];
       if (actor.kind == ActorKind::kAccumulate) {
-        slot.value = firing.output_fill_begins[o] ? mixed : slot.value + mixed;
+        // An accumulation of hashes: wraps around (unsigned), as a hash may.
+        slot.value = firing.output_fill_begins[o]
+                         ? mixed
+                         : static_cast<int64_t>(static_cast<uint64_t>(slot.value) +
+                                                static_cast<uint64_t>(mixed));
       } else if (actor.kind != ActorKind::kVariable || index == 0) {
         slot.value = Mix(mixed, static_cast<int64_t>(o));  // A variable writes only firing 0.
       }

@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 
 #include <cstdio>
+#include <cstdlib>
 
 namespace softwire {
 namespace cli_testing {
@@ -24,6 +25,14 @@ Outcome RunSoftwire(const std::string& binary, const std::string& args) {
 
 bool Contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
+}
+
+double TestTimeScale() {
+  const char* text = std::getenv("SOFTWIRE_TEST_TIME_SCALE");
+  if (text == nullptr) return 1;
+  char* end = nullptr;
+  const double scale = std::strtod(text, &end);
+  return end != text && *end == '\0' && scale >= 1 ? scale : 1;
 }
 
 const char kTinyJob[] = R"(name: "tiny"

@@ -47,6 +47,13 @@ int64_t Ravel(const std::vector<int64_t>& index, const Shape& shape) {
   return flat;
 }
 
+int64_t Ravel(std::initializer_list<int64_t> index, const Shape& shape) {
+  int64_t flat = 0;
+  int axis = 0;
+  for (int64_t position : index) flat = flat * shape.dim(axis++) + position;
+  return flat;
+}
+
 int64_t BroadcastSource(const std::vector<int64_t>& result_index, const Shape& operand) {
   const int offset = static_cast<int>(result_index.size()) - operand.rank();
   int64_t flat = 0;

@@ -6,6 +6,7 @@
 #define SOFTWIRE_REFERENCE_KERNELS_REFERENCE_OP_HELPERS_H_
 
 #include <cstdint>
+#include <initializer_list>
 #include <set>
 #include <string>
 #include <vector>
@@ -41,6 +42,9 @@ std::vector<int64_t> Unravel(int64_t flat, const Shape& shape);
 
 // The row-major position of `index` in `shape`.
 int64_t Ravel(const std::vector<int64_t>& index, const Shape& shape);
+// The same for a braced index ({n, c, h, w}) without building a vector: the reference's
+// innermost loops (convolution taps, pooling windows) call it per element.
+int64_t Ravel(std::initializer_list<int64_t> index, const Shape& shape);
 
 // The position in `operand` (which broadcasts to the result) of the result element at
 // `result_index`: operand axes are aligned at the end, extent-1 axes read index 0.

@@ -11,6 +11,7 @@
 // - copy, slice, assemble of disjoint blocks and the flat ops move bits: tolerance 0.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdlib>
 
 #include "base/cpu_features.h"
@@ -36,7 +37,8 @@ OpCase CastCase(runtime::HostTensor x, DType to) {
 TEST(CastKernel, RoundsToBFloat16AsTheReferenceDoesAndWidensExactly) {
   // Scaled normals cover many exponents; 4099 elements split unevenly over threads.
   runtime::HostTensor x = RandomFloats(Shape({4099}), 31);
-  for (size_t i = 0; i < x.floats.size(); ++i) x.floats[i] *= static_cast<float>(1 << (i % 40));
+  for (size_t i = 0; i < x.floats.size(); ++i)
+    x.floats[i] *= std::ldexp(1.0f, static_cast<int>(i % 40));
   ExpectCpuMatchesReferenceOnEveryRunner(CastCase(x, DType::kBFloat16), kExact);
   ExpectCpuMatchesReferenceOnEveryRunner(
       CastCase(RandomBFloat16s(Shape({7, 129}), 32), DType::kFloat32), kExact);
