@@ -11,11 +11,12 @@ namespace net {
 
 OutboundStream::OutboundStream(Socket socket, std::string peer, int64_t chunk_bytes,
                                std::function<void(const Status&)> on_broken,
-                               std::unique_ptr<ShmRing> ring)
+                               std::unique_ptr<ShmRing> ring, int64_t inline_bytes)
     : socket_(std::move(socket)),
       ring_(std::move(ring)),
       peer_(std::move(peer)),
       chunk_bytes_(std::max<int64_t>(chunk_bytes, 4096)),
+      inline_bytes_(inline_bytes),
       on_broken_(std::move(on_broken)),
       writer_([this] { WriteLoop(); }) {}
 
@@ -60,10 +61,23 @@ void OutboundStream::SendMessage(const actors::ProtocolMessage& message) {
   changed_.NotifyAll();
 }
 
+namespace {
+
+bool Stopping(const std::atomic<bool>* stopping) {
+  return stopping != nullptr && stopping->load(std::memory_order_relaxed);
+}
+
+}  // namespace
+
 void OutboundStream::SendBytes(const FrameHeader& header, const char* data,
-                               std::function<void(Status)> done) {
+                               std::function<void(Status)> done,
+                               const std::atomic<bool>* stopping) {
   if (broken_.load()) {
     done(broken_status_);
+    return;
+  }
+  if (Stopping(stopping)) {
+    done(CancelledError("the job is stopping"));
     return;
   }
   Item item;
@@ -71,9 +85,10 @@ void OutboundStream::SendBytes(const FrameHeader& header, const char* data,
   item.header.type = FrameType::kWireBytes;
   item.data = data;
   item.done = std::move(done);
+  item.stopping = stopping;
   {
     MutexLock lock(&mutex_);
-    if (!queue_.empty() || writing_ || stopping_) {
+    if (!queue_.empty() || writing_ || stopping_ || header.payload_bytes > inline_bytes_) {
       queue_.push_back(std::move(item));
       changed_.NotifyOne();
       return;
@@ -114,6 +129,11 @@ void OutboundStream::WriteLoop() {
       if (batch.front().header.type == FrameType::kMessage) {
         Status status = WriteMessages(batch);  // Removes the messages it wrote.
         if (!status.ok()) Break(status);
+        continue;
+      }
+      if (Stopping(batch.front().stopping)) {  // Not begun: nothing of it is on the stream.
+        batch.front().done(CancelledError("the job is stopping"));
+        batch.pop_front();
         continue;
       }
       Status status = WriteBytes(batch.front());
