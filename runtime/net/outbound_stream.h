@@ -1,7 +1,10 @@
 // OutboundStream: one TCP connection from this process to a peer process's data plane, with the
-// thread that writes it. Frames go out in the order they were queued, so a protocol message
-// queued after a fill's bytes never overtakes them: SendBytes's `done` runs once the bytes are
-// handed to the kernel's socket (after it, the send actor queues its Ready).
+// thread that writes it. Messages go out in the order they were queued, and fills in theirs; a
+// message queued while fills wait is written before the fills not yet begun. That keeps the
+// protocol's order, since a message never announces a fill still queued: SendBytes's `done`
+// runs once the bytes are handed to the kernel's socket (or the ring), and only after it does
+// the send actor queue its Ready. So one send's Ready (or a recv's Release) does not wait
+// behind megabytes of other sends' fills queued after its own.
 //
 // Messages are batched: every message queued while a write was in progress goes out in one
 // sendmsg. Bytes are written straight from the slot (no copy), in chunks of `chunk_bytes` per
@@ -80,6 +83,8 @@ class OutboundStream {
   };
 
   void WriteLoop();
+  // Writes one fill (or completes it Cancelled, or with the broken status) and calls its done.
+  void WriteFill(Item& fill);
   Status WriteMessages(std::deque<Item>& batch);
   Status WriteBytes(Item& item);
   void Break(const Status& status);
@@ -93,7 +98,9 @@ class OutboundStream {
   const std::function<void(const Status&)> on_broken_;
   Mutex mutex_;
   CondVar changed_;
-  std::deque<Item> queue_ GUARDED_BY(mutex_);
+  // Queued, each in order; messages go out before fills not yet begun (see the file comment).
+  std::deque<Item> messages_ GUARDED_BY(mutex_);
+  std::deque<Item> fills_ GUARDED_BY(mutex_);
   bool stopping_ GUARDED_BY(mutex_) = false;
   bool writing_ GUARDED_BY(mutex_) = false;  // A thread is writing to the socket.
   std::atomic<bool> broken_{false};

@@ -2,7 +2,8 @@
 // the writer thread (SendBytes returns while its bytes are still unread, as a send's firing
 // lets its device's strand go), a small one on an idle stream on the caller's thread; a fill
 // queued behind one in flight completes Cancelled, unwritten, once its job's stop flag is
-// raised; and the one in flight completes once its bytes are out.
+// raised; the one in flight completes once its bytes are out; a message queued behind fills
+// not yet begun goes out before them (never inside the one being written).
 #include "runtime/net/outbound_stream.h"
 
 #include <gtest/gtest.h>
@@ -135,6 +136,43 @@ TEST(OutboundStreamTest, AStoppedJobsQueuedFillIsCancelledUnwrittenAndTheOneInFl
   stream.SendMessage(message);
   ASSERT_TRUE(pair.receiver.ReceiveAll(&header, sizeof(header)).ok());
   EXPECT_EQ(header.type, FrameType::kMessage);
+}
+
+TEST(OutboundStreamTest, AMessagePassesFillsNotYetBegunButNotTheOneBeingWritten) {
+  SocketPair pair = Connect();
+  OutboundStream stream(std::move(pair.sender), "peer", 1 << 20, [](const Status&) {});
+  const std::vector<char> first(64 << 20, 'f');  // Blocks the writer until the test reads.
+  const std::vector<char> second(4 << 20, 'g');
+  std::promise<Status> first_done;
+  std::promise<Status> second_done;
+  stream.SendBytes(FillHeader(7, static_cast<int64_t>(first.size())), first.data(),
+                   [&](Status status) { first_done.set_value(std::move(status)); });
+  FrameHeader header;
+  ASSERT_TRUE(pair.receiver.ReceiveAll(&header, sizeof(header)).ok());  // It has begun.
+  EXPECT_EQ(header.register_id, 7);
+  stream.SendBytes(FillHeader(8, static_cast<int64_t>(second.size())), second.data(),
+                   [&](Status status) { second_done.set_value(std::move(status)); });
+  actors::ProtocolMessage message;
+  message.job = 5;
+  message.register_id = 9;
+  stream.SendMessage(message);  // A Ready of a fill written earlier.
+  std::vector<char> payload(first.size());
+  ASSERT_TRUE(pair.receiver.ReceiveAll(payload.data(), header.payload_bytes).ok());
+  // Then the message, then the second fill.
+  ASSERT_TRUE(pair.receiver.ReceiveAll(&header, sizeof(header)).ok());
+  ASSERT_EQ(header.type, FrameType::kMessage);
+  actors::ProtocolMessage received;
+  ASSERT_TRUE(pair.receiver.ReceiveAll(&received, sizeof(received)).ok());
+  EXPECT_EQ(received.register_id, 9);
+  const FrameHeader next = ReadFill(&pair.receiver, &payload);
+  EXPECT_EQ(next.register_id, 8);
+  EXPECT_EQ(payload, second);
+  std::future<Status> first_future = first_done.get_future();
+  std::future<Status> second_future = second_done.get_future();
+  ASSERT_EQ(first_future.wait_for(10s), std::future_status::ready);
+  ASSERT_EQ(second_future.wait_for(10s), std::future_status::ready);
+  EXPECT_TRUE(first_future.get().ok());
+  EXPECT_TRUE(second_future.get().ok());
 }
 
 TEST(OutboundStreamTest, AFillInFlightFailsWhenTheStreamIsDestroyed) {
