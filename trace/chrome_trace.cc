@@ -37,6 +37,26 @@ std::string QueueName(const DeviceFacts& device, int32_t queue) {
   return "queue " + std::to_string(queue) + " (" + role + ")";
 }
 
+// A cpu device's sends finish off its queue (runtime/device/cpu/strand_queue.h): a send's
+// slice spans its bytes' transfer, which overlaps the kernels the strand runs meanwhile, so its
+// slices get a track of their own beside the queue's, numbered from here.
+constexpr int32_t kSendTrackBase = 100;
+
+bool SendsOffQueue(const PlanFacts& plan, const ActorFacts& actor) {
+  return actor.kind == "send" && plan.devices[static_cast<size_t>(actor.device)].kind == "cpu";
+}
+
+// The thread (tid) of an actor's firings on its device's process.
+int32_t TrackOf(const PlanFacts& plan, const ActorFacts& actor) {
+  return SendsOffQueue(plan, actor) ? kSendTrackBase + actor.queue : actor.queue;
+}
+
+std::string TrackName(const DeviceFacts& device, int32_t track) {
+  if (track < kSendTrackBase) return QueueName(device, track);
+  return "queue " + std::to_string(track - kSendTrackBase) + " sends in flight (bytes written " +
+         "by the data plane)";
+}
+
 std::string ActorLabel(const PlanFacts& plan, int32_t id) {
   if (id < 0 || id >= static_cast<int32_t>(plan.actors.size())) {
     return "actor #" + std::to_string(id);
@@ -94,8 +114,8 @@ int64_t LaySlices(const TraceModel& model, std::vector<Slice>* slices) {
   for (size_t i = 0; i < model.firings.size(); ++i) {
     const FiringRecord& firing = model.firings[i];
     const ActorFacts& actor = model.plan.actors[static_cast<size_t>(firing.actor)];
-    slices->push_back(
-        Slice{DevicePid(actor.device), actor.queue, firing.start, firing.end, true, i});
+    slices->push_back(Slice{DevicePid(actor.device), TrackOf(model.plan, actor), firing.start,
+                            firing.end, true, i});
   }
   for (size_t i = 0; i < model.waits.size(); ++i) {
     const WaitRecord& wait = model.waits[i];
@@ -275,7 +295,7 @@ void AppendWait(std::string* out, const TraceModel& model, const WaitRecord& wai
 // Names and order of the processes (devices, then the actors' waits) and their threads.
 void AppendTrackNames(std::string* out, const PlanFacts& plan) {
   std::set<std::pair<int32_t, int32_t>> queues;
-  for (const ActorFacts& actor : plan.actors) queues.insert({actor.device, actor.queue});
+  for (const ActorFacts& actor : plan.actors) queues.insert({actor.device, TrackOf(plan, actor)});
   for (size_t d = 0; d < plan.devices.size(); ++d) {
     const int pid = DevicePid(static_cast<int32_t>(d));
     AppendMetadata(out, "process_name", pid, nullptr, "name", plan.devices[d].name, 0, false);
@@ -285,7 +305,7 @@ void AppendTrackNames(std::string* out, const PlanFacts& plan) {
   for (const auto& [device, queue] : queues) {
     const int64_t tid = queue;
     AppendMetadata(out, "thread_name", DevicePid(device), &tid, "name",
-                   QueueName(plan.devices[static_cast<size_t>(device)], queue), 0, false);
+                   TrackName(plan.devices[static_cast<size_t>(device)], queue), 0, false);
   }
   const int actors_pid = static_cast<int>(plan.devices.size()) + 1;
   AppendMetadata(out, "process_name", actors_pid, nullptr, "name", "actors (waits)", 0, false);

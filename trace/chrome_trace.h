@@ -3,7 +3,9 @@
 //
 //   pid 1..D        one process per device ("node0/cpu:0"), one thread per device queue
 //                   ("queue 0 (compute)", a cpu device's "queue 0 (compute, threads
-//                   sw:cpu0/k*)"); an X event per firing, named after the actor, args:
+//                   sw:cpu0/k*)"; a cpu device's sends on a track of their own, tid 100 +
+//                   queue, as their transfers overlap the strand's kernels); an X event per
+//                   firing, named after the actor, args:
 //                   actor, kind, op, firing, piece, step, reads, writes, queued_us, cause...
 //                   C events "slots <register>" {occupied} for each register on the device
 //   pid D+1         "actors": one thread per actor, X events "starved" / "blocked" / "queued"

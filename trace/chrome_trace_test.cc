@@ -128,6 +128,24 @@ TEST(ChromeTraceTest, SlicesThatAClockLetOverlapAreShortenedAndCounted) {
   EXPECT_NE(text.find("\"adjusted_slices\":1"), std::string::npos);
 }
 
+// A cpu device's sends let its strand go while their bytes travel: their slices, which overlap
+// the kernels the strand runs meanwhile, lie on a track of their own and are not shortened.
+TEST(ChromeTraceTest, ACpuDevicesSendsHaveATrackOfTheirOwn) {
+  TraceModel model = PipelineModel();
+  model.plan.devices[0].kind = "cpu";
+  // Stage 1 becomes a send on device 0: its firings overlap stage 0's there (a pipeline).
+  model.plan.actors[1].device = 0;
+  model.plan.actors[1].kind = "send";
+  const std::string text = ExportChromeTrace(model);
+  EXPECT_TRUE(CheckChromeTrace(text).ok()) << CheckChromeTrace(text).status();
+  EXPECT_NE(text.find("\"queue 0 sends in flight (bytes written by the data plane)\""),
+            std::string::npos);
+  EXPECT_NE(text.find("\"adjusted_slices\":0"), std::string::npos);
+  // On one track they would have been shortened.
+  model.plan.actors[1].kind = "compute";
+  EXPECT_EQ(ExportChromeTrace(model).find("\"adjusted_slices\":0"), std::string::npos);
+}
+
 TEST(ChromeTraceTest, TheCheckerCatchesEveryBrokenRule) {
   struct Case {
     const char* what;

@@ -128,7 +128,8 @@ StatusOr<std::unique_ptr<Kernel>> CreateSendKernel(const proto::Plan& plan,
   const proto::RegisterDef& wire = plan.register_def(static_cast<int>(def.output_register(0)));
   SOFTWIRE_ASSIGN_OR_RETURN(TensorView view, ViewOf(wire.tensor(), RegisterName(plan, wire.id())));
   return std::unique_ptr<Kernel>(new SendKernel(wiring.job, plan.device(wire.device()).node(),
-                                                wire.id(), view.NumBytes(), wiring.wire_transport));
+                                                wire.id(), view.NumBytes(), wiring.wire_transport,
+                                                wiring.stopping));
 }
 
 StatusOr<std::unique_ptr<ActorBinding>> BindActor(

@@ -6,8 +6,9 @@ namespace softwire {
 namespace runtime {
 namespace {
 
-// Where the transport's completion meets the waiting firing. Lives on the firing's stack: the
-// firing returns only after `done` was set, and the callback touches nothing after notifying.
+// Where the transport's completion meets a firing that waits for it (Run). Lives on the
+// firing's stack: the firing returns only after `done` was set, and the callback touches
+// nothing after notifying.
 struct Completion {
   Mutex mutex;
   CondVar changed;
@@ -17,10 +18,11 @@ struct Completion {
 
 }  // namespace
 
-Status SendKernel::Run(const KernelContext& context) {
+void SendKernel::Start(const KernelContext& context, std::function<void(Status)> done) {
   WireTransport* transport = transport_->load(std::memory_order_acquire);
   if (transport == nullptr) {
-    return FailedPreconditionError("no data plane connects this node to node '" + node_ + "'");
+    done(FailedPreconditionError("no data plane connects this node to node '" + node_ + "'"));
+    return;
   }
   WireWrite write;
   write.job = job_;
@@ -29,8 +31,13 @@ Status SendKernel::Run(const KernelContext& context) {
   write.slot = context.output_slots.empty() ? 0 : context.output_slots[0];
   write.data = static_cast<const char*>(context.inputs[0].data);
   write.bytes = bytes_;
+  write.stopping = stopping_;
+  transport->Write(write, std::move(done));
+}
+
+Status SendKernel::Run(const KernelContext& context) {
   Completion completion;
-  transport->Write(write, [&completion](Status status) {
+  Start(context, [&completion](Status status) {
     MutexLock lock(&completion.mutex);
     completion.status = std::move(status);
     completion.done = true;

@@ -13,11 +13,17 @@
 //
 // Threading: Write from any thread (a device queue's); implementations are thread-safe.
 // `done` may be called on the calling thread, before Write returns, or on another thread; it
-// must not block. Failure: `done` gets an error naming the node (no route to it, its
-// connection broke); the send's firing then fails the run.
+// must not block. Write should not hold the calling thread for long: it is the device's strand
+// (send_kernel.h), which runs the device's other kernels once Write returned; a transport
+// between processes hands large fills to a thread of its own.
+// Cancel: a transport that has not begun writing a fill when `stopping` is raised completes it
+// with Cancelled instead of writing it; one that has begun finishes it (or fails it with its
+// connection), so `done` always comes. Failure: `done` gets an error naming the node (no route to
+// it, its connection broke); the send's firing then fails the run.
 #ifndef SOFTWIRE_RUNTIME_HOST_WIRE_TRANSPORT_H_
 #define SOFTWIRE_RUNTIME_HOST_WIRE_TRANSPORT_H_
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -37,6 +43,8 @@ struct WireWrite {
   int32_t slot = 0;
   const char* data = nullptr;
   int64_t bytes = 0;
+  // The job's stop flag (may be null): once raised, a fill not yet begun is not written.
+  const std::atomic<bool>* stopping = nullptr;
 };
 
 class WireTransport {

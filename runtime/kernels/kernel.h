@@ -68,6 +68,19 @@ class Kernel {
  public:
   virtual ~Kernel() = default;
   virtual Status Run(const KernelContext& context) = 0;
+
+  // A kernel whose work ends away from its queue (a send: the data plane's writer thread
+  // writes its bytes) says so here; a queue that can let go meanwhile (the cpu strand) then
+  // calls Start instead of Run, and other kernels run on the queue while the firing's work
+  // goes on. Fixed for the kernel's life.
+  virtual bool finishes_off_queue() const { return false; }
+  // Begins the firing and returns without waiting for it; `done` is called exactly once, when
+  // its work ended, from any thread (also before Start returns). Until then the firing's views
+  // stay valid and `context` is not reused (the actor's firing is in flight). `done` must not
+  // block. The default runs Run and calls `done` at once.
+  virtual void Start(const KernelContext& context, std::function<void(Status)> done) {
+    done(Run(context));
+  }
 };
 
 using KernelFactory = std::function<StatusOr<std::unique_ptr<Kernel>>(const KernelSetup&)>;

@@ -56,7 +56,7 @@ class TcpWireTransport final : public WireTransport {
     header.register_id = write.register_id;
     header.slot = write.slot;
     header.payload_bytes = write.bytes;
-    found->second->SendBytes(header, write.data, std::move(done));
+    found->second->SendBytes(header, write.data, std::move(done), write.stopping);
   }
 
  private:
@@ -176,7 +176,8 @@ StatusOr<std::shared_ptr<OutboundStream>> TcpDataPlane::StreamTo(const std::stri
   SOFTWIRE_RETURN_IF_ERROR(socket.SendAll(payload.data(), hello.payload_bytes));
   auto stream = std::make_shared<OutboundStream>(
       std::move(socket), address, options_.chunk_bytes,
-      [this, address](const Status& status) { PeerFailed(address, status); }, std::move(ring));
+      [this, address](const Status& status) { PeerFailed(address, status); }, std::move(ring),
+      options_.inline_write_bytes);
   outbound_[address] = stream;
   return stream;
 }

@@ -64,6 +64,10 @@ struct DataPlaneOptions {
   // ring (shm_ring.h) of this many chunks instead of the kernel's TCP stack; messages and the
   // fills' headers stay on the socket. 0: always the socket.
   int shared_memory_chunks = 8;
+  // A fill of at most this many bytes that finds its stream idle is written on the send's own
+  // thread (its device's strand); larger ones (and any that find the stream busy) by the
+  // stream's writer thread while the device runs other kernels (outbound_stream.h).
+  int64_t inline_write_bytes = int64_t{256} << 10;
 };
 
 class DataPlaneAttachment;

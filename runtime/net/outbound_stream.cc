@@ -11,11 +11,12 @@ namespace net {
 
 OutboundStream::OutboundStream(Socket socket, std::string peer, int64_t chunk_bytes,
                                std::function<void(const Status&)> on_broken,
-                               std::unique_ptr<ShmRing> ring)
+                               std::unique_ptr<ShmRing> ring, int64_t inline_bytes)
     : socket_(std::move(socket)),
       ring_(std::move(ring)),
       peer_(std::move(peer)),
       chunk_bytes_(std::max<int64_t>(chunk_bytes, 4096)),
+      inline_bytes_(inline_bytes),
       on_broken_(std::move(on_broken)),
       writer_([this] { WriteLoop(); }) {}
 
@@ -40,8 +41,8 @@ void OutboundStream::SendMessage(const actors::ProtocolMessage& message) {
   item.message = message;
   {
     MutexLock lock(&mutex_);
-    if (!queue_.empty() || writing_ || stopping_) {
-      queue_.push_back(std::move(item));
+    if (!messages_.empty() || writing_ || stopping_) {
+      messages_.push_back(std::move(item));
       changed_.NotifyOne();
       return;
     }
@@ -54,16 +55,29 @@ void OutboundStream::SendMessage(const actors::ProtocolMessage& message) {
   MutexLock lock(&mutex_);
   if (sent.ok() && *sent < static_cast<int64_t>(sizeof(FrameHeader) + sizeof(item.message))) {
     item.sent = *sent;
-    queue_.push_front(std::move(item));  // Before anything queued meanwhile.
+    messages_.push_front(std::move(item));  // Before anything queued meanwhile.
   }
   writing_ = false;
   changed_.NotifyAll();
 }
 
+namespace {
+
+bool Stopping(const std::atomic<bool>* stopping) {
+  return stopping != nullptr && stopping->load(std::memory_order_relaxed);
+}
+
+}  // namespace
+
 void OutboundStream::SendBytes(const FrameHeader& header, const char* data,
-                               std::function<void(Status)> done) {
+                               std::function<void(Status)> done,
+                               const std::atomic<bool>* stopping) {
   if (broken_.load()) {
     done(broken_status_);
+    return;
+  }
+  if (Stopping(stopping)) {
+    done(CancelledError("the job is stopping"));
     return;
   }
   Item item;
@@ -71,10 +85,12 @@ void OutboundStream::SendBytes(const FrameHeader& header, const char* data,
   item.header.type = FrameType::kWireBytes;
   item.data = data;
   item.done = std::move(done);
+  item.stopping = stopping;
   {
     MutexLock lock(&mutex_);
-    if (!queue_.empty() || writing_ || stopping_) {
-      queue_.push_back(std::move(item));
+    if (!messages_.empty() || !fills_.empty() || writing_ || stopping_ ||
+        header.payload_bytes > inline_bytes_) {
+      fills_.push_back(std::move(item));
       changed_.NotifyOne();
       return;
     }
@@ -91,40 +107,58 @@ void OutboundStream::SendBytes(const FrameHeader& header, const char* data,
 }
 
 void OutboundStream::WriteLoop() {
-  std::deque<Item> batch;
+  std::deque<Item> messages;
+  Item fill;
   while (true) {
+    bool have_fill = false;
     {
       MutexLock lock(&mutex_);
-      while ((queue_.empty() || writing_) && !stopping_) changed_.Wait(&lock);
-      while (writing_) changed_.Wait(&lock);  // Stopping: let an inline write finish.
-      if (queue_.empty()) return;             // Stopping, nothing left.
-      if (stopping_ && !broken_.load()) {     // Fail what is left, without blaming the peer.
+      while ((messages_.empty() && fills_.empty()) || writing_) {
+        if (stopping_ && !writing_) break;
+        changed_.Wait(&lock);
+      }
+      if (messages_.empty() && fills_.empty()) return;  // Stopping, nothing left.
+      if (stopping_ && !broken_.load()) {  // Fail what is left, without blaming the peer.
         broken_status_ = UnavailableError("the data plane to " + peer_ + " is shutting down");
         broken_.store(true);
       }
-      batch.swap(queue_);
+      // Messages first: each was queued after the fills it announces were written (a send's
+      // Ready follows its completion), so it may pass fills not yet begun.
+      if (!messages_.empty()) {
+        messages.swap(messages_);
+      } else {
+        fill = std::move(fills_.front());
+        fills_.pop_front();
+        have_fill = true;
+      }
       writing_ = true;
     }
-    while (!batch.empty()) {
+    while (!messages.empty()) {
       if (broken_.load()) {
-        if (batch.front().done) batch.front().done(broken_status_);
-        batch.pop_front();
-        continue;
+        messages.clear();  // The peer is gone; its jobs fail.
+        break;
       }
-      if (batch.front().header.type == FrameType::kMessage) {
-        Status status = WriteMessages(batch);  // Removes the messages it wrote.
-        if (!status.ok()) Break(status);
-        continue;
-      }
-      Status status = WriteBytes(batch.front());
+      Status status = WriteMessages(messages);  // Removes the messages it wrote.
       if (!status.ok()) Break(status);
-      batch.front().done(broken_.load() ? broken_status_ : Status::Ok());
-      batch.pop_front();
     }
+    if (have_fill) WriteFill(fill);
     MutexLock lock(&mutex_);
     writing_ = false;
     changed_.NotifyAll();
   }
+}
+
+void OutboundStream::WriteFill(Item& fill) {
+  if (broken_.load()) {
+    fill.done(broken_status_);
+  } else if (Stopping(fill.stopping)) {  // Not begun: nothing of it is on the stream.
+    fill.done(CancelledError("the job is stopping"));
+  } else {
+    Status status = WriteBytes(fill);
+    if (!status.ok()) Break(status);
+    fill.done(broken_.load() ? broken_status_ : Status::Ok());
+  }
+  fill.done = nullptr;
 }
 
 // Writes the messages at the front of `batch` in one call and removes them.

@@ -6,6 +6,12 @@
 // Once a launch's stop flag is raised (its job failed), it is not run but completed with
 // Cancelled, so a failing job stops quickly.
 //
+// A kernel that finishes off the queue (Kernel::finishes_off_queue: a send, whose bytes the
+// data plane's writer thread writes) is started on the strand and the strand let go at once:
+// its launch is always deferred, and its completion reaches the listener from whichever
+// thread ends its work (Kernel::Start's `done`), while the strand runs other launches. Its
+// FiringTimes span start to `done`, so its trace slice covers the transfer.
+//
 // Threading: thread-safe. The strand is held by at most one thread at a time.
 #ifndef SOFTWIRE_RUNTIME_DEVICE_CPU_STRAND_QUEUE_H_
 #define SOFTWIRE_RUNTIME_DEVICE_CPU_STRAND_QUEUE_H_
@@ -27,6 +33,8 @@ class StrandQueue final : public DeviceQueue {
 
  private:
   Status Run(const LaunchRequest& request) const;
+  // Starts a kernel that finishes off the queue; its completion is reported by `done`.
+  static void Start(const LaunchRequest& request);
 
   Mutex mutex_;
   bool held_ GUARDED_BY(mutex_) = false;

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <functional>
 #include <mutex>
 #include <stdexcept>
 #include <thread>
@@ -74,6 +75,40 @@ class CountingKernel final : public Kernel {
 class ThrowingKernel final : public Kernel {
  public:
   Status Run(const KernelContext&) override { throw std::runtime_error("out of luck"); }
+};
+
+// Finishes off the queue (a send): Start keeps `done`, the test ends the work with Finish.
+class OffQueueKernel final : public Kernel {
+ public:
+  Status Run(const KernelContext&) override { return InternalError("Run on an off-queue kernel"); }
+  bool finishes_off_queue() const override { return true; }
+  void Start(const KernelContext&, std::function<void(Status)> done) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    started_on = std::this_thread::get_id();
+    ++starts;
+    done_ = std::move(done);
+  }
+  // Ends the started work; false when none was started.
+  bool Finish(Status status) {
+    std::function<void(Status)> done;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      done.swap(done_);
+    }
+    if (!done) return false;
+    done(std::move(status));
+    return true;
+  }
+  int started() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return starts;
+  }
+  std::thread::id started_on;
+
+ private:
+  std::mutex mutex_;
+  std::function<void(Status)> done_;
+  int starts = 0;
 };
 
 LaunchRequest RequestFor(int64_t actor, int64_t firing, Kernel* kernel,
@@ -180,6 +215,90 @@ TEST(StrandQueueTest, AKernelThatThrowsFailsItsLaunchAndFreesTheStrand) {
             DeviceQueue::Outcome::kRanInline);
   EXPECT_TRUE(status.ok());
   queue.ReleaseInline();
+}
+
+TEST(StrandQueueTest, AKernelThatFinishesOffTheQueueLetsTheStrandGoUntilItsWorkEnds) {
+  RecordingListener listener;
+  std::atomic<bool> stopping{false};
+  StrandQueue queue;
+  OffQueueKernel send;
+  CountingKernel other;
+  KernelContext context;
+  FiringTimes times;
+  LaunchRequest request = RequestFor(1, 4, &send, &context, &listener, &stopping);
+  request.times = &times;
+  Status unused;
+  ASSERT_EQ(queue.Launch(request, &unused), DeviceQueue::Outcome::kDeferred);
+  EXPECT_EQ(send.started(), 1);
+  EXPECT_EQ(send.started_on, std::this_thread::get_id()) << "started on the launching thread";
+  EXPECT_GE(times.start.load(), 0);
+  EXPECT_LT(times.end.load(), 0) << "its work has not ended";
+  // While the send's work goes on, the strand is free: another kernel runs inline.
+  Status status = InternalError("unset");
+  ASSERT_EQ(queue.Launch(RequestFor(2, 0, &other, &context, &listener, &stopping), &status),
+            DeviceQueue::Outcome::kRanInline);
+  EXPECT_TRUE(status.ok());
+  queue.ReleaseInline();
+  EXPECT_EQ(other.runs, 1);
+  EXPECT_TRUE(listener.completions().empty()) << "the send is still in flight";
+  // Its work ends on another thread (a data plane's writer), which reports the completion.
+  std::thread writer([&] { EXPECT_TRUE(send.Finish(Status::Ok())); });
+  const std::thread::id writer_id = writer.get_id();
+  writer.join();
+  std::vector<RecordingListener::Completion> completions = listener.completions();
+  ASSERT_EQ(completions.size(), 1u);
+  EXPECT_EQ(completions[0].actor, 1);
+  EXPECT_EQ(completions[0].firing, 4);
+  EXPECT_TRUE(completions[0].status.ok());
+  EXPECT_EQ(completions[0].thread, writer_id);
+  EXPECT_GE(times.end.load(), times.start.load());
+}
+
+TEST(StrandQueueTest, AnOffQueueLaunchQueuedBehindABusyStrandIsStartedByTheHolder) {
+  RecordingListener listener;
+  std::atomic<bool> stopping{false};
+  StrandQueue queue;
+  GateKernel gate;
+  OffQueueKernel send;
+  KernelContext context;
+  std::thread holder([&] {
+    Status status;
+    queue.Launch(RequestFor(1, 0, &gate, &context, &listener, &stopping), &status);
+    queue.ReleaseInline();
+  });
+  while (!gate.entered.load()) std::this_thread::yield();
+  Status unused;
+  ASSERT_EQ(queue.Launch(RequestFor(2, 3, &send, &context, &listener, &stopping), &unused),
+            DeviceQueue::Outcome::kDeferred);
+  gate.Open();
+  holder.join();
+  EXPECT_EQ(send.started(), 1);
+  EXPECT_EQ(send.started_on, gate.ran_on) << "the holder started it";
+  EXPECT_TRUE(listener.completions().empty()) << "started, not completed";
+  // The strand is free although the send's work has not ended.
+  CountingKernel other;
+  Status status;
+  EXPECT_EQ(queue.Launch(RequestFor(3, 0, &other, &context, &listener, &stopping), &status),
+            DeviceQueue::Outcome::kRanInline);
+  queue.ReleaseInline();
+  ASSERT_TRUE(send.Finish(UnavailableError("connection to node1 broke")));
+  ASSERT_EQ(listener.completions().size(), 1u);
+  EXPECT_EQ(listener.completions()[0].firing, 3);
+  EXPECT_EQ(listener.completions()[0].status.code(), StatusCode::kUnavailable);
+}
+
+TEST(StrandQueueTest, AnOffQueueLaunchOfAStoppingJobIsCancelledNotStarted) {
+  RecordingListener listener;
+  std::atomic<bool> stopping{true};
+  StrandQueue queue;
+  OffQueueKernel send;
+  KernelContext context;
+  Status unused;
+  ASSERT_EQ(queue.Launch(RequestFor(1, 0, &send, &context, &listener, &stopping), &unused),
+            DeviceQueue::Outcome::kDeferred);
+  EXPECT_EQ(send.started(), 0);
+  ASSERT_EQ(listener.completions().size(), 1u);
+  EXPECT_EQ(listener.completions()[0].status.code(), StatusCode::kCancelled);
 }
 
 }  // namespace
