@@ -157,10 +157,16 @@ class FusedKernel final : public Kernel {
         return context_.outputs[static_cast<size_t>(kernel_.product_output_)].As<float>() +
                begin * columns;
       }
+      // On a cache line, as the arena's registers are: the product's vector stores and the
+      // statements' loads would otherwise split lines.
       thread_local std::vector<float> scratch;
+      constexpr size_t kLine = 64;
       const size_t size = static_cast<size_t>((end - begin) * columns);
-      if (scratch.size() < size) scratch.resize(size);
-      return scratch.data();
+      if (scratch.size() < size + kLine / sizeof(float))
+        scratch.resize(size + kLine / sizeof(float));
+      void* data = scratch.data();
+      size_t space = scratch.size() * sizeof(float);
+      return static_cast<float*>(std::align(kLine, size * sizeof(float), data, space));
     }
 
     void Written(float* rows, int64_t begin, int64_t end, ParallelRunner* parallel) override {
