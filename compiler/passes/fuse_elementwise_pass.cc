@@ -27,10 +27,11 @@
 //   chain reads it. Products are heads only: the chain finder starts from them before the
 //   element-wise tasks of the same level, so a product takes the chain that reads it. Off
 //   with CompileOptions::fuse_epilogues = false (`--no-epilogues`), and with fusion.
-// - Names: the fused task is named after its members joined by '+' ("fc1_bias+relu1"), keeps
-//   the last member's place, logical op and registers' names, and its program names the ops
-//   (the trace labels it "fused: bias_add+relu"). Off with CompileOptions::fuse_elementwise =
-//   false (`--no-fusion`).
+// - Names: the fused task is named after its members joined by '+' ("fc1_bias+relu1",
+//   "fc1+fc1_bias+relu1" with its product), keeps the last member's place, logical op and
+//   registers' names, and its program names the ops (the trace labels it "fused: bias_add+relu"
+//   or "fused: matmul+bias_add+relu"). Off with CompileOptions::fuse_elementwise = false
+//   (`--no-fusion`).
 //
 // Runs on the task graph after fold_views and before plan_registers, so the memory passes
 // (slots, arena offsets, lifetime-based reuse, in-place ops) plan the fused graph like any other.
