@@ -8,7 +8,7 @@ Usage: bench/precision/precision_bench.py [--softwire build/cli/softwire] [--rou
 Prints the CPU model and its bf16 support first (bf16 pays only with avx512_bf16 or AMX; on a
 CPU without them softwire's bf16 rows measure its float32 fallback and PyTorch's its emulation).
 Then R rounds, each running every configuration once, in this order, so all see the same
-machine noise:
+machine noise (softwire bf16's variants right after softwire bf16):
 
   softwire MLP (bench/training/mlp.pbtxt)       --precision float32, --precision bf16, bf16
                                                 with --no-epilogues (element-wise chains fused,
@@ -152,28 +152,31 @@ def main(argv):
         mlp = compare.fixed_batch_job(os.path.join(ROOT, "bench", "training", "mlp.pbtxt"),
                                       workdir)
         runs = {}
+        # bf16's variants run right after bf16 itself, so that each pair sees the same load.
+        variants = {"float32": (), "bf16": (("bf16 no epilogues", "--no-epilogues"),
+                                             ("bf16 no fusion", "--no-fusion"))}
         for round_index in range(arguments.rounds):
             for precision in ("float32", "bf16"):
                 runs.setdefault(("softwire", "mlp", precision), []).append(
                     softwire_run(arguments.softwire, mlp, precision, arguments.mlp_steps, workdir))
+                for name, flag in variants[precision]:
+                    runs.setdefault(("softwire", "mlp", name), []).append(
+                        softwire_run(arguments.softwire, mlp, "bf16", arguments.mlp_steps,
+                                     workdir, [flag]))
                 runs.setdefault(("pytorch", "mlp", precision), []).append(
                     pytorch_mlp(precision, arguments.mlp_steps))
                 runs.setdefault(("softwire", "charlm", precision), []).append(
                     softwire_run(arguments.softwire, charlm, precision, arguments.charlm_steps,
                                  workdir))
+                for name, flag in variants[precision]:
+                    runs.setdefault(("softwire", "charlm", name), []).append(
+                        softwire_run(arguments.softwire, charlm, "bf16", arguments.charlm_steps,
+                                     workdir, [flag]))
                 runs.setdefault(("pytorch", "charlm", precision), []).append(
                     pytorch_charlm(precision, arguments.charlm_steps, charlm, workdir))
                 for model, job in (("mlp", mlp), ("charlm", charlm)):
                     runs.setdefault(("floor", model, precision), []).append(
                         product_floor(arguments.floor, job, precision))
-            for name, flag in (("bf16 no epilogues", "--no-epilogues"),
-                               ("bf16 no fusion", "--no-fusion")):
-                runs.setdefault(("softwire", "mlp", name), []).append(
-                    softwire_run(arguments.softwire, mlp, "bf16", arguments.mlp_steps, workdir,
-                                 [flag]))
-                runs.setdefault(("softwire", "charlm", name), []).append(
-                    softwire_run(arguments.softwire, charlm, "bf16", arguments.charlm_steps,
-                                 workdir, [flag]))
             load = os.getloadavg()
             print(f"round {round_index + 1}/{arguments.rounds} done, load average "
                   f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f}", flush=True)
