@@ -26,6 +26,9 @@ void AddParallelFlags(FlagParser* parser, ParallelFlags* flags) {
                   "give element-wise ops outputs of their own (in-place ops off, to compare)");
   parser->AddBool("no-fusion", &flags->no_fusion,
                   "keep one actor per element-wise op (op fusion off, to compare)");
+  parser->AddBool("no-epilogues", &flags->no_epilogues,
+                  "keep products out of fused actors: element-wise chains still fuse, but not "
+                  "into the product that feeds them (product epilogues off, to compare)");
   parser->AddInt("max-in-flight", &flags->max_in_flight, "N",
                  "firings each compute and copy actor may have launched and not completed "
                  "(default 1; docs/PROTOCOL.md)");
@@ -73,6 +76,7 @@ Status ApplyParallelFlags(const ParallelFlags& flags, compiler::CompileOptions* 
   options->fold_views = !flags.no_views;
   options->in_place = !flags.no_in_place;
   options->fuse_elementwise = !flags.no_fusion;
+  options->fuse_epilogues = !flags.no_epilogues;
   SOFTWIRE_ASSIGN_OR_RETURN(options->precision, ParsePrecision(flags.precision));
   if (!flags.layouts.empty()) {
     if (flags.layouts != "auto" && !ParseLayout(flags.layouts).ok()) {

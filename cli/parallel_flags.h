@@ -37,6 +37,7 @@ struct ParallelFlags {
   bool no_views = false;         // Reshapes and transposes stay copies (to compare).
   bool no_in_place = false;      // Element-wise ops write outputs of their own (to compare).
   bool no_fusion = false;        // Element-wise chains stay one actor per op (to compare).
+  bool no_epilogues = false;     // Products stay out of fused actors (to compare).
   std::string precision;         // Empty: the job's.
   std::string layouts;           // Empty: auto.
   int64_t max_in_flight = 1;     // Per compute and copy actor (ActorDef.max_in_flight).

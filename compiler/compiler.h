@@ -80,6 +80,10 @@ struct CompileOptions {
   // Op fusion (fuse_elementwise pass, `--no-fusion` turns it off): chains of element-wise ops
   // on one device become one `fused` actor that walks memory once.
   bool fuse_elementwise = true;
+  // Product epilogues (fuse_elementwise pass; `--no-epilogues` turns them off, `--no-fusion`
+  // too): a chain may start with the matmul that feeds it, which then runs it on each band of
+  // its rows as it computes them (docs/OPS.md "fused").
+  bool fuse_epilogues = true;
   // Firings each compute and copy actor may have in flight (`--max-in-flight`, ActorDef
   // max_in_flight, docs/PROTOCOL.md "Several firings in flight"); 1: one at a time. Register
   // slots are not raised for it.

@@ -153,7 +153,8 @@ TEST(CompileJob, DoubleBuffersSourceOutputsAndAlignsSlots) {
     EXPECT_EQ(reg.bytes_per_slot() % 64, 0) << reg.name();
     EXPECT_EQ(reg.offset() % 64, 0) << reg.name();
   }
-  EXPECT_EQ(OutputOf(plan, "fc").bytes_per_slot(), 128);  // 8 x 3 floats = 96 B.
+  // fc+bias: the matmul with the bias add in its epilogue (docs/OPS.md "fused").
+  EXPECT_EQ(OutputOf(plan, "fc+bias").bytes_per_slot(), 128);  // 8 x 3 floats = 96 B.
 }
 
 TEST(CompileJob, KeepsDataAndInitializerPathsRelativeToTheJobDirectory) {
@@ -215,14 +216,23 @@ TEST(CompileJob, EstimatesSecondsFromFlopsAndBytes) {
   options.cluster = OneCpuCluster();
   options.cluster.mutable_node(0)->mutable_device(0)->set_flops(1e9);
   options.cluster.mutable_node(0)->mutable_device(0)->set_memory_bandwidth(1e9);
+  options.fuse_epilogues = false;  // The matmul alone.
   proto::Plan plan = Compile(kLinearJob, options);
   // fc: 2 * 8 * 3 * 6 flops; (48 + 18 + 24) floats.
   EXPECT_DOUBLE_EQ(FindActor(plan, "fc")->estimated_seconds(), (288.0 + 360.0) / 1e9);
+  // With the bias add in its epilogue: 24 flops more, and b (3 floats) read instead of h read
+  // and written again (docs/OPS.md "fused").
+  options.fuse_epilogues = true;
+  proto::Plan fused = Compile(kLinearJob, options);
+  EXPECT_DOUBLE_EQ(FindActor(fused, "fc+bias")->estimated_seconds(), (312.0 + 372.0) / 1e9);
 }
 
+// The memory figures below are of the plan without product epilogues, where fc's output h has
+// a register of its own (docs/OPS.md "fused").
 TEST(CompileJob, FailsWithTheBytesNeededWhenADeviceIsTooSmall) {
   CompileOptions options;
   options.cluster = OneCpuCluster(1024);
+  options.fuse_epilogues = false;
   StatusOr<proto::Plan> plan = CompileJobText(kLinearJob, options);
   ASSERT_FALSE(plan.ok());
   EXPECT_EQ(plan.status().code(), StatusCode::kResourceExhausted);
@@ -238,6 +248,7 @@ TEST(CompileJob, LowersSlotsLargestRegisterFirstToFitADevice) {
   // source's 192-byte 'x' keeps one slot.
   CompileOptions options;
   options.cluster = OneCpuCluster(1800);
+  options.fuse_epilogues = false;
   proto::Plan plan = Compile(kLinearJob, options);
   const proto::ActorDef* source = FindActor(plan, "data");
   EXPECT_EQ(plan.register_def(source->output_register(0)).slots(), 1);
@@ -303,7 +314,9 @@ TEST(CompileJob, RejectsParallelismThatNeedsMoreDevicesThanTheClusterHas) {
 }
 
 TEST(CompileJob, KeepsTheKernelAttributesCompleteAndTheShapesPhysical) {
-  proto::Plan plan = Compile(kLinearJob);
+  CompileOptions options;
+  options.fuse_epilogues = false;  // fc stays a matmul actor.
+  proto::Plan plan = Compile(kLinearJob, options);
   const proto::KernelDef& kernel = FindActor(plan, "fc")->kernel();
   EXPECT_EQ(kernel.op_type(), "matmul");
   ASSERT_EQ(kernel.attr_size(), 2);
@@ -317,7 +330,7 @@ TEST(SummarizePlan, ShowsDevicesKindsAndTheActorTable) {
   EXPECT_THAT(summary, HasSubstr("plan 'linear': 3 steps x 4 pieces of 8 samples (12 pieces)"));
   EXPECT_THAT(summary, HasSubstr("node0/cpu:0 (cpu, 2 cores): planned "));
   EXPECT_THAT(summary, HasSubstr("budget unlimited"));
-  EXPECT_THAT(summary, HasSubstr("(source 1, compute 10, variable 2, accumulate 1, update 1, "
+  EXPECT_THAT(summary, HasSubstr("(source 1, compute 9, variable 2, accumulate 1, update 1, "
                                  "sink 2)"));
   EXPECT_THAT(summary, ::testing::ContainsRegex("data +source +node0/cpu:0 +x 2 x 192 B, "
                                                 "labels 2 x 64 B"));

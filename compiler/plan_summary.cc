@@ -138,20 +138,28 @@ std::optional<FusedProgram> FusedProgramOf(const proto::ActorDef& actor) {
   return std::nullopt;
 }
 
-// "fusion: 6 fused actors hold 14 element-wise ops" when the plan has any.
+// "fusion: 6 fused actors hold 14 element-wise ops; 4 products run theirs in their epilogues"
+// when the plan has any (the second part when a product does).
 std::string FusionLine(const proto::Plan& plan) {
   int actors = 0;
+  int products = 0;
   size_t ops = 0;
   for (const proto::ActorDef& actor : plan.actor()) {
     const std::optional<FusedProgram> program = FusedProgramOf(actor);
     if (!program) continue;
     ++actors;
-    ops += program->steps.size();
+    products += program->HasProduct() ? 1 : 0;
+    ops += program->steps.size() - (program->HasProduct() ? 1 : 0);
   }
   if (actors == 0) return "";
-  return "fusion: " + std::to_string(actors) +
-         (actors == 1 ? " fused actor holds " : " fused actors hold ") + std::to_string(ops) +
-         " element-wise ops\n";
+  std::string line = "fusion: " + std::to_string(actors) +
+                     (actors == 1 ? " fused actor holds " : " fused actors hold ") +
+                     std::to_string(ops) + " element-wise ops";
+  if (products == 1) line += "; 1 product runs its chain in its epilogue";
+  if (products > 1) {
+    line += "; " + std::to_string(products) + " products run theirs in their epilogues";
+  }
+  return line + "\n";
 }
 
 // "  (fused: bias_add+relu)" after a fused actor's registers.

@@ -6,6 +6,7 @@
 
 #include "plan/actor_kind_rules.h"
 #include "plan/fill_arithmetic.h"
+#include "proto/fused_program.h"
 
 namespace softwire {
 namespace plan {
@@ -25,6 +26,17 @@ bool WritesWholeFills(proto::ActorKind kind) {
     default:  // Variables keep their value; recv writes from the data plane.
       return false;
   }
+}
+
+// A fused kernel's program allows output `output` over input `input` (FusedMayWriteOver); a
+// program that does not parse allows nothing (the kernel refuses it anyway).
+bool FusedKernelMayWriteOver(const proto::KernelDef& kernel, int input, int output) {
+  for (const proto::Attribute& attribute : kernel.attr()) {
+    if (attribute.name() != "program") continue;
+    StatusOr<FusedProgram> program = ParseFusedProgram(attribute.string());
+    return program.ok() && FusedMayWriteOver(*program, input, output);
+  }
+  return false;
 }
 
 }  // namespace
@@ -61,7 +73,9 @@ bool KernelMayWriteOver(const proto::Plan& plan, const proto::ActorDef& writer, 
   const std::string& op = kernel.op_type();
   // A fused kernel stores a block's outputs after every statement read its inputs, element i
   // only in the block of i, so any output may lie over an input it reads whole: that is one of
-  // the output's shape.
+  // the output's shape. With a product, not over the product's operands, nor the product's
+  // value (FusedMayWriteOver).
+  if (op == "fused" && !FusedKernelMayWriteOver(kernel, index, written_index)) return false;
   const bool element_local =
       op == "fused" || (writer.output_register_size() == 1 &&
                         (op == "relu" || op == "gelu" || op == "relu_grad" || op == "gelu_grad" ||

@@ -54,7 +54,8 @@ bool MayShareBytes(const proto::Plan& plan, int64_t register_id);
 // `input` while it reads it (in place, docs/PROTOCOL.md "In-place ops"): `writer` is a compute
 // actor whose op computes each output element from the same element of `input` alone (relu,
 // gelu, their gradients, scale, bias_add's x, add's operand of the output's shape, with one
-// output; or a fused kernel, any of its outputs, docs/OPS.md "fused"), and it reads `input` as
+// output; or a fused kernel, any of its outputs but, after a product, its value and any over
+// the product's operands: proto/fused_program.h FusedMayWriteOver), and it reads `input` as
 // a tensor of the output's shape and type.
 bool KernelMayWriteOver(const proto::Plan& plan, const proto::ActorDef& writer, int64_t input,
                         int64_t output);

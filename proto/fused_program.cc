@@ -23,8 +23,11 @@ constexpr OpInfo kOps[] = {
     {FusedOp::kAddN, "add_n", 2, 1 << 20, 1},   {FusedOp::kScale, "scale", 1, 1, 1},
     {FusedOp::kRelu, "relu", 1, 1, 1},          {FusedOp::kGelu, "gelu", 1, 1, 20},
     {FusedOp::kReluGrad, "relu_grad", 2, 2, 1}, {FusedOp::kGeluGrad, "gelu_grad", 2, 2, 20},
-    {FusedOp::kCast, "cast", 1, 1, 1},
+    {FusedOp::kCast, "cast", 1, 1, 1},          {FusedOp::kMatmul, "matmul", 2, 2, 0},
 };
+
+constexpr char kTransposeA[] = "transpose_a";
+constexpr char kTransposeB[] = "transpose_b";
 
 const OpInfo* FindOp(const std::string& name) {
   for (const OpInfo& info : kOps) {
@@ -81,6 +84,15 @@ Status StatementError(size_t index, const std::string& statement, const std::str
 Status ParseArguments(const OpInfo& info, const std::vector<std::string>& arguments, int number,
                       size_t index, const std::string& statement, FusedStep* step) {
   std::vector<std::string> values = arguments;
+  if (info.op == FusedOp::kMatmul) {
+    // Flags after the operands: transpose_a, then transpose_b.
+    while (values.size() > 2 && (values.back() == kTransposeA || values.back() == kTransposeB)) {
+      bool& flag = values.back() == kTransposeA ? step->transpose_a : step->transpose_b;
+      if (flag) return StatementError(index, statement, "'" + values.back() + "' given twice");
+      flag = true;
+      values.pop_back();
+    }
+  }
   if (info.op == FusedOp::kScale || info.op == FusedOp::kCast) {
     if (values.size() != 2) {
       return StatementError(index, statement,
@@ -243,7 +255,12 @@ class LayoutBuilder {
 
   Status TypeStep(size_t index) {
     const FusedStep& step = program_.steps[index];
+    if (step.op == FusedOp::kMatmul) return TypeProduct(index);
     for (const FusedOperand& operand : step.operands) {
+      if (program_.HasProduct() && operand.is_input && operand.index < 2) {
+        return Fail(index, "operand " + OperandText(operand) +
+                               " is the product's operand; no other statement may read it");
+      }
       const DType dtype = DTypeOfOperand(operand);
       const bool allowed =
           dtype == DType::kFloat32 || (step.op == FusedOp::kCast && dtype == DType::kBFloat16);
@@ -313,6 +330,50 @@ class LayoutBuilder {
     return Status::Ok();
   }
 
+  // matmul(x0, x1) as statement 0: the matmul op's shapes (docs/OPS.md), rows M the leading
+  // axes of an untransposed a flattened.
+  Status TypeProduct(size_t index) {
+    const FusedStep& step = program_.steps[index];
+    if (index != 0 || !step.operands[0].is_input || step.operands[0].index != 0 ||
+        !step.operands[1].is_input || step.operands[1].index != 1) {
+      return Fail(index, "a product must be statement t0 and read x0 and x1");
+    }
+    const DType dtype = input_dtypes_[0];
+    if ((dtype != DType::kFloat32 && dtype != DType::kBFloat16) || input_dtypes_[1] != dtype) {
+      return Fail(index, "operands " + Describe(step.operands[0]) + " and " +
+                             Describe(step.operands[1]) + " must be both float32 or both bfloat16");
+    }
+    const Shape& a = input_shapes_[0];
+    const Shape& b = input_shapes_[1];
+    if (b.rank() != 2 || a.rank() < 2 || (step.transpose_a && a.rank() != 2)) {
+      return Fail(index, "a must have rank 2 (or more without transpose_a) and b rank 2, not " +
+                             a.ToString() + " and " + b.ToString());
+    }
+    const int64_t k = step.transpose_a ? a.dim(0) : a.dim(-1);
+    const int64_t b_k = step.transpose_b ? b.dim(1) : b.dim(0);
+    const int64_t n = step.transpose_b ? b.dim(0) : b.dim(1);
+    if (k != b_k) {
+      return Fail(index, "inner extents differ: a " + a.ToString() + " and b " + b.ToString());
+    }
+    std::vector<int64_t> dims;
+    if (step.transpose_a) {
+      dims = {a.dim(1), n};
+    } else {
+      dims.assign(a.dims().begin(), a.dims().end() - 1);
+      dims.push_back(n);
+    }
+    const Shape result(std::move(dims));
+    layout_.elements = result.NumElements();
+    layout_.product_rows = n > 0 ? layout_.elements / n : 0;
+    layout_.product_columns = n;
+    layout_.product_depth = k;
+    layout_.input_period[0] = a.NumElements();
+    layout_.input_period[1] = b.NumElements();
+    layout_.step_shapes.push_back(result);
+    layout_.step_dtypes.push_back(DType::kFloat32);
+    return Status::Ok();
+  }
+
   const FusedProgram& program_;
   const std::vector<Shape>& input_shapes_;
   const std::vector<DType>& input_dtypes_;
@@ -322,7 +383,13 @@ class LayoutBuilder {
 }  // namespace
 
 bool IsFusableOpType(const std::string& op_type) {
-  return FindOp(op_type) != nullptr;
+  const OpInfo* info = FindOp(op_type);
+  return info != nullptr && info->op != FusedOp::kMatmul;
+}
+
+bool IsFusableProductOpType(const std::string& op_type) {
+  const OpInfo* info = FindOp(op_type);
+  return info != nullptr && info->op == FusedOp::kMatmul;
 }
 
 bool FusedOpOf(const std::string& op_type, FusedOp* op) {
@@ -372,6 +439,8 @@ std::string FormatFusedProgram(const FusedProgram& program) {
       text += std::string(", ") + factor;
     }
     if (step.op == FusedOp::kCast) text += std::string(", ") + DTypeName(step.dtype);
+    if (step.transpose_a) text += std::string(", ") + kTransposeA;
+    if (step.transpose_b) text += std::string(", ") + kTransposeB;
     text += ")";
   }
   for (size_t output = 0; output < program.outputs.size(); ++output) {
@@ -397,6 +466,12 @@ StatusOr<FusedLayout> InferFusedLayout(const FusedProgram& program,
                                 " dtypes");
   }
   return LayoutBuilder(program, input_shapes, input_dtypes).Build();
+}
+
+bool FusedMayWriteOver(const FusedProgram& program, int input, int output) {
+  if (!program.HasProduct()) return true;
+  if (input < 2 || output < 0 || output >= static_cast<int>(program.outputs.size())) return false;
+  return program.outputs[static_cast<size_t>(output)] != 0;
 }
 
 int64_t FusedStepWork(const FusedStep& step) {

@@ -15,6 +15,13 @@
 // scale(x, FACTOR), relu(x), gelu(x), relu_grad(dy, y), gelu_grad(dy, x), cast(x, DTYPE);
 // each computes what the op of that name computes (docs/OPS.md), element by element.
 //
+// A product epilogue: statement 0 may be a product, matmul(x0, x1) with the optional words
+// transpose_a and transpose_b after the operands (`t0 = matmul(x0, x1, transpose_b)`): it
+// computes what the matmul op computes (float32 c of two float32 or two bfloat16 operands), and
+// the statements after it run on each band of c's rows as soon as the band is computed, so c
+// is never written to memory and read back (docs/OPS.md "fused"). A product reads kernel inputs
+// x0 and x1 only, which no other statement reads; there is at most one, and it is statement 0.
+//
 // Shapes (InferFusedLayout): every value has the same number of elements N. An input is read
 // whole (N elements, in order) or, as bias_add's bias or a broadcast operand of add whose shape
 // is a suffix of the result's (leading 1s aside), repeated: element i reads input[i % n]. So a
@@ -34,10 +41,25 @@
 
 namespace softwire {
 
-enum class FusedOp { kBiasAdd, kAdd, kAddN, kScale, kRelu, kGelu, kReluGrad, kGeluGrad, kCast };
+enum class FusedOp {
+  kBiasAdd,
+  kAdd,
+  kAddN,
+  kScale,
+  kRelu,
+  kGelu,
+  kReluGrad,
+  kGeluGrad,
+  kCast,
+  kMatmul,  // Only as statement 0 (a product epilogue, above).
+};
 
-// True for the op types a program may hold ("bias_add", ..., "cast").
+// True for the element-wise op types a program may hold ("bias_add", ..., "cast"): not
+// matmul, which may only start a program.
 bool IsFusableOpType(const std::string& op_type);
+
+// True for the product op types that may start a program ("matmul").
+bool IsFusableProductOpType(const std::string& op_type);
 
 // The op of `op_type`; false when a program may not hold it.
 bool FusedOpOf(const std::string& op_type, FusedOp* op);
@@ -60,6 +82,8 @@ struct FusedStep {
   std::vector<FusedOperand> operands;
   double factor = 1;              // scale's.
   DType dtype = DType::kFloat32;  // cast's target.
+  bool transpose_a = false;       // matmul's.
+  bool transpose_b = false;       // matmul's.
 };
 
 struct FusedProgram {
@@ -68,6 +92,9 @@ struct FusedProgram {
 
   // 1 + the largest input index any operand names (0 when none does).
   int InputCount() const;
+
+  // Statement 0 is a product (its operands are x0 and x1).
+  bool HasProduct() const { return !steps.empty() && steps[0].op == FusedOp::kMatmul; }
 };
 
 // Parses the text form above. InvalidArgument naming the statement at fault: unknown op, wrong
@@ -78,7 +105,8 @@ StatusOr<FusedProgram> ParseFusedProgram(const std::string& text);
 // The text form ParseFusedProgram reads back to an equal program; factors keep 17 digits.
 std::string FormatFusedProgram(const FusedProgram& program);
 
-// The op types in statement order joined by '+', for labels: "bias_add+gelu+cast".
+// The op types in statement order joined by '+', for labels: "bias_add+gelu+cast",
+// "matmul+bias_add+relu".
 std::string FusedOpsLabel(const FusedProgram& program);
 
 // The types of a program over inputs of these types, as every reader checks them.
@@ -86,7 +114,11 @@ struct FusedLayout {
   int64_t elements = 0;               // N.
   std::vector<Shape> step_shapes;     // Per statement.
   std::vector<DType> step_dtypes;     // Per statement: float32, or bfloat16 after a cast.
-  std::vector<int64_t> input_period;  // Per input: N when read whole, else n (i % n).
+  std::vector<int64_t> input_period;  // Per input: N when read whole, else n (i % n); a
+                                      // product's operands: their element counts.
+  int64_t product_rows = 0;           // A product's c: M (leading axes flattened), N, K.
+  int64_t product_columns = 0;
+  int64_t product_depth = 0;
 };
 
 // InvalidArgument, naming the statement and operand, when the inputs do not fit: operands of
@@ -94,14 +126,23 @@ struct FusedLayout {
 // add_n take operands of one shape; bias_add a bias [C] matching x's last axis; add broadcasts
 // (docs/OPS.md) with a result of N elements and any smaller operand a kernel input of suffix
 // shape; every statement has N elements; an input read both whole and repeated; an input no
-// statement reads.
+// statement reads; a product anywhere but statement 0, not reading x0 and x1, whose operands
+// another statement reads, or whose shapes and dtypes matmul refuses.
 StatusOr<FusedLayout> InferFusedLayout(const FusedProgram& program,
                                        const std::vector<Shape>& input_shapes,
                                        const std::vector<DType>& input_dtypes);
 
-// Element operations per element of one statement (relu 1, gelu and gelu_grad 20, ...), for
-// cost models and parallel chunk sizes.
+// Element operations per element of one element-wise statement (relu 1, gelu and gelu_grad
+// 20, ...), for cost models and parallel chunk sizes; a product's are 2 K per element of c
+// (FusedLayout::product_depth), not counted here: 0.
 int64_t FusedStepWork(const FusedStep& step);
+
+// Whether a kernel running `program` may write output `output` over input `input` that it
+// reads whole with the output's type (plan/register_lifetimes.h): always for a program
+// without a product (a block's outputs are stored after its statements read their inputs);
+// with a product, never over the product's operands (other bands still read them) and never
+// for the output that is the product's value (its bands are written as they are computed).
+bool FusedMayWriteOver(const FusedProgram& program, int input, int output);
 
 }  // namespace softwire
 

@@ -91,5 +91,84 @@ TEST(FusedProgram, RefusesInputsThatCannotBeWalkedInOneFlatOrder) {
       << "an input no statement reads";
 }
 
+TEST(FusedProgram, AProductStartsAnEpilogueWithItsTransposesAndShapes) {
+  constexpr char kText[] =
+      "t0 = matmul(x0, x1, transpose_b); t1 = bias_add(t0, x2); t2 = relu(t1); "
+      "t3 = cast(t2, bfloat16); y0 = t2; y1 = t3";
+  StatusOr<FusedProgram> program = ParseFusedProgram(kText);
+  ASSERT_TRUE(program.ok()) << program.status();
+  EXPECT_TRUE(program->HasProduct());
+  EXPECT_FALSE(program->steps[0].transpose_a);
+  EXPECT_TRUE(program->steps[0].transpose_b);
+  EXPECT_EQ(FormatFusedProgram(*program), kText);
+  EXPECT_EQ(FusedOpsLabel(*program), "matmul+bias_add+relu+cast");
+  // a [2, 3, 8] (leading axes flatten into M = 6) times b^T, b [5, 8]: c [2, 3, 5].
+  StatusOr<FusedLayout> layout =
+      InferFusedLayout(*program, {Shape({2, 3, 8}), Shape({5, 8}), Shape({5})},
+                       {DType::kBFloat16, DType::kBFloat16, DType::kFloat32});
+  ASSERT_TRUE(layout.ok()) << layout.status();
+  EXPECT_EQ(layout->elements, 30);
+  EXPECT_EQ(layout->step_shapes[0], Shape({2, 3, 5}));
+  EXPECT_EQ(layout->step_dtypes[0], DType::kFloat32);
+  EXPECT_EQ(layout->step_dtypes[3], DType::kBFloat16);
+  EXPECT_EQ(layout->product_rows, 6);
+  EXPECT_EQ(layout->product_columns, 5);
+  EXPECT_EQ(layout->product_depth, 8);
+  EXPECT_EQ(layout->input_period, (std::vector<int64_t>{48, 40, 5}));
+  StatusOr<FusedProgram> both =
+      ParseFusedProgram("t0 = matmul(x0, x1, transpose_a, transpose_b); t1 = relu(t0); y0 = t1");
+  ASSERT_TRUE(both.ok()) << both.status();
+  EXPECT_TRUE(both->steps[0].transpose_a && both->steps[0].transpose_b);
+  StatusOr<FusedLayout> transposed =
+      InferFusedLayout(*both, {Shape({8, 6}), Shape({5, 8})}, {DType::kFloat32, DType::kFloat32});
+  ASSERT_TRUE(transposed.ok()) << transposed.status();
+  EXPECT_EQ(transposed->step_shapes[0], Shape({6, 5}));
+}
+
+TEST(FusedProgram, RefusesAProductThatIsNotTheFirstStatementOrSharesItsOperands) {
+  const std::vector<DType> floats = {DType::kFloat32, DType::kFloat32, DType::kFloat32};
+  const std::pair<const char*, const char*> cases[] = {
+      {"t0 = relu(x2); t1 = matmul(x0, x1); y0 = t1", "must be statement t0"},
+      {"t0 = matmul(x1, x0); t1 = add(t0, x2); y0 = t1", "must be statement t0 and read x0"},
+      {"t0 = matmul(x0, x1); t1 = add(t0, x0); y0 = t1", "the product's operand"},
+  };
+  for (const auto& [text, problem] : cases) {
+    StatusOr<FusedProgram> program = ParseFusedProgram(text);
+    ASSERT_TRUE(program.ok()) << text << ": " << program.status();
+    StatusOr<FusedLayout> layout =
+        InferFusedLayout(*program, {Shape({4, 4}), Shape({4, 4}), Shape({4, 4})}, floats);
+    ASSERT_FALSE(layout.ok()) << text;
+    EXPECT_NE(layout.status().message().find(problem), std::string::npos)
+        << text << ": " << layout.status().message();
+  }
+  StatusOr<FusedProgram> product = ParseFusedProgram("t0 = matmul(x0, x1); t1 = relu(t0); y0 = t1");
+  ASSERT_TRUE(product.ok());
+  EXPECT_FALSE(
+      InferFusedLayout(*product, {Shape({4, 3}), Shape({4, 4})}, {DType::kFloat32, DType::kFloat32})
+          .ok())
+      << "inner extents differ";
+  EXPECT_FALSE(InferFusedLayout(*product, {Shape({4, 4}), Shape({4, 4})},
+                                {DType::kBFloat16, DType::kFloat32})
+                   .ok())
+      << "mixed operand dtypes";
+  EXPECT_FALSE(ParseFusedProgram("t0 = matmul(x0, x1, transpose_b, transpose_b); y0 = t0").ok());
+  EXPECT_FALSE(ParseFusedProgram("t0 = matmul(x0, x1, sideways); y0 = t0").ok());
+  EXPECT_FALSE(IsFusableOpType("matmul")) << "a product only starts a program";
+  EXPECT_TRUE(IsFusableProductOpType("matmul"));
+}
+
+TEST(FusedProgram, WithAProductNoOutputLiesOverTheOperandsOrIsTheProductsValue) {
+  StatusOr<FusedProgram> plain = ParseFusedProgram("t0 = add(x0, x1); y0 = t0");
+  ASSERT_TRUE(plain.ok());
+  EXPECT_TRUE(FusedMayWriteOver(*plain, 0, 0));
+  StatusOr<FusedProgram> product =
+      ParseFusedProgram("t0 = matmul(x0, x1); t1 = add(t0, x2); t2 = relu(t1); y0 = t0; y1 = t2");
+  ASSERT_TRUE(product.ok());
+  EXPECT_FALSE(FusedMayWriteOver(*product, 0, 1)) << "a's rows are read by every column band";
+  EXPECT_FALSE(FusedMayWriteOver(*product, 1, 1));
+  EXPECT_FALSE(FusedMayWriteOver(*product, 2, 0)) << "c's bands land before x2 is read";
+  EXPECT_TRUE(FusedMayWriteOver(*product, 2, 1));
+}
+
 }  // namespace
 }  // namespace softwire

@@ -8,17 +8,20 @@ Usage: bench/precision/precision_bench.py [--softwire build/cli/softwire] [--rou
 Prints the CPU model and its bf16 support first (bf16 pays only with avx512_bf16 or AMX; on a
 CPU without them softwire's bf16 rows measure its float32 fallback and PyTorch's its emulation).
 Then R rounds, each running every configuration once, in this order, so all see the same
-machine noise:
+machine noise (softwire bf16's variants right after softwire bf16):
 
-  softwire MLP (bench/training/mlp.pbtxt)       --precision float32, --precision bf16, and bf16
-                                                with --no-fusion (op fusion off), fed one fixed
+  softwire MLP (bench/training/mlp.pbtxt)       --precision float32, --precision bf16, bf16
+                                                with --no-epilogues (element-wise chains fused,
+                                                but not into their products) and bf16 with
+                                                --no-fusion (op fusion off), fed one fixed
                                                 batch as the PyTorch peer is (compare.py's
                                                 fixed_batch_job), so both time the step alone
   product floor (product_floor_bench)           the step's products alone, through the engine's
                                                 kernels, float32 and bf16
   PyTorch MLP (bench/training/pytorch_mlp.py)   float32 at 1 torch thread + OpenBLAS 2,
                                                 bf16 autocast at 2 torch threads + OpenBLAS 1
-  softwire charlm (demos/charlm/charlm.pbtxt)   float32, bf16, bf16 --no-fusion; its floor
+  softwire charlm (demos/charlm/charlm.pbtxt)   float32, bf16, bf16 --no-epilogues, bf16
+                                                --no-fusion; its floor
   PyTorch charlm (demos/charlm/torch_reference.py) the same two modes and settings
 
 Each PyTorch mode runs at its fastest setting, found by measuring both candidates every round
@@ -27,7 +30,8 @@ float32 products in OpenBLAS on its own threads) or 2:1; autocast 2:1 (its bf16 
 oneDNN on torch's threads) or 1:1 (which wins when other processes load the cores: torch's
 OpenMP barriers then wait for a descheduled thread).
 Figures: MLP samples/s, charlm ms per step; each run's figure is the median over its steps after
-the first fifth (warm-up), and the table shows the median over rounds. The charlm corpus is
+the first fifth (warm-up), and the table shows the median over rounds. Each round prints the
+load average when it ends. The charlm corpus is
 made by demos/charlm/prepare.py into a temporary directory.
 """
 
@@ -73,10 +77,10 @@ def read_metrics(path):
         return [json.loads(line) for line in metrics if line.strip()]
 
 
-def softwire_run(softwire, job, precision, steps, workdir, fusion=True):
+def softwire_run(softwire, job, precision, steps, workdir, flags=()):
     metrics = os.path.join(workdir, "metrics.jsonl")
     subprocess.run([softwire, "run", job, "--precision", precision, "--steps", str(steps),
-                    "--metrics-out", metrics, "--quiet"] + ([] if fusion else ["--no-fusion"]),
+                    "--metrics-out", metrics, "--quiet"] + list(flags),
                    check=True, capture_output=True)
     records = read_metrics(metrics)
     return {"samples_per_second": median_after_warmup(records, "samples_per_second"),
@@ -148,46 +152,56 @@ def main(argv):
         mlp = compare.fixed_batch_job(os.path.join(ROOT, "bench", "training", "mlp.pbtxt"),
                                       workdir)
         runs = {}
+        # bf16's variants run right after bf16 itself, so that each pair sees the same load.
+        variants = {"float32": (), "bf16": (("bf16 no epilogues", "--no-epilogues"),
+                                             ("bf16 no fusion", "--no-fusion"))}
         for round_index in range(arguments.rounds):
             for precision in ("float32", "bf16"):
                 runs.setdefault(("softwire", "mlp", precision), []).append(
                     softwire_run(arguments.softwire, mlp, precision, arguments.mlp_steps, workdir))
+                for name, flag in variants[precision]:
+                    runs.setdefault(("softwire", "mlp", name), []).append(
+                        softwire_run(arguments.softwire, mlp, "bf16", arguments.mlp_steps,
+                                     workdir, [flag]))
                 runs.setdefault(("pytorch", "mlp", precision), []).append(
                     pytorch_mlp(precision, arguments.mlp_steps))
                 runs.setdefault(("softwire", "charlm", precision), []).append(
                     softwire_run(arguments.softwire, charlm, precision, arguments.charlm_steps,
                                  workdir))
+                for name, flag in variants[precision]:
+                    runs.setdefault(("softwire", "charlm", name), []).append(
+                        softwire_run(arguments.softwire, charlm, "bf16", arguments.charlm_steps,
+                                     workdir, [flag]))
                 runs.setdefault(("pytorch", "charlm", precision), []).append(
                     pytorch_charlm(precision, arguments.charlm_steps, charlm, workdir))
                 for model, job in (("mlp", mlp), ("charlm", charlm)):
                     runs.setdefault(("floor", model, precision), []).append(
                         product_floor(arguments.floor, job, precision))
-            runs.setdefault(("softwire", "mlp", "bf16 no fusion"), []).append(
-                softwire_run(arguments.softwire, mlp, "bf16", arguments.mlp_steps, workdir,
-                             fusion=False))
-            runs.setdefault(("softwire", "charlm", "bf16 no fusion"), []).append(
-                softwire_run(arguments.softwire, charlm, "bf16", arguments.charlm_steps, workdir,
-                             fusion=False))
-            print(f"round {round_index + 1}/{arguments.rounds} done", flush=True)
+            load = os.getloadavg()
+            print(f"round {round_index + 1}/{arguments.rounds} done, load average "
+                  f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f}", flush=True)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 
     def median(key, figure):
         return statistics.median(run[figure] for run in runs[key])
 
+    load = os.getloadavg()
+    print(f"\nload average at the end {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
     print(f"\n{'model':8} {'who':9} {'precision':10} {'figure':>14}   setting")
     table = []
     for model, figure, unit in (("mlp", "samples_per_second", "samples/s"),
                                 ("charlm", "ms_per_step", "ms/step")):
         for who, precision in (("softwire", "float32"), ("softwire", "bf16"),
-                               ("softwire", "bf16 no fusion"), ("pytorch", "float32"),
+                               ("softwire", "bf16 no epilogues"), ("softwire", "bf16 no fusion"),
+                               ("pytorch", "float32"),
                                ("pytorch", "bf16"), ("floor", "float32"), ("floor", "bf16")):
             key = (who, model, precision)
             value = median(key, figure)
             settings = sorted({run.get("setting", "device threads") for run in runs[key]})
             setting = ", ".join(settings)
             name = precision if who != "pytorch" or precision == "float32" else "bf16 autocast"
-            print(f"{model:8} {who:9} {name:14} {value:10.1f} {unit:9} {setting}")
+            print(f"{model:8} {who:9} {name:17} {value:10.1f} {unit:9} {setting}")
             table.append({"model": model, "who": who, "precision": precision,
                           unit: value, "setting": setting,
                           "runs": [run[figure] for run in runs[key]]})
@@ -207,6 +221,12 @@ def main(argv):
         "mlp softwire bf16 fused / unfused": median(("softwire", "mlp", "bf16"),
                                                    "samples_per_second") /
         median(("softwire", "mlp", "bf16 no fusion"), "samples_per_second"),
+        "mlp softwire bf16 / bf16 no epilogues": median(("softwire", "mlp", "bf16"),
+                                                        "samples_per_second") /
+        median(("softwire", "mlp", "bf16 no epilogues"), "samples_per_second"),
+        "charlm softwire bf16 no epilogues / bf16 (step time)":
+        median(("softwire", "charlm", "bf16 no epilogues"), "ms_per_step") /
+        median(("softwire", "charlm", "bf16"), "ms_per_step"),
         "charlm softwire bf16 unfused / fused (step time)":
         median(("softwire", "charlm", "bf16 no fusion"), "ms_per_step") /
         median(("softwire", "charlm", "bf16"), "ms_per_step"),

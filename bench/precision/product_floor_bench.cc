@@ -1,10 +1,11 @@
 // product_floor_bench: the products of one training step of a job, timed alone: the floor a
 // step's time can reach in that precision. It compiles the job as `softwire run` does
-// (--precision float32 or bf16), takes every matmul and batch_matmul actor of the plan with its
-// kernel exactly as the engine creates it (shapes, transposes, strided views, bfloat16 inputs:
-// oneDNN's bf16 products where the cpu has them), and runs each as many times as it fires in a
-// step, back to back on a 2-thread pool with BLAS on the calling threads, as a cpu device of 2
-// cores runs them. No actors, no element-wise ops, no messages.
+// (--precision float32 or bf16) but without op fusion (so that no product is folded into a
+// fused actor), takes every matmul and batch_matmul actor of the plan with its kernel exactly as
+// the engine creates it (shapes, transposes, strided views, bfloat16 inputs: oneDNN's bf16
+// products where the cpu has them), and runs each as many times as it fires in a step, back
+// to back on a 2-thread pool with BLAS on the calling threads, as a cpu device of 2 cores runs
+// them. No actors, no element-wise ops, no messages.
 //
 //   product_floor_bench JOB [--precision float32|bf16] [--steps 20] [--threads 2]
 //
@@ -102,6 +103,9 @@ int Main(int argc, char** argv) {
   compiler::CompileOptions options;
   options.steps = 1;
   options.precision = precision == "bf16" ? proto::PRECISION_BF16 : proto::PRECISION_FLOAT32;
+  // Unfused, so that every product is a matmul or batch_matmul actor of its own (fusion folds
+  // element-wise chains into the products that feed them; the floor is the products alone).
+  options.fuse_elementwise = false;
   StatusOr<proto::Plan> plan = compiler::CompileJob(*job, options);
   CHECK(plan.ok()) << plan.status();
 

@@ -1,6 +1,7 @@
 // fused (docs/OPS.md): a chain of element-wise ops run as one kernel, one pass over memory. The
 // fuse_elementwise pass makes these from the task graph; a job may write one too. Its program
-// is proto/fused_program.h's text; inference types every statement by the rules of its op.
+// is proto/fused_program.h's text; inference types every statement by the rules of its op (a
+// product epilogue's matmul by matmul's).
 #include "compiler/ops/op_registry.h"
 #include "compiler/ops/shape_helpers.h"
 #include "proto/fused_program.h"
@@ -32,17 +33,26 @@ Status InferFused(InferenceContext& context) {
 }
 
 // One pass: the statements' work per element, and every input and output touched once
-// (docs/OPS.md), which is what fusion saves over the unfused chain.
+// (docs/OPS.md), which is what fusion saves over the unfused chain. A product epilogue adds the
+// product's 2 M N K and counts as a product (its flops run at the bf16 product rate when its
+// operands, inputs 0 and 1, are bf16; the few element-wise flops after it are counted alike).
 OpCost FusedCost(const OpSignature& signature) {
   StatusOr<FusedProgram> program = ParseFusedProgram(signature.attributes.GetString("program"));
   double flops = 0;
+  bool product = false;
   if (program.ok() && !signature.outputs.empty()) {
     const double elements = static_cast<double>(signature.outputs[0].NumElements());
     for (const FusedStep& step : program->steps) {
       flops += elements * static_cast<double>(FusedStepWork(step));
     }
+    if (program->HasProduct() && signature.inputs.size() >= 2) {
+      const Shape& b = signature.inputs[1].shape;
+      const bool transpose_b = program->steps[0].transpose_b;
+      flops += 2.0 * elements * static_cast<double>(transpose_b ? b.dim(-1) : b.dim(-2));
+      product = true;
+    }
   }
-  return OpCost{flops, TouchedBytes(signature)};
+  return OpCost{flops, TouchedBytes(signature), product};
 }
 
 }  // namespace

@@ -18,10 +18,20 @@
 //   only when every other input it reads comes from a task that precedes (by longest path from
 //   the plan's first tasks) every member whose value leaves: nothing that reads a member's
 //   value can then produce it. The deadlock check still runs on the result.
-// - Names: the fused task is named after its members joined by '+' ("fc1_bias+relu1"), keeps
-//   the last member's place, logical op and registers' names, and its program names the ops
-//   (the trace labels it "fused: bias_add+relu"). Off with CompileOptions::fuse_elementwise =
-//   false (`--no-fusion`).
+// - Product epilogues: a chain may also start with a product (matmul, float32 or bfloat16
+//   operands, only transpose attributes) on the compute queue that reads and is read in phase
+//   0, plain; the chain then grows through its readers as above, and its program starts with
+//   the product (proto/fused_program.h), whose kernel runs the chain on each band of c's rows
+//   as it is computed. The product's two operands become the fused task's first two inputs
+//   (read by no other member); its value keeps a register only when something outside the
+//   chain reads it. Products are heads only: the chain finder starts from them before the
+//   element-wise tasks of the same level, so a product takes the chain that reads it. Off
+//   with CompileOptions::fuse_epilogues = false (`--no-epilogues`), and with fusion.
+// - Names: the fused task is named after its members joined by '+' ("fc1_bias+relu1",
+//   "fc1+fc1_bias+relu1" with its product), keeps the last member's place, logical op and
+//   registers' names, and its program names the ops (the trace labels it "fused: bias_add+relu"
+//   or "fused: matmul+bias_add+relu"). Off with CompileOptions::fuse_elementwise = false
+//   (`--no-fusion`).
 //
 // Runs on the task graph after fold_views and before plan_registers, so the memory passes
 // (slots, arena offsets, lifetime-based reuse, in-place ops) plan the fused graph like any other.
@@ -87,6 +97,34 @@ bool Fusible(const TaskGraph& tasks, const TaskDef& task) {
   return true;
 }
 
+// A product that may start a chain: a matmul with two inputs and only transpose attributes, its
+// operands float32 or bfloat16, read and read in phase 0 as Fusible asks.
+bool FusibleProduct(const TaskGraph& tasks, const TaskDef& task) {
+  if (task.kind != proto::ACTOR_KIND_COMPUTE || task.queue != 0 || task.outputs.size() != 1 ||
+      task.inputs.size() != 2 || !IsFusableProductOpType(task.op_type)) {
+    return false;
+  }
+  for (const auto& [name, value] : task.attributes.entries()) {
+    if (name != "transpose_a" && name != "transpose_b") return false;
+  }
+  for (RegisterId input : task.inputs) {
+    if (tasks.PhaseOf(input, task.id) != 0) return false;
+  }
+  for (const TensorType& type : tasks.InputTypes(task.id)) {
+    if (type.layout != Layout::kPlain ||
+        (type.dtype != DType::kFloat32 && type.dtype != DType::kBFloat16)) {
+      return false;
+    }
+  }
+  for (const TensorType& type : tasks.OutputTypes(task.id)) {
+    if (type.layout != Layout::kPlain) return false;
+  }
+  for (const RegisterReader& reader : tasks.register_at(task.outputs[0]).readers) {
+    if (reader.phase != 0) return false;
+  }
+  return true;
+}
+
 // What a chain becomes: its program and the registers it reads and writes.
 struct FusedTask {
   FusedProgram program;
@@ -117,6 +155,22 @@ bool BuildFusedTask(const TaskGraph& tasks, const std::vector<TaskId>& chain, Fu
     const std::vector<TensorType> types = tasks.InputTypes(member.id);
     FusedStep step;
     if (!FusedOpOf(member.op_type, &step.op)) return false;
+    if (step.op == FusedOp::kMatmul) {
+      // A product only heads a chain: its operands are inputs x0 and x1, even when they are one
+      // register, and no other member may read them (InferFusedLayout refuses it).
+      if (index != 0) return false;
+      for (size_t k = 0; k < 2; ++k) {
+        input_of.emplace(member.inputs[k], static_cast<int>(k));
+        fused->inputs.push_back(member.inputs[k]);
+        fused->input_types.push_back(types[k]);
+        step.operands.push_back({true, static_cast<int>(k)});
+      }
+      step.transpose_a = member.attributes.GetBool("transpose_a");
+      step.transpose_b = member.attributes.GetBool("transpose_b");
+      fused->program.steps.push_back(step);
+      value_of[member.outputs[0]] = 0;
+      continue;
+    }
     for (size_t k = 0; k < member.inputs.size(); ++k) {
       const RegisterId input = member.inputs[k];
       auto value = value_of.find(input);
@@ -170,21 +224,27 @@ bool BuildFusedTask(const TaskGraph& tasks, const std::vector<TaskId>& chain, Fu
 // Grows chains from fusible tasks in order of level (see the file comment).
 class ChainFinder {
  public:
-  explicit ChainFinder(const TaskGraph& tasks)
+  ChainFinder(const TaskGraph& tasks, bool products)
       : tasks_(tasks),
         level_(Levels(tasks)),
         fusible_(tasks.tasks().size(), false),
+        product_(tasks.tasks().size(), false),
         taken_(tasks.tasks().size(), false) {
-    for (const TaskDef& task : tasks.tasks()) fusible_[task.id] = Fusible(tasks, task);
+    for (const TaskDef& task : tasks.tasks()) {
+      fusible_[task.id] = Fusible(tasks, task);
+      product_[task.id] = products && FusibleProduct(tasks, task);
+    }
   }
 
   std::vector<std::vector<TaskId>> Find() {
     std::vector<TaskId> order;
     for (const TaskDef& task : tasks_.tasks()) {
-      if (fusible_[task.id]) order.push_back(task.id);
+      if (fusible_[task.id] || product_[task.id]) order.push_back(task.id);
     }
-    std::stable_sort(order.begin(), order.end(),
-                     [&](TaskId a, TaskId b) { return level_[a] < level_[b]; });
+    // By level; at one level products first, so that a product takes the chain reading it.
+    std::stable_sort(order.begin(), order.end(), [&](TaskId a, TaskId b) {
+      return level_[a] != level_[b] ? level_[a] < level_[b] : product_[a] > product_[b];
+    });
     std::vector<std::vector<TaskId>> chains;
     for (TaskId head : order) {
       if (taken_[head]) continue;
@@ -243,7 +303,8 @@ class ChainFinder {
 
   const TaskGraph& tasks_;
   const std::vector<int64_t> level_;
-  std::vector<bool> fusible_;
+  std::vector<bool> fusible_;  // Element-wise: may head or join a chain.
+  std::vector<bool> product_;  // A product: may head a chain only.
   std::vector<bool> taken_;
 };
 
@@ -294,7 +355,8 @@ void Fuse(TaskGraph& tasks, const std::vector<TaskId>& chain, std::vector<bool>*
 Status FuseElementwisePass(Compilation& compilation) {
   if (!compilation.options().fuse_elementwise) return Status::Ok();
   TaskGraph& tasks = compilation.tasks;
-  const std::vector<std::vector<TaskId>> chains = ChainFinder(tasks).Find();
+  const std::vector<std::vector<TaskId>> chains =
+      ChainFinder(tasks, compilation.options().fuse_epilogues).Find();
   if (chains.empty()) return Status::Ok();
   std::vector<bool> removed(tasks.tasks().size(), false);
   std::vector<bool> removed_registers(tasks.registers().size(), false);

@@ -110,8 +110,11 @@ Status FoldViewsPass(Compilation& compilation);
 // Op fusion: maximal chains of element-wise compute tasks on one device (bias_add, add, add_n,
 // scale, relu, gelu, their gradients, casts) become one `fused` task whose kernel walks memory
 // once (docs/OPS.md "fused"); intermediate values read only inside a chain lose their registers,
-// values read outside it stay its outputs. Never makes a cycle (fuse_elementwise_pass.cc says
-// how). Off with CompileOptions::fuse_elementwise = false (`--no-fusion`).
+// values read outside it stay its outputs. A chain may start with the matmul whose output it
+// reads, which then runs the chain on each band of rows it computes (a product epilogue; off
+// with CompileOptions::fuse_epilogues = false, `--no-epilogues`). Never makes a cycle
+// (fuse_elementwise_pass.cc says how). Off with CompileOptions::fuse_elementwise = false
+// (`--no-fusion`).
 Status FuseElementwisePass(Compilation& compilation);
 
 // Copies between devices of different nodes become send/recv pairs joined by a wire register on

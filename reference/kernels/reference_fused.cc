@@ -1,6 +1,7 @@
 // fused (docs/OPS.md) in double: each statement of the program (proto/fused_program.h) runs
 // through the reference kernel of its own op, on tensors of the shapes InferFusedLayout gives,
-// so a fused plan's reference computes exactly what the unfused plan's reference computes.
+// so a fused plan's reference computes exactly what the unfused plan's reference computes (a
+// product epilogue's matmul through the reference matmul, whole, then the statements after it).
 #include <memory>
 #include <utility>
 
@@ -20,6 +21,10 @@ proto::KernelDef StepDef(const FusedStep& step, const std::vector<const Referenc
   def.set_op_type(FusedOpName(step.op));
   if (step.op == FusedOp::kScale) *def.add_attr() = FloatAttribute("factor", step.factor);
   if (step.op == FusedOp::kCast) *def.add_attr() = StringAttribute("dtype", DTypeName(step.dtype));
+  if (step.op == FusedOp::kMatmul) {
+    *def.add_attr() = BoolAttribute("transpose_a", step.transpose_a);
+    *def.add_attr() = BoolAttribute("transpose_b", step.transpose_b);
+  }
   for (const ReferenceTensor* operand : operands) {
     *def.add_input() = TensorDescOf(operand->dtype, operand->shape);
   }

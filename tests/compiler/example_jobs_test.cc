@@ -50,27 +50,36 @@ TEST(TransformerExample, TrainsEveryParameterWithAdamThroughCausalAttention) {
   EXPECT_EQ(CountKind(plan, proto::ACTOR_KIND_VARIABLE), 28);
   EXPECT_EQ(CountKind(plan, proto::ACTOR_KIND_UPDATE), 28);
   EXPECT_EQ(FindActor(plan, "wte.update")->kernel().op_type(), "adam_update");
-  // The tied embedding gets its two gradients summed.
-  const proto::ActorDef* tied = FindActor(plan, "wte.grad");
+  // The tied embedding gets its two gradients summed: the add_n runs in the epilogue of the
+  // output layer's weight-gradient product, which feeds it (docs/OPS.md "fused").
+  const proto::ActorDef* tied = FindActor(plan, "logits.grad_b+wte.grad");
   ASSERT_NE(tied, nullptr);
-  EXPECT_EQ(tied->kernel().op_type(), "add_n");
+  ASSERT_EQ(tied->kernel().op_type(), "fused");
+  EXPECT_EQ(tied->kernel().attr(0).string(),
+            "t0 = matmul(x0, x1, transpose_a); t1 = add_n(t0, x2); y0 = t1");
   // The position embedding's gradient undoes the broadcast over the batch.
   EXPECT_EQ(FindActor(plan, "add_positions.grad_b")->kernel().op_type(), "sum_to_shape");
   const proto::KernelDef& softmax = FindActor(plan, "h1.softmax")->kernel();
   EXPECT_EQ(softmax.attr(0).name(), "causal");
   EXPECT_TRUE(softmax.attr(0).bool_());
   EXPECT_EQ(softmax.input(0).dims_size(), 4);  // [B, H, T, T]
-  EXPECT_EQ(FindActor(plan, "h0.gelu.grad_x")->kernel().op_type(), "gelu_grad");
+  const proto::ActorDef* gelu_grad = FindActor(plan, "h0.proj.grad_a+h0.gelu.grad_x");
+  ASSERT_NE(gelu_grad, nullptr);
+  EXPECT_EQ(gelu_grad->kernel().attr(0).string(),
+            "t0 = matmul(x0, x1, transpose_b); t1 = gelu_grad(t0, x2); y0 = t1");
   EXPECT_EQ(FindActor(plan, "ln_f.grad")->kernel().output_size(), 3);
 }
 
 TEST(ExampleJobs, SummarizeWithOneLinePerActor) {
   proto::Plan plan = CompileExample("mlp");
   std::string summary = SummarizePlan(plan);
-  // Op fusion made fc1_bias+relu1 and fc2_bias+relu2 one actor each, and adds its line.
-  EXPECT_THAT(summary, HasSubstr("actors: 44 (source 1, compute 23, variable 6, accumulate 6, "
+  // Op fusion made each layer's product, bias add and relu one actor (fc1+fc1_bias+relu1), the
+  // logits' product and bias add one, and each hidden layer's input-gradient product and relu's
+  // gradient one; it adds its line.
+  EXPECT_THAT(summary, HasSubstr("actors: 39 (source 1, compute 18, variable 6, accumulate 6, "
                                  "update 6, sink 2)"));
-  EXPECT_THAT(summary, HasSubstr("fusion: 2 fused actors hold 4 element-wise ops"));
+  EXPECT_THAT(summary, HasSubstr("fusion: 5 fused actors hold 7 element-wise ops; 5 products run "
+                                 "theirs in their epilogues"));
   // Schedule, "devices:", per device its line and what it holds, actors, fusion, the table's
   // header.
   EXPECT_EQ(std::count(summary.begin(), summary.end(), '\n'),

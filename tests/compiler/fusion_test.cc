@@ -12,6 +12,7 @@
 
 #include "compiler/compiler.h"
 #include "compiler/testing/compiler_test_util.h"
+#include "plan/register_lifetimes.h"
 #include "reference/interpreter/reference_interpreter.h"
 #include "trace/plan_facts.h"
 
@@ -58,16 +59,20 @@ TEST(Fusion, TheMlpsBiasAddAndReluBecomeOneActorWithoutTheIntermediateRegister) 
   const proto::Plan unfused = Compile("tests/compiler/jobs/mlp.pbtxt", false);
   const proto::Plan fused = Compile("tests/compiler/jobs/mlp.pbtxt", true);
   EXPECT_EQ(CountFused(unfused), 0);
-  const proto::ActorDef* layer = FindActor(fused, "fc1_bias+relu1");
+  // The product that feeds the chain runs it in its epilogue (docs/OPS.md "fused").
+  const proto::ActorDef* layer = FindActor(fused, "fc1+fc1_bias+relu1");
   ASSERT_NE(layer, nullptr);
   EXPECT_EQ(layer->kernel().op_type(), "fused");
-  EXPECT_EQ(Program(*layer), "t0 = bias_add(x0, x1); t1 = relu(t0); y0 = t1");
+  EXPECT_EQ(Program(*layer), "t0 = matmul(x0, x1); t1 = bias_add(t0, x2); t2 = relu(t1); y0 = t2");
+  EXPECT_EQ(FindActor(fused, "fc1"), nullptr);
   EXPECT_EQ(FindActor(fused, "fc1_bias"), nullptr);
   EXPECT_EQ(FindActor(fused, "relu1"), nullptr);
-  // h1b was read by relu1 alone: it has no register any more; a1 (read by fc2 and relu1's
-  // gradient) is the fused actor's output, under its old name.
-  EXPECT_NE(FindRegister(unfused, "h1b"), nullptr);
-  EXPECT_EQ(FindRegister(fused, "h1b"), nullptr);
+  // h1 (the product's c) and h1b were read inside the chain alone: they have no register any
+  // more; a1 (read by fc2 and relu1's gradient) is the fused actor's output, under its old name.
+  for (const char* gone : {"h1", "h1b"}) {
+    EXPECT_NE(FindRegister(unfused, gone), nullptr) << gone;
+    EXPECT_EQ(FindRegister(fused, gone), nullptr) << gone;
+  }
   ASSERT_NE(FindRegister(fused, "a1"), nullptr);
   EXPECT_EQ(FindRegister(fused, "a1")->producer(), layer->id());
   EXPECT_LT(fused.actor_size(), unfused.actor_size());
@@ -76,10 +81,13 @@ TEST(Fusion, TheMlpsBiasAddAndReluBecomeOneActorWithoutTheIntermediateRegister) 
 
 TEST(Fusion, UnderBf16AChainKeepsTheValueTheBackwardPassReadsAndWritesTheBfloat16Copy) {
   const proto::Plan plan = Compile("tests/compiler/jobs/mlp.pbtxt", true, proto::PRECISION_BF16);
-  const proto::ActorDef* layer = FindActor(plan, "fc1_bias+relu1+a1.bf16");
+  const proto::ActorDef* layer = FindActor(plan, "fc1+fc1_bias+relu1+a1.bf16");
   ASSERT_NE(layer, nullptr);
   EXPECT_EQ(Program(*layer),
-            "t0 = bias_add(x0, x1); t1 = relu(t0); t2 = cast(t1, bfloat16); y0 = t1; y1 = t2");
+            "t0 = matmul(x0, x1); t1 = bias_add(t0, x2); t2 = relu(t1); t3 = cast(t2, bfloat16); "
+            "y0 = t2; y1 = t3");
+  EXPECT_EQ(layer->kernel().input(0).dtype(), proto::DATA_TYPE_BFLOAT16);
+  EXPECT_EQ(layer->kernel().input(1).dtype(), proto::DATA_TYPE_BFLOAT16);
   ASSERT_EQ(layer->output_register_size(), 2);
   EXPECT_EQ(plan.register_def(layer->output_register(1)).tensor().dtype(),
             proto::DATA_TYPE_BFLOAT16);
@@ -100,16 +108,17 @@ TEST(Fusion, CompileDumpAndSummaryShowTheFusedActorsAndTheirOps) {
   EXPECT_THAT(dump, HasSubstr("kernel fused {program: \"t0 = "));
   const std::string summary = SummarizePlan(plan);
   EXPECT_THAT(summary, HasSubstr("fusion: " + std::to_string(CountFused(plan)) + " fused actors"));
-  EXPECT_THAT(summary, HasSubstr("(fused: bias_add+gelu)"));
+  EXPECT_THAT(summary, HasSubstr("(fused: matmul+bias_add+gelu)"));
+  EXPECT_THAT(summary, HasSubstr(" products run theirs in their epilogue"));
 }
 
 TEST(Fusion, TheTraceLabelsAFusedActorWithTheOpsItHolds) {
   const proto::Plan plan = Compile("tests/compiler/jobs/mlp.pbtxt", true);
   const trace::PlanFacts facts = trace::DescribePlan(plan);
-  const proto::ActorDef* layer = FindActor(plan, "fc1_bias+relu1");
+  const proto::ActorDef* layer = FindActor(plan, "fc1+fc1_bias+relu1");
   ASSERT_NE(layer, nullptr);
-  EXPECT_EQ(facts.actors[static_cast<size_t>(layer->id())].name, "fc1_bias+relu1");
-  EXPECT_EQ(facts.actors[static_cast<size_t>(layer->id())].op_type, "fused: bias_add+relu");
+  EXPECT_EQ(facts.actors[static_cast<size_t>(layer->id())].name, "fc1+fc1_bias+relu1");
+  EXPECT_EQ(facts.actors[static_cast<size_t>(layer->id())].op_type, "fused: matmul+bias_add+relu");
 }
 
 // On two devices chains fuse on each device alone, and the plan still passes every check
@@ -122,8 +131,8 @@ TEST(Fusion, DataParallelPlansFuseOnEachDevice) {
   options.parallel.set_data_parallel(2);
   StatusOr<proto::Plan> plan = CompileJob(*job, options);
   ASSERT_TRUE(plan.ok()) << plan.status();
-  EXPECT_NE(FindActor(*plan, "fc1_bias+relu1@0"), nullptr);
-  EXPECT_NE(FindActor(*plan, "fc1_bias+relu1@1"), nullptr);
+  EXPECT_NE(FindActor(*plan, "fc1+fc1_bias+relu1@0"), nullptr);
+  EXPECT_NE(FindActor(*plan, "fc1+fc1_bias+relu1@1"), nullptr);
 }
 
 TEST(Fusion, TensorsInAnotherLayoutThanPlainStayWithTheirOwnKernels) {
@@ -174,6 +183,71 @@ TEST(Fusion, FusedPlansComputeWhatUnfusedPlansComputeInTheReference) {
       EXPECT_GT(CountFused(fused), 0);
       ExpectSameReferenceResults(Compile(path, false, precision), fused);
     }
+  }
+}
+
+// Which products take which chains: each forward layer's product its bias and activation, the
+// backward dx products relu's gradient (transposed b); products whose c only a reduction, an
+// accumulation or an update reads (the weight gradients) stay matmul actors.
+TEST(Fusion, ProductsTakeTheElementWiseChainsThatReadThemAndOnlyThose) {
+  const proto::Plan plan = Compile("tests/compiler/jobs/mlp.pbtxt", true);
+  const proto::ActorDef* logits = FindActor(plan, "fc3+fc3_bias");
+  ASSERT_NE(logits, nullptr);
+  EXPECT_EQ(Program(*logits), "t0 = matmul(x0, x1); t1 = bias_add(t0, x2); y0 = t1");
+  const proto::ActorDef* gradient = FindActor(plan, "fc3.grad_a+relu2.grad_x");
+  ASSERT_NE(gradient, nullptr);
+  EXPECT_EQ(Program(*gradient),
+            "t0 = matmul(x0, x1, transpose_b); t1 = relu_grad(t0, x2); y0 = t1");
+  int products = 0;
+  for (const proto::ActorDef& actor : plan.actor()) {
+    if (actor.kernel().op_type() != "matmul") continue;
+    ++products;
+    EXPECT_NE(actor.name().find(".grad_b"), std::string::npos) << actor.name();
+  }
+  EXPECT_EQ(products, 3) << "the three weight gradients";
+}
+
+// A fused product's outputs never lie over its operands, and its value never over an input:
+// other bands read the operands, and a band of c lands before the chain reads its inputs
+// (proto/fused_program.h FusedMayWriteOver).
+TEST(Fusion, NoOutputOfAProductEpilogueLiesOverTheProductsOperands) {
+  for (const char* path :
+       {"tests/compiler/jobs/mlp.pbtxt", "tests/compiler/jobs/transformer.pbtxt"}) {
+    for (proto::Precision precision : {proto::PRECISION_FLOAT32, proto::PRECISION_BF16}) {
+      const proto::Plan plan = Compile(path, true, precision);
+      int epilogues = 0;
+      for (const proto::ActorDef& actor : plan.actor()) {
+        if (Program(actor).rfind("t0 = matmul(", 0) != 0) continue;
+        ++epilogues;
+        for (int input = 0; input < 2; ++input) {
+          for (int64_t output : actor.output_register()) {
+            EXPECT_FALSE(plan::KernelMayWriteOver(plan, actor, actor.input_register(input), output))
+                << path << " " << actor.name();
+          }
+        }
+      }
+      EXPECT_GT(epilogues, 0) << path;
+    }
+  }
+}
+
+// `--no-epilogues` (CompileOptions::fuse_epilogues = false): products stay matmul actors and
+// the element-wise chains after them fuse on their own, as before product epilogues.
+TEST(Fusion, WithoutEpiloguesChainsFuseWithoutTheirProducts) {
+  StatusOr<JobFile> job = ParseJobFile("tests/compiler/jobs/mlp.pbtxt");
+  ASSERT_TRUE(job.ok()) << job.status();
+  CompileOptions options;
+  options.steps = 3;
+  options.fuse_epilogues = false;
+  StatusOr<proto::Plan> plan = CompileJob(*job, options);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  const proto::ActorDef* layer = FindActor(*plan, "fc1_bias+relu1");
+  ASSERT_NE(layer, nullptr);
+  EXPECT_EQ(Program(*layer), "t0 = bias_add(x0, x1); t1 = relu(t0); y0 = t1");
+  ASSERT_NE(FindActor(*plan, "fc1"), nullptr);
+  EXPECT_EQ(FindActor(*plan, "fc1")->kernel().op_type(), "matmul");
+  for (const proto::ActorDef& actor : plan->actor()) {
+    EXPECT_EQ(Program(actor).find("matmul"), std::string::npos) << actor.name();
   }
 }
 

@@ -140,8 +140,9 @@ TEST(PrecisionPolicy, Bf16ProductsReadBFloat16CopiesAndEverythingElseStaysFloat3
 TEST(PrecisionPolicy, TheBackwardPassKeepsTheBf16CopyOfAnActivation) {
   const proto::Plan plan = Compile(ExampleText("mlp"), proto::PRECISION_BF16);
   // fc2 reads a1 forward, and its weight gradient reads a1 again: both read a1's one bf16 copy,
-  // so what waits for the backward pass is the bf16 copy (half the bytes).
-  const proto::ActorDef* forward = FindActor(plan, "fc2");
+  // so what waits for the backward pass is the bf16 copy (half the bytes). fc2 runs its bias,
+  // relu and cast in its epilogue (docs/OPS.md "fused"); its first input is still a1's copy.
+  const proto::ActorDef* forward = FindActor(plan, "fc2+fc2_bias+relu2+a2.bf16");
   const proto::ActorDef* weight_gradient = FindActor(plan, "fc2.grad_b");
   ASSERT_NE(forward, nullptr);
   ASSERT_NE(weight_gradient, nullptr);

@@ -6,7 +6,10 @@
 // Tolerances: as for the unfused ops (elementwise_matches_reference_test.cc): kRounding for
 // chains of a few roundings, gelu's 1e-6 absolute and relative for chains through gelu or
 // gelu_grad. A bfloat16 output may round the other way from the reference's where the float32
-// value lies within its error of a rounding boundary: one bfloat16 unit (2^-8 relative).
+// value lies within its error of a rounding boundary: one bfloat16 unit (2^-8 relative). A
+// product epilogue (a program that starts with matmul): the product's SumTolerance(K), as for
+// matmul (matmul_matches_reference_test.cc), with one term more per addition after it; against
+// the unfused matmul kernel and the element-wise kernels after it, bit for bit.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -136,6 +139,112 @@ TEST(FusedKernel, RefusesAProgramItsShapesDoNotFit) {
   ASSERT_FALSE(status.ok());
   EXPECT_NE(status.message().find("does not match the last axis"), std::string::npos)
       << status.message();
+}
+
+// Products of these shapes run whole (below kBlasSingleThreadWork), in bands of rows, and in
+// bands of columns (c short and wide) on a runner of several threads.
+struct ProductShape {
+  int64_t m;
+  int64_t k;
+  int64_t n;
+};
+constexpr ProductShape kProductShapes[] = {{37, 53, 29}, {150, 64, 70}, {40, 64, 300}};
+
+TEST(FusedKernel, AProductEpilogueMatchesTheReferenceForEveryTransposeAndSplit) {
+  for (const ProductShape& size : kProductShapes) {
+    for (bool transpose_a : {false, true}) {
+      for (bool transpose_b : {false, true}) {
+        const std::string flags =
+            std::string(transpose_a ? ", transpose_a" : "") + (transpose_b ? ", transpose_b" : "");
+        const std::string program =
+            "t0 = matmul(x0, x1" + flags + "); t1 = bias_add(t0, x2); t2 = relu(t1); y0 = t2";
+        SCOPED_TRACE(program + " m " + std::to_string(size.m) + " n " + std::to_string(size.n));
+        const Shape a = transpose_a ? Shape({size.k, size.m}) : Shape({size.m, size.k});
+        const Shape b = transpose_b ? Shape({size.n, size.k}) : Shape({size.k, size.n});
+        OpCase op{"fused",
+                  {Program(program)},
+                  {RandomFloats(a, 1), RandomFloats(b, 2), RandomFloats(Shape({size.n}), 3)},
+                  {Shape({size.m, size.n})}};
+        ExpectCpuMatchesReferenceOnEveryRunner(op, SumTolerance(size.k + 1));
+      }
+    }
+  }
+}
+
+TEST(FusedKernel, ABfloat16ProductEpilogueKeepsItsValueAndMatchesTheReference) {
+  // The backward pass's dx = dy w^T, relu's gradient and the bf16 copy for the next product;
+  // the product's value leaves too (its bands land in that output).
+  const int64_t m = 256, k = 96, n = 160;
+  OpCase op{"fused",
+            {Program("t0 = matmul(x0, x1, transpose_b); t1 = relu_grad(t0, x2); "
+                     "t2 = cast(t1, bfloat16); y0 = t0; y1 = t1; y2 = t2")},
+            {RandomBFloat16s(Shape({m, k}), 4), RandomBFloat16s(Shape({n, k}), 5),
+             RandomFloats(Shape({m, n}), 6)},
+            {Shape({m, n}), Shape({m, n}), Shape({m, n})}};
+  op.output_dtypes = {DType::kFloat32, DType::kFloat32, DType::kBFloat16};
+  // The bf16 copy: the float32 value's error may round it the other way, one bfloat16 unit
+  // (up to 2^-7 of the value) besides that error.
+  const Tolerance copy = {2 * kBFloat16Epsilon, 1e-30, SumTolerance(k).per_term};
+  for (int threads : {1, 3}) {
+    runtime::ThreadedTestRunner runner(threads, runtime::ThreadedTestRunner::Split::kUneven);
+    ExpectCpuMatchesReference(op, {SumTolerance(k), SumTolerance(k), copy}, &runner);
+  }
+}
+
+// The fused product epilogue against the matmul kernel, then the element-wise kernels, on the
+// same runner: bit for bit, in float32 (whole, row bands, column bands) and bf16.
+TEST(FusedKernel, AProductEpilogueComputesExactlyWhatTheUnfusedKernelsCompute) {
+  runtime::KernelRegistry registry;
+  runtime::RegisterCpuKernels(&registry);
+  runtime::ThreadedTestRunner runner(2, runtime::ThreadedTestRunner::Split::kEven);
+  auto run = [&](const std::string& op_type, const std::vector<proto::Attribute>& attributes,
+                 std::vector<HostTensor> inputs, std::vector<HostTensor> outputs) {
+    KernelHarness harness(op_type, attributes, std::move(inputs), std::move(outputs));
+    const Status created = harness.Create(registry);
+    EXPECT_TRUE(created.ok()) << op_type << ": " << created;
+    EXPECT_TRUE(harness.Run(&runner).ok()) << op_type;
+    std::vector<HostTensor> results;
+    for (int k = 0; k < harness.actor().kernel().output_size(); ++k) {
+      results.push_back(harness.output(k));
+    }
+    return results;
+  };
+  for (bool bf16 : {false, true}) {
+    for (const ProductShape& size : kProductShapes) {
+      SCOPED_TRACE(std::string(bf16 ? "bf16" : "float32") + " m " + std::to_string(size.m) + " n " +
+                   std::to_string(size.n));
+      const Shape c_shape({size.m, size.n});
+      const HostTensor a = bf16 ? RandomBFloat16s(Shape({size.m, size.k}), 7)
+                                : RandomFloats(Shape({size.m, size.k}), 7);
+      const HostTensor b = bf16 ? RandomBFloat16s(Shape({size.k, size.n}), 8)
+                                : RandomFloats(Shape({size.k, size.n}), 8);
+      const HostTensor bias = RandomFloats(Shape({size.n}), 9);
+      const HostTensor zeros = HostTensor::Zeros(DType::kFloat32, c_shape);
+      const HostTensor half_zeros = HostTensor::Zeros(DType::kBFloat16, c_shape);
+      const HostTensor c = run("matmul", {}, {a, b}, {zeros})[0];
+      const HostTensor biased = run("bias_add", {}, {c, bias}, {zeros})[0];
+      const HostTensor gelu = run("gelu", {}, {biased}, {zeros})[0];
+      const HostTensor half =
+          run("cast", {StringAttribute("dtype", "bfloat16")}, {gelu}, {half_zeros})[0];
+      // Without the product's value among the outputs (scratch bands), and with it.
+      const std::vector<HostTensor> fused =
+          run("fused",
+              {Program("t0 = matmul(x0, x1); t1 = bias_add(t0, x2); t2 = gelu(t1); "
+                       "t3 = cast(t2, bfloat16); y0 = t1; y1 = t3")},
+              {a, b, bias}, {zeros, half_zeros});
+      const std::vector<HostTensor> kept =
+          run("fused", {Program("t0 = matmul(x0, x1); t1 = bias_add(t0, x2); y0 = t0; y1 = t1")},
+              {a, b, bias}, {zeros, zeros});
+      ASSERT_EQ(fused.size(), 2u);
+      ASSERT_EQ(kept.size(), 2u);
+      for (size_t i = 0; i < c.floats.size(); ++i) {
+        ASSERT_EQ(fused[0].floats[i], biased.floats[i]) << i;
+        ASSERT_EQ(fused[1].bf16s[i].bits, half.bf16s[i].bits) << i;
+        ASSERT_EQ(kept[0].floats[i], c.floats[i]) << i;
+        ASSERT_EQ(kept[1].floats[i], biased.floats[i]) << i;
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -33,10 +33,12 @@ class WideningProduct final : public Bf16Product {
     gemm_.k = shape.k;
   }
 
-  void Run(ParallelRunner* parallel, const BFloat16* a, const BFloat16* b, float* c) override {
+  using Bf16Product::Run;
+  void Run(ParallelRunner* parallel, const BFloat16* a, const BFloat16* b,
+           ProductEpilogue& epilogue) override {
     Widen(parallel, a, a_.data(), static_cast<int64_t>(a_.size()));
     Widen(parallel, b, b_.data(), static_cast<int64_t>(b_.size()));
-    gemm_.RunParallel(parallel, a_.data(), b_.data(), c);
+    gemm_.RunParallel(parallel, a_.data(), b_.data(), epilogue);
   }
 
   std::string implementation() const override { return "float32 fallback (openblas sgemm)"; }
@@ -89,11 +91,20 @@ class OneDnnProduct final : public Bf16Product {
     return std::unique_ptr<Bf16Product>(std::move(product));
   }
 
-  void Run(ParallelRunner* parallel, const BFloat16* a, const BFloat16* b, float* c) override {
+  using Bf16Product::Run;
+  void Run(ParallelRunner* parallel, const BFloat16* a, const BFloat16* b,
+           ProductEpilogue& epilogue) override {
+    // One band runs on the calling thread, outside any parallel loop: its epilogue may spread.
+    ParallelRunner* outside = bands_.size() == 1 ? parallel : nullptr;
     auto run_bands = [&](int64_t begin, int64_t end) {
       // oneDNN runs on the calling thread only: one OpenMP thread for this thread's regions.
       omp_set_num_threads(1);
-      for (int64_t index = begin; index < end; ++index) RunBand(bands_[index], a, b, c);
+      for (int64_t index = begin; index < end; ++index) {
+        Band& band = bands_[index];
+        float* rows = epilogue.Rows(band.row_begin, band.row_begin + band.rows);
+        RunBand(band, a, b, rows);
+        epilogue.Written(rows, band.row_begin, band.row_begin + band.rows, outside);
+      }
     };
     if (bands_.size() == 1) {
       run_bands(0, 1);
@@ -121,7 +132,7 @@ class OneDnnProduct final : public Bf16Product {
                   for (int64_t lane = begin; lane < end; ++lane) {
                     for (int64_t index = lane; index < batch; index += lanes) {
                       RunBand(lanes_[lane], a + index * a_size, b + index * b_size,
-                              c + index * c_size);
+                              c + index * c_size + lanes_[lane].row_begin * shape_.n);
                     }
                   }
                 });
@@ -194,12 +205,13 @@ class OneDnnProduct final : public Bf16Product {
     return dnnl::matmul::primitive_desc(dnnl::matmul::desc(a, b, c), attributes, engine_);
   }
 
-  void RunBand(Band& band, const BFloat16* a, const BFloat16* b, float* c) const {
+  // `c_rows`: where the band's first row of c goes (row stride N).
+  void RunBand(Band& band, const BFloat16* a, const BFloat16* b, float* c_rows) const {
     const BFloat16* a_band =
         shape_.transpose_a ? a + band.row_begin : a + band.row_begin * shape_.k;
     band.a.set_data_handle(const_cast<BFloat16*>(a_band));
     band.b.set_data_handle(const_cast<BFloat16*>(b));
-    band.c.set_data_handle(c + band.row_begin * shape_.n);
+    band.c.set_data_handle(c_rows);
     // The C interface takes the arguments as an array: no map to build per firing.
     dnnl_exec_arg_t arguments[] = {{DNNL_ARG_SRC, band.a.get()},
                                    {DNNL_ARG_WEIGHTS, band.b.get()},

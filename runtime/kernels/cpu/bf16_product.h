@@ -24,6 +24,7 @@
 
 #include "base/bfloat16.h"
 #include "base/status.h"
+#include "runtime/kernels/cpu/product_epilogue.h"
 #include "runtime/kernels/parallel_runner.h"
 
 namespace softwire {
@@ -47,7 +48,15 @@ class Bf16Product {
                                                        bool allow_native = true);
 
   // c = op(a) op(b); c is row-major [M, N].
-  virtual void Run(ParallelRunner* parallel, const BFloat16* a, const BFloat16* b, float* c) = 0;
+  void Run(ParallelRunner* parallel, const BFloat16* a, const BFloat16* b, float* c) {
+    RowsInC rows(c, shape().n);
+    Run(parallel, a, b, rows);
+  }
+
+  // The same bands, each written where `epilogue` says and handed to it right after
+  // (product_epilogue.h): the fused kernel's product epilogue.
+  virtual void Run(ParallelRunner* parallel, const BFloat16* a, const BFloat16* b,
+                   ProductEpilogue& epilogue) = 0;
 
   // `batch` products of this shape, stored one after another in a, b and c (batch_matmul).
   // Small products are spread over the threads whole; large ones each run in bands.

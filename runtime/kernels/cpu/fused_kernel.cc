@@ -16,6 +16,17 @@
 //
 // Parallelism: blocks are split over the device's threads in flat chunks (ParallelFor); each
 // thread keeps its blocks on its own stack.
+//
+// A product epilogue (a program that starts with matmul): the product runs as the matmul
+// kernel runs it (GemmShape::RunParallel for float32, Bf16Product for bfloat16: the same calls
+// in the same bands, so c holds the same values), and each band of c's rows, as soon as it is
+// computed, goes through the statements above on the thread that computed it, while it is in
+// cache (product_epilogue.h). A band lands in the output that is the product's value when the
+// program keeps it (the backward pass reads it), else in a scratch band of the thread's own,
+// grown to the largest band it sees and kept for later firings; c is never written whole. The
+// compiler never lays an output of such a kernel over the product's operands or lays the
+// product's value over an input (proto/fused_program.h FusedMayWriteOver): other bands read
+// all of b, and a band of c lands before the statements read their inputs.
 #include <algorithm>
 #include <cstring>
 #include <memory>
@@ -25,10 +36,13 @@
 #include "base/bfloat16.h"
 #include "proto/fused_program.h"
 #include "proto/kernel_attributes.h"
+#include "runtime/kernels/cpu/bf16_product.h"
 #include "runtime/kernels/cpu/elementwise_functions.h"
+#include "runtime/kernels/cpu/gemm_shape.h"
 #include "runtime/kernels/cpu/kernel_families.h"
 #include "runtime/kernels/cpu/kernel_signature.h"
 #include "runtime/kernels/cpu/parallel_for.h"
+#include "runtime/kernels/cpu/product_epilogue.h"
 
 namespace softwire {
 namespace runtime {
@@ -41,8 +55,15 @@ constexpr size_t kMaxBuffers = 24;
 
 // Where a statement's operand lives during a block.
 struct Source {
-  enum Kind { kInput, kBuffer } kind = kInput;
-  int index = 0;  // Kernel input (read in place) or buffer.
+  enum Kind { kInput, kBuffer, kProduct } kind = kInput;
+  int index = 0;  // Kernel input (read in place) or buffer; unused for the product's value.
+};
+
+// The product's value for the range a block interpreter runs on: flat element `begin` of c
+// is at `data`.
+struct ProductRows {
+  const float* data = nullptr;
+  int64_t begin = 0;
 };
 
 // An input that is staged into a buffer per block: bfloat16 (widened) or repeated (period < N).
@@ -64,6 +85,7 @@ struct CompiledStep {
 struct CompiledOutput {
   int buffer = 0;
   bool bfloat16 = false;
+  bool product = false;  // The product's value: its bands are written there already.
 };
 
 class FusedKernel final : public Kernel {
@@ -99,24 +121,101 @@ class FusedKernel final : public Kernel {
     }
     auto kernel = std::unique_ptr<FusedKernel>(new FusedKernel(layout->elements));
     SOFTWIRE_RETURN_IF_ERROR(kernel->Compile(def, *program, *layout, dtypes));
+    if (program->HasProduct()) {
+      SOFTWIRE_RETURN_IF_ERROR(kernel->MakeProduct(program->steps[0], *layout, dtypes[0]));
+    }
     return std::unique_ptr<Kernel>(std::move(kernel));
   }
 
   Status Run(const KernelContext& context) override {
+    if (has_product_) {
+      Epilogue epilogue(*this, context);
+      if (bf16_product_ != nullptr) {
+        bf16_product_->Run(context.parallel, context.inputs[0].As<BFloat16>(),
+                           context.inputs[1].As<BFloat16>(), epilogue);
+      } else {
+        gemm_.RunParallel(context.parallel, context.inputs[0].As<float>(),
+                          context.inputs[1].As<float>(), epilogue);
+      }
+      return Status::Ok();
+    }
     ParallelFor(context.parallel, elements_, MinChunkFor(work_per_element_),
-                [&](int64_t begin, int64_t end) { RunRange(context, begin, end); });
+                [&](int64_t begin, int64_t end) { RunRange(context, ProductRows(), begin, end); });
     return Status::Ok();
   }
 
  private:
+  // The statements after the product, on each band of its rows (see the file comment).
+  class Epilogue final : public ProductEpilogue {
+   public:
+    Epilogue(const FusedKernel& kernel, const KernelContext& context)
+        : kernel_(kernel), context_(context) {}
+
+    float* Rows(int64_t begin, int64_t end) override {
+      const int64_t columns = kernel_.gemm_.n;
+      if (kernel_.product_output_ >= 0) {
+        return context_.outputs[static_cast<size_t>(kernel_.product_output_)].As<float>() +
+               begin * columns;
+      }
+      // On a cache line, as the arena's registers are: the product's vector stores and the
+      // statements' loads would otherwise split lines.
+      thread_local std::vector<float> scratch;
+      constexpr size_t kLine = 64;
+      const size_t size = static_cast<size_t>((end - begin) * columns);
+      if (scratch.size() < size + kLine / sizeof(float))
+        scratch.resize(size + kLine / sizeof(float));
+      void* data = scratch.data();
+      size_t space = scratch.size() * sizeof(float);
+      return static_cast<float*>(std::align(kLine, size * sizeof(float), data, space));
+    }
+
+    void Written(float* rows, int64_t begin, int64_t end, ParallelRunner* parallel) override {
+      const int64_t columns = kernel_.gemm_.n;
+      const ProductRows product{rows, begin * columns};
+      if (parallel == nullptr) {
+        kernel_.RunRange(context_, product, begin * columns, end * columns);
+        return;
+      }
+      ParallelFor(parallel, (end - begin) * columns, MinChunkFor(kernel_.work_per_element_),
+                  [&](int64_t first, int64_t last) {
+                    kernel_.RunRange(context_, product, product.begin + first,
+                                     product.begin + last);
+                  });
+    }
+
+   private:
+    const FusedKernel& kernel_;
+    const KernelContext& context_;
+  };
+
   explicit FusedKernel(int64_t elements) : elements_(elements) {}
+
+  // The product of statement 0, made as the matmul kernel makes it (matmul_kernels.cc).
+  Status MakeProduct(const FusedStep& step, const FusedLayout& layout, DType operands) {
+    has_product_ = true;
+    gemm_.transpose_a = step.transpose_a;
+    gemm_.transpose_b = step.transpose_b;
+    gemm_.m = layout.product_rows;
+    gemm_.n = layout.product_columns;
+    gemm_.k = layout.product_depth;
+    if (operands != DType::kBFloat16) return Status::Ok();
+    Bf16ProductShape shape;
+    shape.transpose_a = gemm_.transpose_a;
+    shape.transpose_b = gemm_.transpose_b;
+    shape.m = gemm_.m;
+    shape.n = gemm_.n;
+    shape.k = gemm_.k;
+    SOFTWIRE_ASSIGN_OR_RETURN(bf16_product_, Bf16Product::Create(shape));
+    return Status::Ok();
+  }
 
   // Assigns buffers: one per staged input, one per statement.
   Status Compile(const proto::KernelDef& def, const FusedProgram& program,
                  const FusedLayout& layout, const std::vector<DType>& dtypes) {
     std::vector<Source> input_source(dtypes.size());
     int buffers = 0;
-    for (size_t input = 0; input < dtypes.size(); ++input) {
+    const size_t product_operands = program.HasProduct() ? 2 : 0;  // Read by the product only.
+    for (size_t input = product_operands; input < dtypes.size(); ++input) {
       const bool bfloat16 = dtypes[input] == DType::kBFloat16;
       const int64_t period = layout.input_period[input];
       if (!bfloat16 && period == elements_) {
@@ -128,6 +227,10 @@ class FusedKernel final : public Kernel {
     }
     work_per_element_ = static_cast<int64_t>(dtypes.size() + program.outputs.size());
     for (const FusedStep& step : program.steps) {
+      if (step.op == FusedOp::kMatmul) {  // Statement 0: its value comes in bands.
+        steps_.push_back({CompiledStep(), {Source::kProduct, 0}});
+        continue;
+      }
       CompiledStep compiled;
       compiled.op = step.op;
       compiled.factor = static_cast<float>(step.factor);
@@ -148,19 +251,27 @@ class FusedKernel final : public Kernel {
     }
     for (size_t output = 0; output < program.outputs.size(); ++output) {
       const size_t step = static_cast<size_t>(program.outputs[output]);
+      const bool product = program.steps[step].op == FusedOp::kMatmul;
+      if (product) product_output_ = static_cast<int>(output);
       outputs_.push_back(
-          {steps_[step].compiled.buffer, layout.step_dtypes[step] == DType::kBFloat16});
+          {steps_[step].compiled.buffer, layout.step_dtypes[step] == DType::kBFloat16, product});
     }
     return Status::Ok();
   }
 
-  void RunRange(const KernelContext& context, int64_t begin, int64_t end) const {
+  // Flat elements [begin, end); `product`: the product's value there (a product epilogue).
+  void RunRange(const KernelContext& context, const ProductRows& product, int64_t begin,
+                int64_t end) const {
     alignas(64) float buffers[kMaxBuffers][kBlock];
     for (int64_t block = begin; block < end; block += kBlock) {
       const int64_t count = std::min(kBlock, end - block);
       for (const StagedInput& staged : staged_) Stage(context, staged, block, count, buffers);
-      for (const Step& step : steps_) RunStep(context, step.compiled, block, count, buffers);
+      for (const Step& step : steps_) {
+        if (step.buffer_source.kind == Source::kProduct) continue;
+        RunStep(context, step.compiled, product, block, count, buffers);
+      }
       for (size_t output = 0; output < outputs_.size(); ++output) {
+        if (outputs_[output].product) continue;
         Store(context.outputs[output].data, outputs_[output], block, count, buffers);
       }
     }
@@ -185,19 +296,22 @@ class FusedKernel final : public Kernel {
     }
   }
 
-  static const float* Operand(const KernelContext& context, const Source& source, int64_t block,
-                              float (*buffers)[kBlock]) {
+  static const float* Operand(const KernelContext& context, const Source& source,
+                              const ProductRows& product, int64_t block, float (*buffers)[kBlock]) {
     if (source.kind == Source::kBuffer) return buffers[source.index];
+    if (source.kind == Source::kProduct) return product.data + (block - product.begin);
     return static_cast<const float*>(context.inputs[static_cast<size_t>(source.index)].data) +
            block;
   }
 
-  static void RunStep(const KernelContext& context, const CompiledStep& step, int64_t block,
-                      int64_t count, float (*buffers)[kBlock]) {
+  static void RunStep(const KernelContext& context, const CompiledStep& step,
+                      const ProductRows& product, int64_t block, int64_t count,
+                      float (*buffers)[kBlock]) {
     float* __restrict out = buffers[step.buffer];
-    const float* a = Operand(context, step.operands[0], block, buffers);
-    const float* b =
-        step.operands.size() > 1 ? Operand(context, step.operands[1], block, buffers) : nullptr;
+    const float* a = Operand(context, step.operands[0], product, block, buffers);
+    const float* b = step.operands.size() > 1
+                         ? Operand(context, step.operands[1], product, block, buffers)
+                         : nullptr;
     switch (step.op) {
       case FusedOp::kBiasAdd:
       case FusedOp::kAdd:
@@ -207,7 +321,7 @@ class FusedKernel final : public Kernel {
         // In operand order, as add_n sums (docs/OPS.md).
         for (int64_t i = 0; i < count; ++i) out[i] = a[i] + b[i];
         for (size_t k = 2; k < step.operands.size(); ++k) {
-          const float* x = Operand(context, step.operands[k], block, buffers);
+          const float* x = Operand(context, step.operands[k], product, block, buffers);
           for (int64_t i = 0; i < count; ++i) out[i] += x[i];
         }
         break;
@@ -227,6 +341,8 @@ class FusedKernel final : public Kernel {
         break;
       case FusedOp::kGeluGrad:
         for (int64_t i = 0; i < count; ++i) out[i] = GeluGrad::Apply(a[i], b[i]);
+        break;
+      case FusedOp::kMatmul:  // Not a block statement: its value comes in bands.
         break;
       case FusedOp::kCast:
         if (step.dtype == DType::kBFloat16) {
@@ -257,6 +373,11 @@ class FusedKernel final : public Kernel {
 
   const int64_t elements_;
   int64_t work_per_element_ = 1;
+  bool has_product_ = false;
+  GemmShape gemm_;                             // The product's shape (float32: its runner).
+  std::unique_ptr<Bf16Product> bf16_product_;  // Null for float32 operands.
+  int product_output_ = -1;                    // The output that is the product's value.
+
   std::vector<StagedInput> staged_;
   std::vector<Step> steps_;
   std::vector<CompiledOutput> outputs_;

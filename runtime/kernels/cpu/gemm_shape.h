@@ -1,6 +1,7 @@
 // GemmShape: one row-major float32 product c[M, N] = op(a) op(b) on OpenBLAS sgemm, whole or
 // in bands of rows (or columns) on the device's threads. matmul_kernels.cc explains the two
-// ways of running it in parallel; bf16_product.cc uses it for its float32 fallback.
+// ways of running it in parallel; bf16_product.cc uses it for its float32 fallback, and the
+// fused kernel with an epilogue (product_epilogue.h).
 #ifndef SOFTWIRE_RUNTIME_KERNELS_CPU_GEMM_SHAPE_H_
 #define SOFTWIRE_RUNTIME_KERNELS_CPU_GEMM_SHAPE_H_
 
@@ -11,6 +12,7 @@
 #include <cstring>
 
 #include "runtime/kernels/cpu/parallel_for.h"
+#include "runtime/kernels/cpu/product_epilogue.h"
 
 namespace softwire {
 namespace runtime {
@@ -43,10 +45,16 @@ struct GemmShape {
   // Rows [row_begin, row_end) and columns [column_begin, column_end) of c.
   void RunBlock(const float* a, const float* b, float* c, int64_t row_begin, int64_t row_end,
                 int64_t column_begin, int64_t column_end) const {
+    RunBlockAt(a, b, c + row_begin * n, row_begin, row_end, column_begin, column_end);
+  }
+
+  // The same block, with `c_rows` where row `row_begin` of c lies (row stride N).
+  void RunBlockAt(const float* a, const float* b, float* c_rows, int64_t row_begin, int64_t row_end,
+                  int64_t column_begin, int64_t column_end) const {
     const int64_t rows = row_end - row_begin;
     const int64_t columns = column_end - column_begin;
     if (rows <= 0 || columns <= 0) return;
-    float* c_block = c + row_begin * n + column_begin;
+    float* c_block = c_rows + column_begin;
     if (k == 0) {  // An empty sum; sgemm may leave c untouched.
       for (int64_t row = 0; row < rows; ++row) {
         std::memset(c_block + row * n, 0, sizeof(float) * static_cast<size_t>(columns));
@@ -66,9 +74,19 @@ struct GemmShape {
   // product is large, the runner's threads each multiply a band of rows (or columns, when c
   // is wide and short) with their own sgemm call.
   void RunParallel(ParallelRunner* parallel, const float* a, const float* b, float* c) const {
+    RowsInC rows(c, n);
+    RunParallel(parallel, a, b, rows);
+  }
+
+  // The same calls, each range of rows written where `epilogue` says and handed to it right
+  // after (product_epilogue.h): per band of rows when the product is split by rows.
+  void RunParallel(ParallelRunner* parallel, const float* a, const float* b,
+                   ProductEpilogue& epilogue) const {
     if (parallel->threads() <= 1 || m * n * k < kBlasSingleThreadWork ||
         openblas_get_num_threads() > 1) {
-      Run(a, b, c);
+      float* rows = epilogue.Rows(0, m);
+      RunBlockAt(a, b, rows, 0, m, 0, n);
+      epilogue.Written(rows, 0, m, parallel);
       return;
     }
     // Bands of 32 rows or columns keep each sgemm call's edges on its register-block sizes.
@@ -76,15 +94,19 @@ struct GemmShape {
     const bool split_rows = m >= n || n < 2 * kBand;
     const int64_t extent = split_rows ? m : n;
     const int64_t bands = (extent + kBand - 1) / kBand;
+    float* all_rows = split_rows ? nullptr : epilogue.Rows(0, m);
     ParallelFor(parallel, bands, 1, [&](int64_t begin, int64_t end) {
       const int64_t first = begin * kBand;
       const int64_t last = std::min(extent, end * kBand);
       if (split_rows) {
-        RunBlock(a, b, c, first, last, 0, n);
+        float* rows = epilogue.Rows(first, last);
+        RunBlockAt(a, b, rows, first, last, 0, n);
+        epilogue.Written(rows, first, last, nullptr);
       } else {
-        RunBlock(a, b, c, 0, m, first, last);
+        RunBlockAt(a, b, all_rows, 0, m, first, last);
       }
     });
+    if (!split_rows) epilogue.Written(all_rows, 0, m, parallel);
   }
 };
 

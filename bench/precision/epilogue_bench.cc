@@ -1,0 +1,190 @@
+// epilogue_bench: what product epilogues (docs/OPS.md "fused", docs/KERNELS.md) save in one
+// training step of a job, kernels alone. It compiles the job twice as `softwire run` does
+// (--precision float32 or bf16): with product epilogues (the default) and with
+// --no-epilogues. Each fused actor of the first plan whose program starts with a product is a
+// site; the second plan computes the same site with two actors, the product (named after the
+// site's first member) and its element-wise chain (the other members joined by '+'). Each
+// round runs every site's fused kernel, then every site's two kernels, back to back on a
+// 2-thread pool with BLAS on the calling threads, as often as they fire in a step; rounds
+// alternate the two orders. No actors, no messages.
+//
+//   epilogue_bench JOB [--precision float32|bf16] [--steps 40] [--threads 2]
+//
+// Prints one JSON line: {"job", "precision", "sites", "folded_ms", "unfolded_ms", "saved_ms",
+// "ratio"}, medians over --steps rounds after 3 warm-up rounds (ratio: unfolded / folded).
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/random.h"
+#include "compiler/compiler.h"
+#include "proto/tensor_desc.h"
+#include "runtime/device/cpu/thread_pool_runner.h"
+#include "runtime/kernels/cpu/cpu_kernels.h"
+#include "runtime/kernels/testing/kernel_harness.h"
+
+namespace softwire {
+namespace runtime {
+namespace {
+
+HostTensor RandomTensor(const proto::TensorDesc& desc, uint64_t seed) {
+  const Shape shape = ShapeOf(desc);
+  std::vector<float> values(static_cast<size_t>(shape.NumElements()));
+  for (size_t i = 0; i < values.size(); ++i) {
+    values[i] = 0.5f * static_cast<float>(NormalAt(seed, i));
+  }
+  if (DTypeOf(desc) == DType::kBFloat16) return HostTensor::BFloat16s(shape, values);
+  return HostTensor::Float(shape, std::move(values));
+}
+
+struct Kernel {
+  std::unique_ptr<KernelHarness> harness;
+  int64_t firings_per_step = 1;
+};
+
+Kernel Prepare(const proto::Plan& plan, const proto::ActorDef& actor,
+               const KernelRegistry& registry, ParallelRunner* runner, uint64_t* seed) {
+  std::vector<HostTensor> inputs;
+  for (const proto::TensorDesc& input : actor.kernel().input()) {
+    inputs.push_back(RandomTensor(input, (*seed)++));
+  }
+  std::vector<HostTensor> outputs;
+  for (const proto::TensorDesc& output : actor.kernel().output()) {
+    outputs.push_back(HostTensor::Zeros(DTypeOf(output), ShapeOf(output)));
+  }
+  std::vector<proto::Attribute> attributes(actor.kernel().attr().begin(),
+                                           actor.kernel().attr().end());
+  auto harness = std::make_unique<KernelHarness>(actor.kernel().op_type(), attributes,
+                                                 std::move(inputs), std::move(outputs));
+  const Status created = harness->Create(registry);
+  CHECK(created.ok()) << actor.name() << ": " << created;
+  harness->PrepareContext(runner);
+  const int64_t pieces = std::max<int64_t>(1, plan.schedule().pieces_per_step());
+  return {std::move(harness), pieces / std::max<int64_t>(1, actor.period())};
+}
+
+bool IsProductEpilogue(const proto::ActorDef& actor) {
+  if (actor.kernel().op_type() != "fused") return false;
+  for (const proto::Attribute& attribute : actor.kernel().attr()) {
+    if (attribute.name() == "program") return attribute.string().rfind("t0 = matmul(", 0) == 0;
+  }
+  return false;
+}
+
+proto::Plan CompileWith(const compiler::JobFile& job, proto::Precision precision, bool epilogues) {
+  compiler::CompileOptions options;
+  options.steps = 1;
+  options.precision = precision;
+  options.fuse_epilogues = epilogues;
+  StatusOr<proto::Plan> plan = compiler::CompileJob(job, options);
+  CHECK(plan.ok()) << plan.status();
+  return *std::move(plan);
+}
+
+double RunSeconds(std::vector<Kernel>& kernels) {
+  const auto begin = std::chrono::steady_clock::now();
+  for (Kernel& kernel : kernels) {
+    for (int64_t firing = 0; firing < kernel.firings_per_step; ++firing) {
+      const Status status = kernel.harness->RunPrepared();
+      CHECK(status.ok()) << status;
+    }
+  }
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+}
+
+double Median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  return values[values.size() / 2];
+}
+
+int Main(int argc, char** argv) {
+  if (argc < 2 || argv[1][0] == '-') {
+    std::fprintf(stderr,
+                 "usage: epilogue_bench JOB [--precision float32|bf16] [--steps N] "
+                 "[--threads N]\n");
+    return 2;
+  }
+  const std::string job_path = argv[1];
+  std::string precision = "float32";
+  int steps = 40;
+  int threads = 2;
+  for (int i = 2; i + 1 < argc; i += 2) {
+    if (std::strcmp(argv[i], "--precision") == 0) {
+      precision = argv[i + 1];
+    } else if (std::strcmp(argv[i], "--steps") == 0) {
+      steps = std::max(1, std::atoi(argv[i + 1]));
+    } else if (std::strcmp(argv[i], "--threads") == 0) {
+      threads = std::max(1, std::atoi(argv[i + 1]));
+    } else {
+      std::fprintf(stderr, "unknown flag %s\n", argv[i]);
+      return 2;
+    }
+  }
+  StatusOr<compiler::JobFile> job = compiler::ParseJobFile(job_path);
+  CHECK(job.ok()) << job.status();
+  const proto::Precision type =
+      precision == "bf16" ? proto::PRECISION_BF16 : proto::PRECISION_FLOAT32;
+  const proto::Plan folded_plan = CompileWith(*job, type, true);
+  const proto::Plan unfolded_plan = CompileWith(*job, type, false);
+  std::map<std::string, const proto::ActorDef*> unfolded_by_name;
+  for (const proto::ActorDef& actor : unfolded_plan.actor())
+    unfolded_by_name[actor.name()] = &actor;
+
+  RunBlasOnCallingThreads();  // As a NodeRuntime's cpu devices run products.
+  ThreadPoolRunner runner(threads);
+  KernelRegistry registry;
+  RegisterCpuKernels(&registry);
+  std::vector<Kernel> folded;
+  std::vector<Kernel> unfolded;
+  uint64_t seed = 1;
+  for (const proto::ActorDef& actor : folded_plan.actor()) {
+    if (!IsProductEpilogue(actor)) continue;
+    const size_t plus = actor.name().find('+');
+    const auto product = unfolded_by_name.find(actor.name().substr(0, plus));
+    const auto chain = unfolded_by_name.find(actor.name().substr(plus + 1));
+    CHECK(product != unfolded_by_name.end() && chain != unfolded_by_name.end())
+        << actor.name() << ": no product and chain of these names without epilogues";
+    folded.push_back(Prepare(folded_plan, actor, registry, &runner, &seed));
+    unfolded.push_back(Prepare(unfolded_plan, *product->second, registry, &runner, &seed));
+    unfolded.push_back(Prepare(unfolded_plan, *chain->second, registry, &runner, &seed));
+  }
+  CHECK(!folded.empty()) << job_path << " has no product epilogue";
+  std::vector<double> folded_seconds;
+  std::vector<double> unfolded_seconds;
+  for (int step = -3; step < steps; ++step) {  // 3 warm-up rounds.
+    double with = 0;
+    double without = 0;
+    if (step % 2 == 0) {
+      with = RunSeconds(folded);
+      without = RunSeconds(unfolded);
+    } else {
+      without = RunSeconds(unfolded);
+      with = RunSeconds(folded);
+    }
+    if (step < 0) continue;
+    folded_seconds.push_back(with);
+    unfolded_seconds.push_back(without);
+  }
+  const double with = Median(folded_seconds);
+  const double without = Median(unfolded_seconds);
+  std::printf(
+      "{\"job\": \"%s\", \"precision\": \"%s\", \"sites\": %zu, \"folded_ms\": %.4f, "
+      "\"unfolded_ms\": %.4f, \"saved_ms\": %.4f, \"ratio\": %.4f}\n",
+      folded_plan.job_name().c_str(), precision.c_str(), folded.size(), with * 1e3, without * 1e3,
+      (without - with) * 1e3, without / with);
+  return 0;
+}
+
+}  // namespace
+}  // namespace runtime
+}  // namespace softwire
+
+int main(int argc, char** argv) {
+  return softwire::runtime::Main(argc, argv);
+}
