@@ -4,7 +4,6 @@
 #include <map>
 #include <set>
 
-
 namespace softwire {
 namespace placement {
 namespace {
@@ -92,8 +91,8 @@ StatusOr<ClusterModel> ClusterModel::Build(const proto::Cluster& cluster, bool c
       SOFTWIRE_RETURN_IF_ERROR(CheckDevice(node.name(), device));
       int id = model.device_count();
       device_index[full_name] = id;
-      model.devices_.push_back(MakeDevice(id, node.name(), node_index.at(node.name()), device,
-                                              cpu_native_bf16));
+      model.devices_.push_back(
+          MakeDevice(id, node.name(), node_index.at(node.name()), device, cpu_native_bf16));
     }
   }
   if (model.devices_.empty()) return ClusterError("it has no node");

@@ -199,8 +199,8 @@ double RawTcpRate(int64_t size, int64_t total) {
   std::vector<char> buffer(static_cast<size_t>(size), 0);  // Touched: no page faults timed.
   StatusOr<runtime::net::Socket> listener = runtime::net::Socket::Listen("127.0.0.1:0");
   CHECK(listener.ok()) << listener.status();
-  ProcessPipe writer({SelfPath(), "--raw-writer", *listener->LocalAddress(),
-                      std::to_string(size), std::to_string(total)});
+  ProcessPipe writer({SelfPath(), "--raw-writer", *listener->LocalAddress(), std::to_string(size),
+                      std::to_string(total)});
   StatusOr<runtime::net::Socket> socket = listener->Accept();
   CHECK(socket.ok()) << socket.status();
   for (int64_t got = 0; got < total; got += size) {
