@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "base/random.h"
+#include "cli/flag_parser.h"
 #include "compiler/compiler.h"
 #include "proto/tensor_desc.h"
 #include "runtime/device/cpu/thread_pool_runner.h"
@@ -76,28 +77,26 @@ std::vector<Product> Products(const proto::Plan& plan, const KernelRegistry& reg
 }
 
 int Main(int argc, char** argv) {
-  if (argc < 2 || argv[1][0] == '-') {
-    std::fprintf(stderr,
-                 "usage: product_floor_bench JOB [--precision float32|bf16] [--steps N] "
-                 "[--threads N]\n");
+  std::string precision = "float32";
+  int64_t steps = 20;
+  int64_t threads = 2;
+  cli::FlagParser flags;
+  flags.AddString("precision", &precision, "P", "float32 or bf16");
+  flags.AddInt("steps", &steps, "N", "steps' worth of products timed");
+  flags.AddInt("threads", &threads, "N", "threads of the kernels' pool");
+  std::vector<std::string> positional;
+  const Status parsed = flags.Parse(std::vector<std::string>(argv + 1, argv + argc), &positional);
+  if (!parsed.ok() || positional.size() != 1 || steps < 1 || threads < 1 ||
+      (precision != "float32" && precision != "bf16")) {
+    std::fprintf(stderr, "%s\nusage: product_floor_bench JOB [flags]\n%s",
+                 (parsed.ok() ? std::string("one JOB; --precision float32 or bf16; --steps and "
+                                            "--threads at least 1")
+                              : parsed.ToString())
+                     .c_str(),
+                 flags.Help().c_str());
     return 2;
   }
-  const std::string job_path = argv[1];
-  std::string precision = "float32";
-  int steps = 20;
-  int threads = 2;
-  for (int i = 2; i + 1 < argc; i += 2) {
-    if (std::strcmp(argv[i], "--precision") == 0) {
-      precision = argv[i + 1];
-    } else if (std::strcmp(argv[i], "--steps") == 0) {
-      steps = std::max(1, std::atoi(argv[i + 1]));
-    } else if (std::strcmp(argv[i], "--threads") == 0) {
-      threads = std::max(1, std::atoi(argv[i + 1]));
-    } else {
-      std::fprintf(stderr, "unknown flag %s\n", argv[i]);
-      return 2;
-    }
-  }
+  const std::string job_path = positional[0];
   StatusOr<compiler::JobFile> job = compiler::ParseJobFile(job_path);
   CHECK(job.ok()) << job.status();
   compiler::CompileOptions options;
@@ -110,7 +109,7 @@ int Main(int argc, char** argv) {
   CHECK(plan.ok()) << plan.status();
 
   RunBlasOnCallingThreads();  // As a NodeRuntime's cpu devices run products.
-  ThreadPoolRunner runner(threads);
+  ThreadPoolRunner runner(static_cast<int>(threads));
   KernelRegistry registry;
   RegisterCpuKernels(&registry);
   std::vector<Product> products = Products(*plan, registry, &runner);
