@@ -25,8 +25,9 @@ set_target_properties(softwire::blas PROPERTIES
   INTERFACE_INCLUDE_DIRECTORIES "${OPENBLAS_CBLAS_INCLUDE_DIR}"
   INTERFACE_LINK_LIBRARIES "${OPENBLAS_LIBRARY}")
 
-# oneDNN is optional: only the BLAS comparison benchmark uses it. Debian's dnnl-config.cmake
-# insists on OpenCL, so find the library directly.
+# oneDNN (Debian's libdnnl-dev, installed by scripts/install-deps) runs the bf16 products and the
+# convolutions (runtime/kernels/CMakeLists.txt) and the BLAS comparison benchmark. Debian's
+# dnnl-config.cmake insists on OpenCL, so find the library directly.
 find_path(DNNL_INCLUDE_DIR NAMES dnnl.h)
 find_library(DNNL_LIBRARY NAMES dnnl)
 if(DNNL_INCLUDE_DIR AND DNNL_LIBRARY)
