@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <string>
 #include <thread>
 
 #include "runtime/host/job_runner.h"
@@ -173,20 +174,31 @@ TEST(SimDevices, ACancelledJobStopsWithoutWaitingForItsLaunches) {
 TEST(SimDevices, TracedRunsStampEachLaunchWithItsDuration) {
   RunOptions options = Bounded();
   options.trace.enabled = true;
-  StatusOr<RunResult> result = RunPlan(TwoDeviceChain(3, 0.004, 2), options);
-  ASSERT_TRUE(result.ok()) << result.status();
-  ASSERT_TRUE(result->trace.has_value());
-  StatusOr<trace::TraceModel> model = trace::BuildTraceModel(*result->trace);
-  ASSERT_TRUE(model.ok()) << model.status();
-  int timed = 0;
-  for (const trace::FiringRecord& firing : model->firings) {
-    const double seconds = static_cast<double>(firing.end - firing.start) * 1e-9;
-    if (seconds <= 0.001) continue;  // source and sink take no time.
-    ++timed;
-    EXPECT_GE(seconds, 0.004 - 2e-5);
-    EXPECT_LE(seconds, 0.004 + 0.010);
+  // A launch can be stamped late (the machine descheduled the timer), never early: every run is
+  // checked against the lower bound, and the upper bound is retried like FastestRun's.
+  bool within = false;
+  std::string late;
+  for (int attempt = 0; attempt < kAttempts && !within; ++attempt) {
+    StatusOr<RunResult> result = RunPlan(TwoDeviceChain(3, 0.004, 2), options);
+    ASSERT_TRUE(result.ok()) << result.status();
+    ASSERT_TRUE(result->trace.has_value());
+    StatusOr<trace::TraceModel> model = trace::BuildTraceModel(*result->trace);
+    ASSERT_TRUE(model.ok()) << model.status();
+    int timed = 0;
+    within = true;
+    for (const trace::FiringRecord& firing : model->firings) {
+      const double seconds = static_cast<double>(firing.end - firing.start) * 1e-9;
+      if (seconds <= 0.001) continue;  // source and sink take no time.
+      ++timed;
+      EXPECT_GE(seconds, 0.004 - 2e-5) << "attempt " << attempt;
+      if (seconds > 0.004 + 0.010) {
+        within = false;
+        late = "a launch of 4 ms was stamped " + std::to_string(seconds * 1e3) + " ms";
+      }
+    }
+    EXPECT_EQ(timed, 9);
   }
-  EXPECT_EQ(timed, 9);
+  EXPECT_TRUE(within) << late << " in each of " << kAttempts << " runs";
 }
 
 }  // namespace
