@@ -17,6 +17,7 @@
 #include "runtime/host/peer_router.h"
 #include "runtime/host/wire_transport.h"
 #include "runtime/net/frame.h"
+#include "runtime/net/frame_reader.h"
 #include "runtime/net/outbound_stream.h"
 #include "runtime/net/shm_ring.h"
 #include "runtime/net/socket.h"
@@ -25,8 +26,6 @@ namespace softwire {
 namespace runtime {
 namespace net {
 namespace {
-
-constexpr int64_t kMaxHelloBytes = 1024;
 
 // Messages to the actors of one peer node go out on that node's stream.
 class RemotePeerLink final : public PeerLink {
@@ -107,11 +106,8 @@ class TcpDataPlane final : public DataPlane {
   StatusOr<std::shared_ptr<OutboundStream>> StreamTo(const std::string& address);
   void AcceptLoop();
   void ReadLoop(InboundConnection* connection);
-  void ReadFrames(InboundConnection* connection);
-  Status ReadHello(InboundConnection* connection);
-  Status Dispatch(const FrameHeader& header, InboundConnection& connection);
-  // Receives a fill's payload into `into` (null: skips it) from the socket or the ring.
-  Status ReceivePayload(const FrameHeader& header, InboundConnection& connection, char* into);
+  // Reads the connection's hello and frames (frame_reader.h) until it ends; why it ended.
+  Status ReadFrames(InboundConnection* connection);
   void PeerFailed(const std::string& address, const Status& status);
 
   const DataPlaneOptions options_;
@@ -254,105 +250,92 @@ void TcpDataPlane::AcceptLoop() {
   }
 }
 
-Status TcpDataPlane::ReadHello(InboundConnection* connection) {
-  FrameHeader hello;
-  SOFTWIRE_RETURN_IF_ERROR(connection->socket.ReceiveAll(&hello, sizeof(hello)));
-  if (hello.magic != kFrameMagic || hello.type != FrameType::kHello ||
-      hello.payload_bytes > kMaxHelloBytes || hello.payload_bytes < 0) {
-    return InvalidArgumentError("not a softwire data plane");
+// An inbound connection's socket and ring, as the frame reader reads them.
+class ConnectionSource final : public FrameSource {
+ public:
+  ConnectionSource(InboundConnection* connection, const std::atomic<bool>* stopping)
+      : connection_(connection), stopping_(stopping) {}
+  Status ReceiveAll(void* data, int64_t bytes) override {
+    return connection_->socket.ReceiveAll(data, bytes);
   }
-  if (hello.version != kFrameVersion) {
-    return InvalidArgumentError("data plane protocol version " + std::to_string(hello.version) +
-                                ", this process speaks " + std::to_string(kFrameVersion));
+  Status ReceiveRing(char* into, int64_t bytes) override {
+    return connection_->ring->Read(
+        into, bytes, [this] { return !stopping_->load() && !connection_->socket.PeerClosed(); });
   }
-  std::string peer(static_cast<size_t>(hello.payload_bytes), '\0');
-  SOFTWIRE_RETURN_IF_ERROR(connection->socket.ReceiveAll(peer.data(), hello.payload_bytes));
-  const size_t newline = peer.find('\n');
-  if (newline != std::string::npos) {  // It offers a same-host ring.
-    SOFTWIRE_ASSIGN_OR_RETURN(connection->ring, ShmRing::Open(peer.substr(newline + 1)));
-    peer.resize(newline);
+
+ private:
+  InboundConnection* const connection_;
+  const std::atomic<bool>* const stopping_;
+};
+
+// Frames to the attached runs, by the job they name; the reader holds jobs_mutex_ shared while
+// it delivers one frame, so a run is detached only between frames.
+class AttachedRuns final : public FrameHandler {
+ public:
+  AttachedRuns(const std::map<actors::JobId, Attachment*>& jobs, std::atomic<int64_t>* dropped)
+      : jobs_(jobs), dropped_(dropped) {}
+  void OnMessage(const FrameHeader& header, const actors::ProtocolMessage& message) override {
+    Attachment* attachment = Find(header.job);
+    if (attachment == nullptr || message.job != header.job) {
+      dropped_->fetch_add(1);
+      return;
+    }
+    attachment->execution->router().Send(message);
   }
-  connection->peer = peer;
-  return Status::Ok();
-}
+  char* FillDestination(const FrameHeader& header) override {
+    Attachment* attachment = Find(header.job);
+    if (attachment == nullptr) {
+      dropped_->fetch_add(1);
+      return nullptr;
+    }
+    const RegisterSlots& slots = attachment->hosted->register_slots();
+    Status fits = CheckFill(header, slots, attachment->hosted->plan());
+    if (!fits.ok()) {
+      dropped_->fetch_add(1);
+      attachment->execution->Cancel("data plane: " + fits.message());
+      return nullptr;
+    }
+    // A sim device's slot has no address: its bytes are skipped.
+    return slots[static_cast<size_t>(header.register_id)][static_cast<size_t>(header.slot)];
+  }
+  void OnDropped(const FrameHeader& /*header*/) override { dropped_->fetch_add(1); }
+
+ private:
+  Attachment* Find(actors::JobId job) const {
+    auto found = jobs_.find(job);
+    return found == jobs_.end() ? nullptr : found->second;
+  }
+
+  const std::map<actors::JobId, Attachment*>& jobs_;
+  std::atomic<int64_t>* const dropped_;
+};
 
 void TcpDataPlane::ReadLoop(InboundConnection* connection) {
-  ReadFrames(connection);
+  Status status = ReadFrames(connection);
+  if (!status.ok() && connection->peer.empty()) {
+    LOG(WARNING) << "data plane " << address_ << ": refused a connection: " << status.message();
+    connection->socket.Shutdown();
+  } else if (!stopping_.load()) {
+    PeerFailed(connection->peer, status);
+  }
   connection->ended.store(true);
 }
 
-void TcpDataPlane::ReadFrames(InboundConnection* connection) {
-  Status status = ReadHello(connection);
-  if (!status.ok()) {
-    LOG(WARNING) << "data plane " << address_ << ": refused a connection: " << status.message();
-    connection->socket.Shutdown();
-    return;
+Status TcpDataPlane::ReadFrames(InboundConnection* connection) {
+  ConnectionSource source(connection, &stopping_);
+  Hello hello;
+  SOFTWIRE_RETURN_IF_ERROR(ReadHello(source, &hello));
+  if (!hello.ring_name.empty()) {  // It offers a same-host ring.
+    SOFTWIRE_ASSIGN_OR_RETURN(connection->ring, ShmRing::Open(hello.ring_name));
   }
-  FrameHeader header;
-  while (status.ok()) {
-    status = connection->socket.ReceiveAll(&header, sizeof(header));
-    if (!status.ok()) break;
-    if (header.magic != kFrameMagic || header.payload_bytes < 0) {
-      status = InvalidArgumentError("garbled frame");
-      break;
-    }
-    status = Dispatch(header, *connection);
+  connection->peer = hello.peer_address;
+  AttachedRuns runs(jobs_, &dropped_);
+  for (;;) {
+    FrameHeader header;
+    SOFTWIRE_RETURN_IF_ERROR(ReadFrameHeader(source, &header));
+    std::shared_lock<std::shared_mutex> lock(jobs_mutex_);
+    SOFTWIRE_RETURN_IF_ERROR(DeliverFrame(header, source, connection->ring != nullptr, runs));
   }
-  if (!stopping_.load()) PeerFailed(connection->peer, status);
-}
-
-Status TcpDataPlane::Dispatch(const FrameHeader& header, InboundConnection& connection) {
-  std::shared_lock<std::shared_mutex> lock(jobs_mutex_);
-  auto found = jobs_.find(header.job);
-  Attachment* attachment = found == jobs_.end() ? nullptr : found->second;
-  if (header.type == FrameType::kMessage) {
-    actors::ProtocolMessage message;
-    if (header.payload_bytes != sizeof(message)) return InvalidArgumentError("garbled message");
-    SOFTWIRE_RETURN_IF_ERROR(connection.socket.ReceiveAll(&message, sizeof(message)));
-    if (attachment == nullptr || message.job != header.job) {
-      dropped_.fetch_add(1);
-      return Status::Ok();
-    }
-    attachment->execution->router().Send(message);
-    return Status::Ok();
-  }
-  const bool bytes = header.type == FrameType::kWireBytes || header.type == FrameType::kShmBytes;
-  if (!bytes || attachment == nullptr) {
-    dropped_.fetch_add(1);
-    return ReceivePayload(header, connection, nullptr);
-  }
-  const RegisterSlots& slots = attachment->hosted->register_slots();
-  const proto::Plan& plan = attachment->hosted->plan();
-  const size_t id = static_cast<size_t>(header.register_id);
-  if (header.register_id < 0 || id >= slots.size() || header.slot < 0 ||
-      static_cast<size_t>(header.slot) >= slots[id].size() ||
-      header.payload_bytes > plan.register_def(static_cast<int>(id)).bytes_per_slot()) {
-    dropped_.fetch_add(1);
-    attachment->execution->Cancel("data plane: bytes for register " +
-                                  std::to_string(header.register_id) + " slot " +
-                                  std::to_string(header.slot) + " do not fit this share");
-    return ReceivePayload(header, connection, nullptr);
-  }
-  // A sim device's slot has no address: its bytes are skipped.
-  return ReceivePayload(header, connection, slots[id][static_cast<size_t>(header.slot)]);
-}
-
-Status TcpDataPlane::ReceivePayload(const FrameHeader& header, InboundConnection& connection,
-                                    char* into) {
-  if (header.type == FrameType::kShmBytes) {
-    if (connection.ring == nullptr) return InvalidArgumentError("ring bytes without a ring");
-    return connection.ring->Read(into, header.payload_bytes, [this, &connection] {
-      return !stopping_.load() && !connection.socket.PeerClosed();
-    });
-  }
-  if (into != nullptr) return connection.socket.ReceiveAll(into, header.payload_bytes);
-  char scratch[65536];
-  for (int64_t left = header.payload_bytes; left > 0;) {
-    const int64_t chunk = std::min<int64_t>(left, sizeof(scratch));
-    SOFTWIRE_RETURN_IF_ERROR(connection.socket.ReceiveAll(scratch, chunk));
-    left -= chunk;
-  }
-  return Status::Ok();
 }
 
 }  // namespace

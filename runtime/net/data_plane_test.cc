@@ -3,7 +3,10 @@
 // (refused), and a shutdown that leaves no thread behind while peers are still connected.
 #include "runtime/net/data_plane.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <string>
@@ -26,11 +29,13 @@ std::unique_ptr<DataPlane> NewPlane() {
   return plane.ok() ? std::move(plane).value() : nullptr;
 }
 
-// A connection to `plane` that said hello as "127.0.0.1:1" (speaking `version`).
-Socket ConnectAsPeer(const DataPlane& plane, uint32_t version = kFrameVersion) {
+// A connection to `plane` that said hello as "127.0.0.1:1" (speaking `version`), with
+// `payload` in place of the address when given.
+Socket ConnectAsPeer(const DataPlane& plane, uint32_t version = kFrameVersion,
+                     const std::string& payload = "") {
   StatusOr<Socket> socket = Socket::Connect(plane.address(), 5000ms);
   EXPECT_TRUE(socket.ok()) << socket.status();
-  const std::string me = "127.0.0.1:1";
+  const std::string me = payload.empty() ? "127.0.0.1:1" : payload;
   FrameHeader hello;
   hello.version = version;
   hello.payload_bytes = static_cast<int64_t>(me.size());
@@ -94,6 +99,24 @@ TEST(DataPlane, RefusesAPeerOfAnotherProtocolVersion) {
   Socket peer = ConnectAsPeer(*plane, kFrameVersion + 1);
   char byte = 0;
   EXPECT_FALSE(peer.ReceiveAll(&byte, 1).ok());  // Closed on us.
+}
+
+TEST(DataPlane, LeavesAloneASharedMemorySegmentAPeerNamesThatIsNotARing) {
+  // A hello may offer a same-host ring by name; a peer naming another program's segment must
+  // not make this process open or unlink it (it used to unlink any name it was sent).
+  const std::string name = "/softwire-test-not-a-ring-" + std::to_string(getpid());
+  const int fd = shm_open(name.c_str(), O_CREAT | O_EXCL | O_RDWR, 0600);
+  ASSERT_GE(fd, 0) << name;
+  close(fd);
+  std::unique_ptr<DataPlane> plane = NewPlane();
+  ASSERT_NE(plane, nullptr);
+  Socket peer = ConnectAsPeer(*plane, kFrameVersion, "127.0.0.1:1\n" + name);
+  char byte = 0;
+  EXPECT_FALSE(peer.ReceiveAll(&byte, 1).ok());  // Refused: closed on us.
+  const int again = shm_open(name.c_str(), O_RDWR, 0);
+  EXPECT_GE(again, 0) << name << " was unlinked";
+  if (again >= 0) close(again);
+  shm_unlink(name.c_str());
 }
 
 TEST(DataPlane, ShutsDownWhilePeersAreStillConnected) {

@@ -50,10 +50,24 @@ StatusOr<std::unique_ptr<ShmRing>> ShmRing::Create(int cells, int64_t cell_bytes
   return ring;
 }
 
+bool IsRingName(const std::string& name) {
+  const std::string prefix = "/softwire-dp-";
+  if (name.compare(0, prefix.size(), prefix) != 0) return false;
+  const std::string rest = name.substr(prefix.size());
+  const size_t dash = rest.find('-');
+  const auto digits = [](const std::string& text) {
+    return !text.empty() && text.size() <= 20 &&
+           std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+  };
+  return dash != std::string::npos && digits(rest.substr(0, dash)) && digits(rest.substr(dash + 1));
+}
+
 StatusOr<std::unique_ptr<ShmRing>> ShmRing::Open(const std::string& name) {
+  if (!IsRingName(name)) {
+    return InvalidArgumentError("'" + name + "' is not a data-plane ring's name");
+  }
   const int fd = shm_open(name.c_str(), O_RDWR | O_CLOEXEC, 0);
   if (fd < 0) return UnavailableError("shm_open " + name + ": " + std::strerror(errno));
-  shm_unlink(name.c_str());  // Mapped by both from here on; gone once both unmap.
   struct stat info {};
   if (fstat(fd, &info) != 0 || info.st_size < kStateBytes) {
     close(fd);
@@ -65,10 +79,14 @@ StatusOr<std::unique_ptr<ShmRing>> ShmRing::Open(const std::string& name) {
   if (base == MAP_FAILED) return UnavailableError("mmap " + name + ": " + std::strerror(errno));
   std::unique_ptr<ShmRing> ring(new ShmRing(name, /*owner=*/false, base, info.st_size));
   const Header& header = *ring->header_;
-  if (header.cells < 1 || header.cell_bytes < 1 ||
+  // Sizes from another process: bounded before they are multiplied.
+  constexpr int64_t kMaxCells = int64_t{1} << 20;
+  if (header.cells < 1 || header.cells > kMaxCells || header.cell_bytes < 1 ||
+      header.cell_bytes > info.st_size ||
       kStateBytes * (1 + header.cells) + header.cells * header.cell_bytes > info.st_size) {
     return UnavailableError("shared memory " + name + " is not a data-plane ring");
   }
+  shm_unlink(name.c_str());  // Mapped by both from here on; gone once both unmap.
   return ring;
 }
 

@@ -30,11 +30,16 @@ namespace softwire {
 namespace runtime {
 namespace net {
 
+// Whether `name` has the form Create gives segments: "/softwire-dp-<digits>-<digits>".
+bool IsRingName(const std::string& name);
+
 class ShmRing {
  public:
   // A new segment "/softwire-dp-<pid>-<n>" of `cells` cells of `cell_bytes`.
   static StatusOr<std::unique_ptr<ShmRing>> Create(int cells, int64_t cell_bytes);
-  // Maps the segment `name` (made by Create in another process) and unlinks it.
+  // Maps the segment `name` (made by Create in another process) and unlinks it. A name that
+  // is not IsRingName's, or a segment that is not laid out as a ring, is refused and left
+  // alone (never unlinked): the name comes from a peer.
   static StatusOr<std::unique_ptr<ShmRing>> Open(const std::string& name);
   ~ShmRing();
   ShmRing(const ShmRing&) = delete;
