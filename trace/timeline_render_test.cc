@@ -134,6 +134,8 @@ TEST(TimelineRenderTest, TheSvgIsWellFormedWithOneRectanglePerFiring) {
   EXPECT_NE(svg.find(">compute</text>"), std::string::npos);
   EXPECT_NE(svg.find(">step 2</text>"), std::string::npos);
   EXPECT_NE(svg.find(" ms</text>"), std::string::npos);
+  EXPECT_NE(svg.find(">0.0 ms</text>"), std::string::npos);
+  EXPECT_EQ(svg.find(">-0"), std::string::npos) << "the axis starts at 0, not -0";
   EXPECT_NE(svg.find("stroke=\"#d62728\" stroke-width=\"1.5\""), std::string::npos);
   EXPECT_NE(svg.find("<path class=\"critical-path\" d=\"M"), std::string::npos);
   EXPECT_NE(svg.find("Steady steps 1..2: devices idle"), std::string::npos);

@@ -427,7 +427,7 @@ class TimelinePainter {
       const double x = XOf(static_cast<TimeNs>(std::llround(t * 1e9)));
       svg_ +=
           "<path d=\"M" + Number(x) + " " + std::to_string(axis_y_) + " v5\" stroke=\"#000\"/>\n";
-      const std::string text = TimeLabel(t, tick);
+      const std::string text = TimeLabel(std::abs(t) < tick * 1e-6 ? 0.0 : t, tick);  // No "-0".
       TextBox box = BoxOf(x, baseline, text, kAxisLabelSize, TextAnchor::kMiddle);
       box.x = std::min(box.x, width_ - 2 - box.width);
       if (box.x < free_from + 4) continue;  // No room: the tick stays unlabelled.
@@ -449,7 +449,12 @@ class TimelinePainter {
     for (const std::string& kind : kinds) items.push_back({kind, Swatch(KindColor(kind))});
     items.push_back({"idle", Swatch(kIdleColor)});
     if (warmup_band_) {
-      items.push_back({"warm-up step (left out of the steady figures)", Swatch(kWarmupColor)});
+      // In a window the first recorded step follows unrecorded ones: not a warm-up, but its
+      // start overlaps theirs, so the steady figures leave it out all the same.
+      items.push_back({model_.info.window.all()
+                           ? "warm-up step (left out of the steady figures)"
+                           : "the window's first step (left out of the steady figures)",
+                       Swatch(kWarmupColor)});
     }
     if (summary_ != nullptr && !summary_->critical_path.empty()) {
       items.push_back(
