@@ -7,6 +7,8 @@
 #include <utility>
 
 #include "plan/labels.h"
+#include "trace/plan_facts.h"
+#include "trace/trace_summary.h"
 
 namespace softwire {
 namespace simulator {
@@ -74,6 +76,8 @@ StatusOr<SimulationLayout> BuildSimulationLayout(const proto::Plan& plan,
   for (const proto::ActorDef& actor : plan.actor()) {
     has_compute |= actor.kind() == proto::ACTOR_KIND_COMPUTE;
   }
+  // Steps start where the trace summary says they do, so the two bubbles agree.
+  const std::vector<bool> starts_step = trace::StepStartingActors(trace::DescribePlan(plan));
   std::set<std::pair<int32_t, int32_t>> queues;
   std::set<int32_t> stages;
   std::vector<bool> read(static_cast<size_t>(plan.register_def_size()), false);
@@ -95,6 +99,7 @@ StatusOr<SimulationLayout> BuildSimulationLayout(const proto::Plan& plan,
     simulated.device = actor.device();
     simulated.period = std::max<int64_t>(1, actor.period());
     simulated.pipeline = !has_compute || actor.kind() == proto::ACTOR_KIND_COMPUTE;
+    simulated.starts_step = starts_step[static_cast<size_t>(actor.id())];
     for (int64_t output : actor.output_register()) {
       simulated.frees_on_completion |= !read[static_cast<size_t>(output)];
     }

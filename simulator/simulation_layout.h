@@ -24,6 +24,7 @@ struct SimulatedActor {
   int32_t device = 0;                // Plan device.
   int64_t period = 1;                // Pieces per firing.
   bool pipeline = false;             // Its firings count for step spans and the bubble.
+  bool starts_step = false;          // Its firings mark a step's start (trace::StepStartingActors).
   bool frees_on_completion = false;  // Writes a register nobody reads (freed as it completes).
 };
 

@@ -10,12 +10,14 @@
 //     fills the pipeline), else all; steady_step_ns is their mean,
 //     (step_end_ns[last] - step_end_ns[0]) / (steps - 1);
 //   - the pipeline's firings are those of compute actors (every actor in a plan without
-//     compute actors), as in trace/trace_summary.h; the steady window runs from the first start
-//     to the last end of the steady steps' pipeline firings;
+//     compute actors), as in trace/trace_summary.h; a step's span and the steady window begin
+//     with the first start of a firing of an actor trace::StepStartingActors names (a compute
+//     actor that reads a variable: those fed only by sources run steps ahead) and end with the
+//     last end of a pipeline firing;
 //   - a queue's utilization is its busy time over the whole run; its steady utilization, its
 //     busy time within the steady window over the window;
 //   - the measured bubble is, over the steady steps, the idle share of the devices within each
-//     step's span (first start to last end of its pipeline firings), counting for each step the
+//     step's span (as above), counting for each step the
 //     devices that ran its pipeline firings and any pipeline firing as busy, as
 //     trace::Summarize measures it; beside it, the formula (p-1)/(m+p-1) with p the plan's
 //     stages and m its pieces per step;

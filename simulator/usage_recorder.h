@@ -44,7 +44,7 @@ class UsageRecorder {
     StepState& step_state = steps_[step];
     step_state.end = std::max(step_state.end, end);
     if (!facts.pipeline) return;
-    step_state.pipeline_start = std::min(step_state.pipeline_start, start);
+    if (facts.starts_step) step_state.pipeline_start = std::min(step_state.pipeline_start, start);
     step_state.pipeline_end = std::max(step_state.pipeline_end, end);
     step_devices_[step * static_cast<size_t>(devices_) + static_cast<size_t>(facts.device)] = 1;
     if (record_intervals_ && end > start) {

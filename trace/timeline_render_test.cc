@@ -1,16 +1,19 @@
 // The SVG timeline and the HTML report: well-formed, one rectangle per firing, every section
-// present; and, where Debian's chromium is installed, the report opens in a real browser.
+// present; and, where Debian's chromium is installed, the report opens in a real browser and
+// the timeline renders to a PNG of its size that shows what it should.
 #include "trace/timeline_render.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
 
 #include "base/file.h"
+#include "trace/testing/png_facts.h"
 #include "trace/testing/synthetic_traces.h"
 
 namespace softwire {
@@ -131,13 +134,18 @@ TEST(TimelineRenderTest, TheSvgIsWellFormedWithOneRectanglePerFiring) {
   EXPECT_NE(svg.find(">compute</text>"), std::string::npos);
   EXPECT_NE(svg.find(">step 2</text>"), std::string::npos);
   EXPECT_NE(svg.find(" ms</text>"), std::string::npos);
-  EXPECT_NE(svg.find("stroke=\"#000\" stroke-width=\"1\""), std::string::npos);
-  EXPECT_NE(svg.find("steady steps idle"), std::string::npos);
+  EXPECT_NE(svg.find(">0.0 ms</text>"), std::string::npos);
+  EXPECT_EQ(svg.find(">-0"), std::string::npos) << "the axis starts at 0, not -0";
+  EXPECT_NE(svg.find("stroke=\"#d62728\" stroke-width=\"1.5\""), std::string::npos);
+  EXPECT_NE(svg.find("<path class=\"critical-path\" d=\"M"), std::string::npos);
+  EXPECT_NE(svg.find("Steady steps 1..2: devices idle"), std::string::npos);
+  EXPECT_NE(svg.find("Warm-up step 0 (pale band), apart: idle"), std::string::npos);
+  EXPECT_NE(svg.find("Critical path of the steady steps (red line)"), std::string::npos);
 }
 
 TEST(TimelineRenderTest, StepLabelsNeverPrintOverEachOther) {
   // However narrow the picture, labels of steps that begin close together merge ("steps 0-1"),
-  // so no two labels start closer than a label's width, and every step is still named.
+  // so each label ends before the next begins, and every step is still named.
   TraceModel model = PipelineModel();
   TraceSummary summary = Summarize(model);
   for (int width : {1200, 500, 300, 240}) {
@@ -148,15 +156,20 @@ TEST(TimelineRenderTest, StepLabelsNeverPrintOverEachOther) {
     int rects = 0;
     EXPECT_EQ(XmlProblem(svg, &rects), "");
     std::vector<double> xs;
+    std::vector<std::string> names;
     std::string named;
     const std::string key = "font-size=\"10\" fill=\"#666\">step";
     for (size_t at = svg.find(key); at != std::string::npos; at = svg.find(key, at + 1)) {
       const size_t x_at = svg.rfind("<text x=\"", at) + 9;
       xs.push_back(std::stod(svg.substr(x_at, svg.find('"', x_at) - x_at)));
-      named += svg.substr(at + key.size() - 4, svg.find("</text>", at) - at - key.size() + 4) + ";";
+      const size_t text_at = at + key.size() - 4;
+      names.push_back(svg.substr(text_at, svg.find("</text>", at) - text_at));
+      named += names.back() + ";";
     }
     ASSERT_FALSE(xs.empty());
-    for (size_t i = 1; i < xs.size(); ++i) EXPECT_GE(xs[i] - xs[i - 1], 44) << named;
+    for (size_t i = 1; i < xs.size(); ++i) {
+      EXPECT_GE(xs[i] - xs[i - 1], TextWidth(names[i - 1], 10)) << named;
+    }
     const int64_t steps = summary.end_step - summary.first_step;
     if (xs.size() < static_cast<size_t>(steps)) {
       EXPECT_NE(named.find("steps "), std::string::npos) << named;
@@ -171,20 +184,25 @@ TEST(TimelineRenderTest, RowsSayTheirBusyShareAndTheWarmUpStepIsShadedApart) {
   const std::string svg = RenderTimelineSvg(model, &summary);
   int rects = 0;
   EXPECT_EQ(XmlProblem(svg, &rects), "");
-  // Each row's label ends in its firings' share of the span.
-  const double span = static_cast<double>(model.span_end() - model.span_begin());
+  // Each row's label ends in its firings' share of the steady steps (all three devices have
+  // one queue).
+  const double steady = static_cast<double>(summary.steady_end - summary.steady_begin);
+  ASSERT_GT(steady, 0);
   for (int device = 0; device < 3; ++device) {
     double busy = 0;
     for (const FiringRecord& firing : model.firings) {
       if (model.plan.actors[static_cast<size_t>(firing.actor)].device == device) {
-        busy += static_cast<double>(firing.end - firing.start);
+        const TimeNs start = std::max(firing.start, summary.steady_begin);
+        const TimeNs end = std::min(firing.end, summary.steady_end);
+        if (end > start) busy += static_cast<double>(end - start);
       }
     }
     char label[64];
     std::snprintf(label, sizeof(label), "node0/sim:%d q0  %.0f%% busy</text>", device,
-                  100 * busy / span);
+                  100 * busy / steady);
     EXPECT_NE(svg.find(label), std::string::npos) << label;
   }
+  EXPECT_NE(svg.find(">busy: share of steady steps</text>"), std::string::npos);
   // The warm-up step on a band of its own, named in the legend; none without a summary.
   const size_t band = svg.find("<path class=\"warmup\"");
   ASSERT_NE(band, std::string::npos);
@@ -218,9 +236,9 @@ TEST(TimelineRenderTest, TheHtmlReportHoldsThePictureAndEveryTable) {
   TraceModel model = PipelineModel();
   TraceSummary summary = Summarize(model);
   const std::string html = RenderHtmlReport(model, summary);
-  for (const char* part :
-       {"<!DOCTYPE html>", "<svg", "<h2>Devices</h2>", "<h2>Actors</h2>", "<h2>Critical path</h2>",
-        "Bottleneck: actor &apos;", "<h2>Pipeline bubble</h2>", "<h2>Memory</h2>", "<pre>"}) {
+  for (const char* part : {"<!DOCTYPE html>", "<svg", "<h2>Devices</h2>", "<h2>Actors</h2>",
+                           "<h2>Critical path of the steady steps</h2>", "Bottleneck: actor &apos;",
+                           "<h2>Pipeline bubble</h2>", "<h2>Memory</h2>", "<pre>"}) {
     EXPECT_NE(html.find(part), std::string::npos) << part;
   }
   EXPECT_EQ(html.find("http://", html.find("<svg") + 60), std::string::npos)
@@ -228,30 +246,76 @@ TEST(TimelineRenderTest, TheHtmlReportHoldsThePictureAndEveryTable) {
   EXPECT_EQ(html.find("<script"), std::string::npos);
 }
 
-TEST(TimelineRenderTest, ChromiumOpensTheReportAndTakesAScreenshot) {
-  const char* chromium = "/usr/bin/chromium";
-  if (access(chromium, X_OK) != 0) {
-    GTEST_SKIP() << "Debian's chromium is not installed (/usr/bin/chromium): apt-get install "
-                    "chromium to run this check";
-  }
-  TraceModel model = PipelineModel();
+// Debian's chromium, or "" with the reason the tests that need it skip.
+const char* kChromium = "/usr/bin/chromium";
+std::string ChromiumMissing() {
+  if (access(kChromium, X_OK) == 0) return "";
+  return "Debian's chromium is not installed (/usr/bin/chromium): apt-get install chromium "
+         "(scripts/install-deps) to run this check";
+}
+
+// Has headless chromium open `url` in a window of width x height and save what it shows.
+void Screenshot(const std::string& url, int width, int height, const std::string& png) {
   const std::string directory = ::testing::TempDir();
-  const std::string report = directory + "/timeline_render_test_report.html";
-  const std::string screenshot = directory + "/timeline_render_test_report.png";
-  ASSERT_TRUE(WriteFileAtomically(report, RenderHtmlReport(model, Summarize(model))).ok());
-  std::remove(screenshot.c_str());
+  std::remove(png.c_str());
   const std::string command =
-      std::string("timeout 60 ") + chromium +
-      " --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1280,1400"
-      " --user-data-dir=" +
-      directory + "/timeline_render_test_chromium --screenshot=" + screenshot + " file://" +
-      report + " > /dev/null 2>&1";
+      std::string("timeout 60 ") + kChromium +
+      " --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=" +
+      std::to_string(width) + "," + std::to_string(height) + " --user-data-dir=" + directory +
+      "/timeline_render_test_chromium --screenshot=" + png + " " + url + " > /dev/null 2>&1";
   ASSERT_EQ(std::system(command.c_str()), 0) << command;
-  std::ifstream png(screenshot, std::ios::binary);
-  ASSERT_TRUE(png.good()) << "no screenshot at " << screenshot;
-  std::string bytes((std::istreambuf_iterator<char>(png)), std::istreambuf_iterator<char>());
-  ASSERT_GT(bytes.size(), 10000u) << "a near-empty screenshot";
-  EXPECT_EQ(bytes.compare(1, 3, "PNG"), 0);
+}
+
+TEST(TimelineRenderTest, ChromiumOpensTheReportAndTakesAScreenshot) {
+  const std::string missing = ChromiumMissing();
+  if (!missing.empty()) GTEST_SKIP() << missing;
+  TraceModel model = PipelineModel();
+  const std::string report = ::testing::TempDir() + "/timeline_render_test_report.html";
+  const std::string screenshot = ::testing::TempDir() + "/timeline_render_test_report.png";
+  ASSERT_TRUE(WriteFileAtomically(report, RenderHtmlReport(model, Summarize(model))).ok());
+  Screenshot("file://" + report, 1280, 1400, screenshot);
+  const testing::PngFacts png = testing::ReadPngFacts(screenshot);
+  ASSERT_EQ(png.problem, "");
+  EXPECT_EQ(png.width, 1280u);
+  EXPECT_EQ(png.height, 1400u);
+  EXPECT_GT(png.colours.size(), 8u) << "a near-empty screenshot";
+}
+
+TEST(TimelineRenderTest, TheTimelineRendersToAPngOfItsSizeShowingFiringsIdleTimeAndThePath) {
+  const std::string missing = ChromiumMissing();
+  if (!missing.empty()) GTEST_SKIP() << missing;
+  TraceModel model = PipelineModel();
+  TraceSummary summary = Summarize(model);
+  int width = 0;
+  int height = 0;
+  TimelineTextBoxes(model, &summary, TimelineOptions(), &width, &height);
+  const std::string svg = ::testing::TempDir() + "/timeline_render_test_timeline.svg";
+  const std::string screenshot = ::testing::TempDir() + "/timeline_render_test_timeline.png";
+  ASSERT_TRUE(WriteFileAtomically(svg, RenderTimelineSvg(model, &summary)).ok());
+  Screenshot("file://" + svg, width, height, screenshot);
+  const testing::PngFacts png = testing::ReadPngFacts(screenshot);
+  ASSERT_EQ(png.problem, "");
+  EXPECT_EQ(png.width, static_cast<uint32_t>(width));
+  EXPECT_EQ(png.height, static_cast<uint32_t>(height));
+  // Not one colour: white paper, the compute firings' blue, the idle rows' grey, and red of
+  // the critical path (its line is antialiased: reddish pixels, not one exact colour).
+  EXPECT_GT(png.colours.size(), 8u);
+  const int64_t pixels = static_cast<int64_t>(png.width) * png.height;
+  auto count = [&](uint32_t colour) {
+    auto found = png.colours.find(colour);
+    return found == png.colours.end() ? int64_t{0} : found->second;
+  };
+  EXPECT_GT(count(0xffffff), pixels / 4) << "the paper";
+  EXPECT_GT(count(0x4e79a7), pixels / 50) << "compute firings";
+  EXPECT_GT(count(0xececec) + count(0xe4e4e4), pixels / 50) << "idle time";
+  int64_t reddish = 0;
+  for (const auto& [colour, n] : png.colours) {
+    const uint32_t red = colour >> 16;
+    const uint32_t green = (colour >> 8) & 0xff;
+    const uint32_t blue = colour & 0xff;
+    if (red > 150 && green < 110 && blue < 110) reddish += n;
+  }
+  EXPECT_GT(reddish, 200) << "the critical path";
 }
 
 }  // namespace

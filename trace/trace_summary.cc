@@ -7,7 +7,7 @@
 #include <set>
 
 #include "base/format_bytes.h"
-#include "plan/fill_arithmetic.h"
+#include "trace/critical_path.h"
 
 namespace softwire {
 namespace trace {
@@ -55,38 +55,20 @@ class Summarizer {
   TraceSummary Run() {
     summary_.firings = static_cast<int64_t>(model_.firings.size());
     summary_.span_seconds = (model_.span_end() - model_.span_begin()) * kNanos;
-    IndexFirings();
     Steps();
     Devices();
     Actors();
-    CriticalPath();
+    CriticalPathOfTheSteadySteps();
     Bubble();
     Memory();
     return std::move(summary_);
   }
 
  private:
-  void IndexFirings() {
-    by_actor_.assign(plan_.actors.size(), {});
-    for (size_t i = 0; i < model_.firings.size(); ++i) {
-      const FiringRecord& firing = model_.firings[i];
-      by_actor_[static_cast<size_t>(firing.actor)].emplace_back(firing.firing, i);
-    }
-    for (auto& list : by_actor_) std::sort(list.begin(), list.end());
-  }
-
-  // model_.firings index of (actor, firing), or -1.
-  int64_t Find(int32_t actor, int64_t firing) const {
-    if (actor < 0 || actor >= static_cast<int32_t>(by_actor_.size())) return -1;
-    const auto& list = by_actor_[static_cast<size_t>(actor)];
-    auto found = std::lower_bound(list.begin(), list.end(), std::make_pair(firing, size_t{0}));
-    if (found == list.end() || found->first != firing) return -1;
-    return static_cast<int64_t>(found->second);
-  }
-
   // The pipeline is the compute actors when the plan has some (sources, variables and
   // optimizer updates run ahead or behind the stages and are not stages), else every actor.
-  // Step spans are measured on the pipeline's firings.
+  // Step spans end with the pipeline's last firing and begin with the first of those that
+  // StepStartingActors names.
   bool IsSteady(int64_t step) const {
     return step >= summary_.first_steady_step && step < summary_.end_steady_step;
   }
@@ -95,8 +77,13 @@ class Summarizer {
     return !has_compute_ || plan_.actors[static_cast<size_t>(firing.actor)].kind == "compute";
   }
 
+  bool StartsStep(const FiringRecord& firing) const {
+    return starts_step_[static_cast<size_t>(firing.actor)];
+  }
+
   void Steps() {
     for (const ActorFacts& actor : plan_.actors) has_compute_ |= actor.kind == "compute";
+    starts_step_ = StepStartingActors(plan_);
     if (model_.firings.empty()) return;
     int64_t first = std::numeric_limits<int64_t>::max();
     int64_t last = std::numeric_limits<int64_t>::min();
@@ -129,11 +116,15 @@ class Summarizer {
     } else {
       for (const FiringRecord& firing : model_.firings) {
         if (!IsSteady(model_.StepOf(firing)) || !InPipeline(firing)) continue;
-        steady_from_ = std::min(steady_from_, firing.start);
+        if (StartsStep(firing)) steady_from_ = std::min(steady_from_, firing.start);
         steady_to_ = std::max(steady_to_, firing.end);
       }
     }
     summary_.steady_seconds = std::max<TimeNs>(0, steady_to_ - steady_from_) * kNanos;
+    if (steady_to_ > steady_from_) {
+      summary_.steady_begin = steady_from_;
+      summary_.steady_end = steady_to_;
+    }
   }
 
   void Devices() {
@@ -188,120 +179,28 @@ class Summarizer {
     summary_.actors = std::move(actors);
   }
 
-  // What let firing `index` start, as a firing: the one its queue ran before it when it
-  // waited for the queue, else the one that sent its cause. -1 when unknown or not recorded.
-  int64_t Predecessor(size_t index) const {
-    const FiringRecord& firing = model_.firings[index];
-    const ActorFacts& actor = plan_.actors[static_cast<size_t>(firing.actor)];
-    if (firing.start > firing.launch) {
-      // The firing of the same device that ended last before this one started, if it ended
-      // after this one could have launched: the queue was busy with it.
-      const std::vector<size_t>& list = device_firings_[static_cast<size_t>(actor.device)];
-      auto after = std::upper_bound(
-          list.begin(), list.end(), firing.start,
-          [this](TimeNs time, size_t other) { return time < model_.firings[other].end; });
-      while (after != list.begin()) {
-        --after;
-        if (*after == index) continue;
-        if (model_.firings[*after].end > firing.launch) return static_cast<int64_t>(*after);
-        break;
-      }
-    }
-    // The cause is the message the actor handled last before the launch; but a message that
-    // waited in the mailbox while the actor was still busy did not hold it up. So: whichever
-    // ended last of the cause's firing and the actor's own previous firing.
-    const Cause& cause = firing.cause;
-    std::vector<int64_t> candidates = {Find(firing.actor, firing.firing - 1)};
-    switch (cause.kind) {
-      case CauseKind::kPreviousFiring:
-        break;
-      case CauseKind::kInput:
-      case CauseKind::kSlot: {
-        if (cause.register_id < 0 ||
-            cause.register_id >= static_cast<int32_t>(plan_.registers.size()) || cause.actor < 0 ||
-            cause.actor >= static_cast<int32_t>(plan_.actors.size())) {
-          break;
-        }
-        const RegisterFacts& reg = plan_.registers[static_cast<size_t>(cause.register_id)];
-        const int64_t sender_period = plan_.actors[static_cast<size_t>(cause.actor)].period;
-        if (cause.kind == CauseKind::kInput) {
-          candidates.push_back(
-              Find(cause.actor, plan::CompletingFiring(cause.sequence, sender_period, reg.period)));
-          if (reg.phase1_consumer == firing.actor) {
-            // An in-place writer's Ready leaves when the last reader released the fill.
-            for (int32_t reader : reg.consumers) {
-              const int64_t period = plan_.actors[static_cast<size_t>(reader)].period;
-              candidates.push_back(
-                  Find(reader, plan::ReleasingFiring(cause.sequence, period, reg.period)));
-            }
-          }
-        } else {
-          candidates.push_back(
-              Find(cause.actor, plan::ReleasingFiring(cause.sequence, sender_period, reg.period)));
-        }
-        break;
-      }
-      case CauseKind::kStart:
-      case CauseKind::kNone:
-        break;
-    }
-    int64_t best = -1;
-    for (int64_t candidate : candidates) {
-      if (candidate < 0 || static_cast<size_t>(candidate) == index) continue;
-      const FiringRecord& other = model_.firings[static_cast<size_t>(candidate)];
-      if (other.end > firing.start) continue;
-      if (best < 0 || other.end > model_.firings[static_cast<size_t>(best)].end) best = candidate;
-    }
-    return best;
-  }
-
-  void CriticalPath() {
-    if (model_.firings.empty()) return;
-    device_firings_.assign(plan_.devices.size(), {});
-    for (size_t i = 0; i < model_.firings.size(); ++i) {
-      const ActorFacts& actor = plan_.actors[static_cast<size_t>(model_.firings[i].actor)];
-      device_firings_[static_cast<size_t>(actor.device)].push_back(i);
-    }
-    for (std::vector<size_t>& list : device_firings_) {
-      std::sort(list.begin(), list.end(), [this](size_t a, size_t b) {
-        return model_.firings[a].end < model_.firings[b].end;
-      });
-    }
-    size_t last = 0;
-    for (size_t i = 1; i < model_.firings.size(); ++i) {
-      if (model_.firings[i].end > model_.firings[last].end) last = i;
-    }
-    std::vector<bool> visited(model_.firings.size(), false);
-    std::vector<size_t> path;
-    for (int64_t current = static_cast<int64_t>(last);
-         current >= 0 && !visited[static_cast<size_t>(current)];
-         current = Predecessor(static_cast<size_t>(current))) {
-      visited[static_cast<size_t>(current)] = true;
-      path.push_back(static_cast<size_t>(current));
-    }
-    std::reverse(path.begin(), path.end());
-    summary_.critical_path = path;
-    std::map<int32_t, PathActor> by_actor;
-    for (size_t index : path) {
-      const FiringRecord& firing = model_.firings[index];
-      const double busy = (firing.end - firing.start) * kNanos;
-      summary_.path_busy_seconds += busy;
-      PathActor& on_path = by_actor[firing.actor];
-      on_path.actor = firing.actor;
-      ++on_path.firings;
-      on_path.busy_seconds += busy;
+  // The steady steps' critical path (critical_path.h), in the summary's terms.
+  void CriticalPathOfTheSteadySteps() {
+    if (model_.firings.empty() || steady_to_ <= steady_from_) return;
+    const CriticalPath path = FindCriticalPath(model_, steady_from_, steady_to_);
+    if (path.firings.empty()) return;
+    for (const PathFiring& on_path : path.firings) {
+      const FiringRecord& firing = model_.firings[on_path.firing];
+      summary_.critical_path.push_back(on_path.firing);
       if (summary_.path_segments.empty() || summary_.path_segments.back().actor != firing.actor) {
         summary_.path_segments.push_back(PathSegment{firing.actor, firing.firing, 0, 0});
       }
       ++summary_.path_segments.back().firings;
-      summary_.path_segments.back().busy_seconds += busy;
+      summary_.path_segments.back().busy_seconds +=
+          (firing.end - std::max(firing.start, path.begin)) * kNanos;
     }
-    summary_.path_seconds =
-        (model_.firings[path.back()].end - model_.firings[path.front()].start) * kNanos;
-    for (const auto& entry : by_actor) summary_.path_actors.push_back(entry.second);
-    std::stable_sort(
-        summary_.path_actors.begin(), summary_.path_actors.end(),
-        [](const PathActor& a, const PathActor& b) { return a.busy_seconds > b.busy_seconds; });
+    for (const PathActorShare& share : path.actors) {
+      summary_.path_actors.push_back(
+          PathActor{share.actor, share.firings, share.busy_ns * kNanos, share.share});
+    }
+    summary_.path_busy_seconds = path.busy_ns * kNanos;
+    summary_.path_wait_seconds = path.wait_ns * kNanos;
+    summary_.path_seconds = path.length_ns() * kNanos;
     summary_.bottleneck = summary_.path_actors.front().actor;
     summary_.bottleneck_seconds = summary_.path_actors.front().busy_seconds;
   }
@@ -327,15 +226,17 @@ class Summarizer {
       busy[static_cast<size_t>(device)].push_back(Range{firing.start, firing.end});
       const int64_t step = model_.StepOf(firing);
       if (step == summary_.first_step && !IsSteady(step) && !windowed_) {
-        warmup.start = std::min(warmup.start, firing.start);
+        if (StartsStep(firing)) warmup.start = std::min(warmup.start, firing.start);
         warmup.end = std::max(warmup.end, firing.end);
         warmup.devices.insert(device);
       }
       if (!IsSteady(step)) continue;
       StepSpan& span = steps[step];
       // In a window the steps' spans are clipped to the steady time (see Steps()).
-      span.start =
-          std::min(span.start, windowed_ ? std::max(firing.start, steady_from_) : firing.start);
+      if (StartsStep(firing)) {
+        span.start =
+            std::min(span.start, windowed_ ? std::max(firing.start, steady_from_) : firing.start);
+      }
       span.end = std::max(span.end, windowed_ ? std::min(firing.end, steady_to_) : firing.end);
       span.devices.insert(device);
     }
@@ -410,12 +311,11 @@ class Summarizer {
   const TraceModel& model_;
   const PlanFacts& plan_;
   TraceSummary summary_;
-  std::vector<std::vector<std::pair<int64_t, size_t>>> by_actor_;
-  std::vector<std::vector<size_t>> device_firings_;
   TimeNs steady_from_ = 0;
   TimeNs steady_to_ = 0;
   bool windowed_ = false;  // A step window of a longer run with three or more steps recorded.
   bool has_compute_ = false;
+  std::vector<bool> starts_step_;  // StepStartingActors.
 };
 
 std::string StepRange(int64_t first, int64_t end) {
@@ -427,6 +327,31 @@ std::string StepRange(int64_t first, int64_t end) {
 
 TraceSummary Summarize(const TraceModel& model) {
   return Summarizer(model).Run();
+}
+
+std::vector<bool> StepStartingActors(const PlanFacts& plan) {
+  std::vector<bool> reads_variable(plan.actors.size(), false);
+  std::vector<bool> compute(plan.actors.size(), false);
+  bool any_reads_variable = false;
+  bool any_compute = false;
+  for (size_t a = 0; a < plan.actors.size(); ++a) {
+    const ActorFacts& actor = plan.actors[a];
+    compute[a] = actor.kind == "compute";
+    any_compute |= compute[a];
+    if (!compute[a]) continue;
+    for (int32_t input : actor.inputs) {
+      if (input < 0 || input >= static_cast<int32_t>(plan.registers.size())) continue;
+      const int32_t producer = plan.registers[static_cast<size_t>(input)].producer;
+      if (producer >= 0 && producer < static_cast<int32_t>(plan.actors.size()) &&
+          plan.actors[static_cast<size_t>(producer)].kind == "variable") {
+        reads_variable[a] = true;
+      }
+    }
+    any_reads_variable |= reads_variable[a];
+  }
+  if (any_reads_variable) return reads_variable;
+  if (any_compute) return compute;
+  return std::vector<bool>(plan.actors.size(), true);
 }
 
 std::string FormatSeconds(double seconds) {
@@ -487,20 +412,29 @@ std::string FormatSummary(const TraceModel& model, const TraceSummary& summary) 
   }
 
   if (!summary.critical_path.empty()) {
-    std::snprintf(
-        line, sizeof(line), "\ncritical path: %zu firings over %s, %s of it in kernels (%.0f%%)\n",
-        summary.critical_path.size(), FormatSeconds(summary.path_seconds).c_str(),
-        FormatSeconds(summary.path_busy_seconds).c_str(),
-        summary.path_seconds > 0 ? 100 * summary.path_busy_seconds / summary.path_seconds : 0.0);
+    const double steady = summary.steady_seconds > 0 ? summary.steady_seconds : 1;
+    std::snprintf(line, sizeof(line),
+                  "\ncritical path: the steady %s's, %zu firings over %s (%.0f%% of the steady "
+                  "time); share of the path:\n",
+                  StepRange(summary.first_steady_step, summary.end_steady_step).c_str(),
+                  summary.critical_path.size(), FormatSeconds(summary.path_seconds).c_str(),
+                  100 * summary.path_seconds / steady);
     out += line;
-    // Time per actor on the path, most first.
+    // Time per actor on the path, most first; then the waits between its firings.
     for (const PathActor& on_path : summary.path_actors) {
-      std::snprintf(line, sizeof(line), "  %s %6lld firings  %s\n",
+      std::snprintf(line, sizeof(line), "  %s %s  %6lld firings  %s\n",
                     Pad(plan.actors[static_cast<size_t>(on_path.actor)].name, width).c_str(),
-                    static_cast<long long>(on_path.firings),
+                    Percent(on_path.share).c_str(), static_cast<long long>(on_path.firings),
                     FormatSeconds(on_path.busy_seconds).c_str());
       out += line;
     }
+    std::snprintf(
+        line, sizeof(line), "  %s %s  between firings (messages, scheduling)  %s\n",
+        Pad("(waits)", width).c_str(),
+        Percent(summary.path_seconds > 0 ? summary.path_wait_seconds / summary.path_seconds : 0)
+            .c_str(),
+        FormatSeconds(summary.path_wait_seconds).c_str());
+    out += line;
   }
   if (summary.bottleneck >= 0) {
     const ActorFacts& actor = plan.actors[static_cast<size_t>(summary.bottleneck)];

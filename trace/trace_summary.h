@@ -3,12 +3,10 @@
 //   - utilization of each device: time some queue of it ran a kernel, over the trace's span,
 //     and over the steady steps (every recorded step but the first, when there are several);
 //   - each actor's shares of the span: busy, starved, blocked, queued;
-//   - the critical path: from the firing that ended last, walk backwards to what let each
-//     firing start: when it waited for its device queue, the firing that queue ran before it;
-//     else whichever ended last of its recorded cause's firing (the producer that completed the
-//     fill, the consumer that released the slot) and its own previous firing (a message that
-//     sat in the mailbox while the actor was busy held nothing up). The bottleneck is the actor
-//     with the most kernel time on the path;
+//   - the critical path of the steady steps (critical_path.h): the chain of firings and the
+//     waits between them that set the steady time, ending at the firing that ended last in it
+//     and walking back to what let each firing start; each actor on it with its kernel time's
+//     share of the path. The bottleneck is the actor with the most kernel time on the path;
 //   - the pipeline bubble: the idle share of the devices within each steady step's span (from
 //     its first firing's start to its last firing's end), beside (p-1)/(m+p-1) with p the
 //     plan's stages and m its pieces per step. The idle share splits in two: the busiest
@@ -62,6 +60,7 @@ struct PathActor {
   int32_t actor = 0;
   int64_t firings = 0;
   double busy_seconds = 0;
+  double share = 0;  // busy_seconds over path_seconds.
 };
 
 struct MemoryUsage {
@@ -85,16 +84,21 @@ struct TraceSummary {
   int64_t first_steady_step = 0;
   int64_t end_steady_step = 0;
   double steady_seconds = 0;
+  TimeNs steady_begin = 0;  // The steady time, in the model's time: steady_seconds long.
+  TimeNs steady_end = 0;
 
   std::vector<DeviceUsage> devices;  // Plan order.
   std::vector<ActorUsage> actors;    // Plan order.
 
+  // The steady steps' critical path (empty when they have no firing).
   std::vector<size_t> critical_path;  // Indexes into model.firings, earliest first.
   std::vector<PathSegment> path_segments;
   std::vector<PathActor> path_actors;  // Most kernel time first (ties: plan order).
-  double path_busy_seconds = 0;        // Kernel time on the path.
-  double path_seconds = 0;             // From its first firing's start to its last firing's end.
-  int32_t bottleneck = -1;             // path_actors' first; -1: no firing.
+  double path_busy_seconds = 0;        // Kernel time on the path (within the steady time).
+  double path_wait_seconds = 0;        // Time between its firings: busy + wait = path_seconds.
+  double path_seconds = 0;  // From its first firing's start (or the steady time's, if later) to
+                            // its last firing's end.
+  int32_t bottleneck = -1;  // path_actors' first; -1: no firing.
   double bottleneck_seconds = 0;
 
   int stages = 1;
@@ -113,6 +117,12 @@ struct TraceSummary {
 };
 
 TraceSummary Summarize(const TraceModel& model);
+
+// Which actors' firings mark where a step begins (the summary's step spans and the pictures'
+// step lines): the compute actors that read a variable, which cannot start a step before the
+// previous step's updates (compute actors fed only by sources run steps ahead); else every
+// compute actor; else every actor. Indexed by actor id.
+std::vector<bool> StepStartingActors(const PlanFacts& plan);
 
 // The summary as text, as `softwire trace summary` prints it.
 std::string FormatSummary(const TraceModel& model, const TraceSummary& summary);

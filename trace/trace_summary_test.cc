@@ -165,6 +165,65 @@ TEST(TraceSummaryTest, AFiringThatWaitedForItsQueueFollowsTheFiringThatHeldIt) {
   EXPECT_NEAR(summary.devices[0].utilization, 1.0, 1e-12);
 }
 
+TEST(TraceSummaryTest, StepsStartWithTheComputeActorsThatReadAVariable) {
+  // source -> prep (compute on the source's data only: it runs ahead) -> fc (reads w too).
+  PlanFacts plan;
+  auto actor = [&](const char* name, const char* kind) {
+    ActorFacts facts;
+    facts.name = name;
+    facts.kind = kind;
+    plan.actors.push_back(facts);
+    return static_cast<int32_t>(plan.actors.size()) - 1;
+  };
+  auto reg = [&](int32_t producer, int32_t consumer) {
+    RegisterFacts facts;
+    facts.producer = producer;
+    facts.consumers = {consumer};
+    plan.registers.push_back(facts);
+    plan.actors[static_cast<size_t>(consumer)].inputs.push_back(
+        static_cast<int32_t>(plan.registers.size()) - 1);
+  };
+  const int32_t source = actor("source", "source");
+  const int32_t prep = actor("prep", "compute");
+  const int32_t w = actor("w", "variable");
+  const int32_t fc = actor("fc", "compute");
+  reg(source, prep);
+  reg(prep, fc);
+  reg(w, fc);
+  EXPECT_EQ(StepStartingActors(plan), (std::vector<bool>{false, false, false, true}));
+  // Without variables, every compute actor; without compute actors, every actor.
+  plan.actors[static_cast<size_t>(w)].kind = "source";
+  EXPECT_EQ(StepStartingActors(plan), (std::vector<bool>{false, true, false, true}));
+  for (ActorFacts& facts : plan.actors) facts.kind = "copy";
+  EXPECT_EQ(StepStartingActors(plan), (std::vector<bool>(4, true)));
+  (void)fc;
+}
+
+TEST(TraceSummaryTest, TheSummaryNamesTheCriticalPathsActorsWithTheirShareAndItsWaits) {
+  TraceModel model = Model(BarrierPipeline(3, 4, 1, {1000, 3000, 1000}));
+  TraceSummary summary = Summarize(model);
+  ASSERT_FALSE(summary.path_actors.empty());
+  double shares = 0;
+  for (const PathActor& on_path : summary.path_actors) shares += on_path.share;
+  EXPECT_NEAR(shares + summary.path_wait_seconds / summary.path_seconds, 1.0, 1e-9)
+      << "kernels and waits make up the path";
+  EXPECT_EQ(summary.path_actors.front().actor, 1);
+  EXPECT_NEAR(summary.path_actors.front().share, 12000.0 / 14000, 1e-9);
+  const std::string text = FormatSummary(model, summary);
+  EXPECT_NE(text.find("critical path: the steady step 0's, 6 firings over 14.0 us (100% of the "
+                      "steady time); share of the path:"),
+            std::string::npos)
+      << text;
+  const size_t path_at = text.find("share of the path:");
+  const size_t line_at = text.find("  stage1 ", path_at);
+  ASSERT_NE(line_at, std::string::npos) << text;
+  const std::string line = text.substr(line_at, text.find('\n', line_at) - line_at);
+  for (const char* part : {"85.7%", " 4 firings", "12.0 us"}) {
+    EXPECT_NE(line.find(part), std::string::npos) << part << " in: " << line;
+  }
+  EXPECT_NE(text.find("(waits)"), std::string::npos) << text;
+}
+
 TEST(TraceSummaryTest, MemoryHighWaterCountsOccupiedSlotsTimesTheirBytes) {
   TraceModel model = Model(BarrierPipeline(3, 4, 2, {1000, 1000, 1000}));
   TraceSummary summary = Summarize(model);

@@ -6,15 +6,17 @@ Usage: tests/web/trace_pictures_test.py --softwire build/cli/softwire [--picture
                    tests/web/trace_pictures_test.py --softwire build/cli/softwire
                    --pictures docs/traces)
 
-Two traced runs of the flagship transformer (demos/charlm/charlm.pbtxt, data from
-demos/charlm/prepare.py):
-  - flagship_pp4: pipeline parallel over 4 cpu devices (the plan the 4-node demo runs), and
-  - pipeline_8_stages: pipeline parallel over 8 simulated devices with 16 micro-batches.
+Two traced runs of the flagship transformer (data from demos/charlm/prepare.py), each of a
+window of steps 2-5 of six (`--trace-steps 2:6`: step 2 the warm-up band, 3-4 steady):
+  - flagship_pp4: demos/charlm/charlm_pipelined.pbtxt pipeline parallel over 4 cpu devices
+    (the plan the 4-node demo runs), and
+  - pipeline_8_stages: demos/charlm/charlm.pbtxt pipeline parallel over 8 simulated devices
+    with 16 micro-batches.
 Each run's SVG timeline is opened in chromium, which lays out its text: no two text elements
 may overlap, every one must lie inside the picture, the warm-up step must be on its own band,
-and each row must say its busy share. Then the picture is saved as PNG and checked to be a
-non-trivial image of the SVG's size. Skipped (exit 77, saying why) without chromium or
-python3-websocket.
+each row must say its busy share, and the critical path must be drawn. Then the picture is
+saved as PNG and checked to be a non-trivial image of the SVG's size. Skipped (exit 77, saying
+why) without chromium or python3-websocket.
 """
 import argparse
 import os
@@ -31,10 +33,12 @@ sys.path.insert(0, HERE)
 from browser import Browser, chromium_missing_reason  # noqa: E402
 
 SKIP = 77
-JOB = os.path.join("demos", "charlm", "charlm.pbtxt")
+WINDOW = ["--steps", "6", "--trace-steps", "2:6"]
 RUNS = {
-    "flagship_pp4": ["--cluster", "4x1cpu", "--pp", "4", "--steps", "6"],
-    "pipeline_8_stages": ["--cluster", "8sim", "--pp", "8", "--micro-batches", "16", "--steps", "4"],
+    "flagship_pp4": [os.path.join("demos", "charlm", "charlm_pipelined.pbtxt"),
+                     "--cluster", "4x1cpu", "--pp", "4"] + WINDOW,
+    "pipeline_8_stages": [os.path.join("demos", "charlm", "charlm.pbtxt"),
+                          "--cluster", "8sim", "--pp", "8", "--micro-batches", "16"] + WINDOW,
 }
 
 # Every <text>'s box as the browser laid it out, and the pairs that overlap by more than a pixel
@@ -60,6 +64,7 @@ LAYOUT_CHECK = r"""
   }
   return {width, height, texts: boxes.length, overlaps, outside,
           warmup: svg.querySelectorAll('path.warmup').length,
+          critical_path: svg.querySelectorAll('path.critical-path').length,
           busy_labels: boxes.filter(b => / \d+% busy$/.test(b.text)).length};
 })()
 """
@@ -127,9 +132,9 @@ def main():
     scratch = tempfile.mkdtemp(prefix="softwire_trace_pictures_")
     failures = []
     try:
-        for name, flags in RUNS.items():
+        for name, (job, *flags) in RUNS.items():
             trace = os.path.join(scratch, name + ".json")
-            subprocess.run([os.path.abspath(args.softwire), "run", JOB, "--quiet", "--trace", trace]
+            subprocess.run([os.path.abspath(args.softwire), "run", job, "--quiet", "--trace", trace]
                            + flags, check=True, cwd=ROOT, stdout=subprocess.DEVNULL, timeout=240)
             svg = trace + ".svg"
             with open(svg) as picture:
@@ -156,6 +161,8 @@ def main():
                 failures.append("%s: text outside the picture: %s" % (name, layout["outside"][:5]))
             if layout["warmup"] != 1:
                 failures.append("%s: %d warm-up bands, not 1" % (name, layout["warmup"]))
+            if layout["critical_path"] != 1:
+                failures.append("%s: %d critical path lines, not 1" % (name, layout["critical_path"]))
             if layout["busy_labels"] < 4:
                 failures.append("%s: only %d rows say their busy share" % (name, layout["busy_labels"]))
             png_width, png_height, colours = png_facts(png)
