@@ -39,6 +39,10 @@ void AddParallelFlags(FlagParser* parser, ParallelFlags* flags) {
                     "layouts of the images between convolutions: auto (the cost model chooses, "
                     "the default), nchw (all plain, to compare), nhwc or nChw16c (forced where "
                     "they fit); docs/LAYOUTS.md");
+  parser->AddString("sbp-search", &flags->sbp_search, "M",
+                    "how each op's nd-sbp is chosen: global (a search over the whole graph for "
+                    "the least estimated step time, the default) or greedy (each op the cheapest "
+                    "given its inputs, to compare)");
 }
 
 StatusOr<proto::Precision> ParsePrecision(const std::string& value) {
@@ -84,6 +88,14 @@ Status ApplyParallelFlags(const ParallelFlags& flags, compiler::CompileOptions* 
                                   flags.layouts + "'");
     }
     options->layouts = flags.layouts;
+  }
+  if (flags.sbp_search == "greedy") {
+    options->sbp_search = compiler::SbpSearchMethod::kGreedy;
+  } else if (flags.sbp_search.empty() || flags.sbp_search == "global") {
+    options->sbp_search = compiler::SbpSearchMethod::kGlobal;
+  } else {
+    return InvalidArgumentError("--sbp-search must be global or greedy, not '" + flags.sbp_search +
+                                "'");
   }
   return Status::Ok();
 }

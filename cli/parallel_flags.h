@@ -6,6 +6,7 @@
 //   --micro-batches M     micro-batches per step (over the job's)
 //   --precision P         float32, bf16 or auto (over the job's; docs/PRECISION.md)
 //   --layouts L           auto, nchw, nhwc or nChw16c (docs/LAYOUTS.md)
+//   --sbp-search M        global (default) or greedy (docs/PARALLELISM.md, "Sbp")
 //
 //   ParallelFlags parallel;
 //   AddParallelFlags(&parser, &parallel);
@@ -40,6 +41,7 @@ struct ParallelFlags {
   bool no_epilogues = false;     // Products stay out of fused actors (to compare).
   std::string precision;         // Empty: the job's.
   std::string layouts;           // Empty: auto.
+  std::string sbp_search;        // Empty: global.
   int64_t max_in_flight = 1;     // Per compute and copy actor (ActorDef.max_in_flight).
 };
 

@@ -97,6 +97,17 @@ TEST(ParallelFlagsTest, LayoutsTakeAutoNchwNhwcOrNChw16cAndNothingElse) {
       << bad.status();
 }
 
+TEST(ParallelFlagsTest, SbpSearchTakesGlobalOrGreedyAndNothingElse) {
+  EXPECT_EQ(Apply({})->sbp_search, compiler::SbpSearchMethod::kGlobal);
+  EXPECT_EQ(Apply({"--sbp-search", "global"})->sbp_search, compiler::SbpSearchMethod::kGlobal);
+  EXPECT_EQ(Apply({"--sbp-search", "greedy"})->sbp_search, compiler::SbpSearchMethod::kGreedy);
+  StatusOr<compiler::CompileOptions> bad = Apply({"--sbp-search", "ilp"});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("--sbp-search must be global or greedy, not 'ilp'"),
+            std::string::npos)
+      << bad.status();
+}
+
 }  // namespace
 }  // namespace cli
 }  // namespace softwire

@@ -127,6 +127,16 @@ struct LayoutReport {
   int reorders = 0;  // Reorder ops inserted.
 };
 
+// What choose_sbp did (compiler/sbp/sbp_search.h): the estimated seconds per piece of the
+// compute and boxing (SbpProblem::Evaluate, summed, no overlap) under the greedy choice and
+// under the choice made.
+struct SbpSearchReport {
+  std::string method;  // "global" or "greedy".
+  double greedy_seconds = 0;
+  double chosen_seconds = 0;
+  int ops_changed = 0;  // Ops whose layout differs from the greedy choice's.
+};
+
 // A value reported every step, and the sink op that observes it.
 struct CompilationOutput {
   std::string name;
@@ -167,6 +177,7 @@ class Compilation {
   std::map<TensorId, TensorId> step_gradients;      // accumulate_gradients: variable -> per step
   PrecisionChoice precision;                        // apply_precision
   LayoutReport layouts;                             // choose_layouts
+  SbpSearchReport sbp_search;                       // choose_sbp
   TaskGraph tasks;                                  // expand_physical, then every task pass
   std::vector<DeviceMemoryPlan> device_memory;      // plan_memory; index = device id
   std::map<int, int64_t> view_bytes;  // fold_views: device id -> one fill of each copy folded

@@ -51,6 +51,12 @@ StatusOr<JobFile> ParseJobFile(const std::string& path);
 StatusOr<JobFile> ParseJobText(const std::string& text, const std::string& display_name,
                                const std::string& directory);
 
+// How choose_sbp picks every op's nd-sbp (`--sbp-search`, docs/PARALLELISM.md "Sbp").
+enum class SbpSearchMethod {
+  kGlobal,  // The search over the whole graph for the least estimated step time.
+  kGreedy,  // Each op the cheapest given its producers, in topological order (to compare).
+};
+
 struct CompileOptions {
   // Devices available. Empty: one node "node0" with one cpu device "cpu:0". The CLI's
   // `--cluster SPEC` is placement::LoadClusterSpec(SPEC) (placement/cluster_spec.h): a cluster
@@ -102,6 +108,8 @@ struct CompileOptions {
   // keeps every tensor plain (the kernels reorder around each convolution); "nhwc" or
   // "nChw16c" forces that layout wherever it fits.
   std::string layouts = "auto";
+  // The sbp choice (choose_sbp pass): the global search, or the greedy per-op choice.
+  SbpSearchMethod sbp_search = SbpSearchMethod::kGlobal;
 };
 
 // Validates, differentiates, places and plans `job_file`. Fails with InvalidArgument for bad

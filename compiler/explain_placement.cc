@@ -84,17 +84,47 @@ std::string OpLines(const Compilation& compilation, const std::vector<OpId>& ord
     devices += "]";
     text += "  " + Pad(op.name, name_width) + "  " + Pad(std::to_string(op.placement.stage), 5) +
             "  " + Pad(devices, 7) + "  " + Layout(op);
-    if (op.placement.candidates > 0) {
-      text += "  compute " + Seconds(op.placement.compute_seconds) + " + boxing " +
-              Seconds(op.placement.boxing_seconds) + ", best of " +
-              std::to_string(op.placement.candidates);
-      if (!op.placement.runner_up.empty()) {
-        text += "; next " + op.placement.runner_up + " " + Seconds(op.placement.runner_up_seconds);
+    const OpPlacement& placed = op.placement;
+    if (placed.candidates > 0) {
+      const double local =
+          placed.compute_seconds + placed.boxing_seconds + placed.output_boxing_seconds;
+      text += "  compute " + Seconds(placed.compute_seconds) + " + boxing in " +
+              Seconds(placed.boxing_seconds) + " + out " + Seconds(placed.output_boxing_seconds) +
+              " = " + Seconds(local) + ", best of " + std::to_string(placed.candidates);
+      if (!placed.runner_up.empty()) {
+        text += "; next " + placed.runner_up + " " + Seconds(placed.runner_up_seconds);
+      }
+      if (!placed.greedy_choice.empty()) {
+        const double avoided =
+            placed.greedy_boxing_seconds - placed.boxing_seconds - placed.output_boxing_seconds;
+        text += "; greedy chose " + placed.greedy_choice + " with boxing in + out " +
+                Seconds(placed.greedy_boxing_seconds) +
+                (avoided > 0 ? " (avoided " + Seconds(avoided) + ")" : "");
       }
     }
     text += "\n";
   }
   return text;
+}
+
+// The sbp choice: the method and the estimated step time under greedy and the choice made.
+std::string SbpSearchLines(const Compilation& compilation) {
+  const SbpSearchReport& report = compilation.sbp_search;
+  const double pieces = static_cast<double>(compilation.schedule.pieces_per_step);
+  std::string text = "sbp choice (--sbp-search " + report.method +
+                     "): estimated step time (compute + boxing, summed over ops, no overlap) " +
+                     Seconds(report.chosen_seconds * pieces);
+  if (report.method == "global") {
+    const double saved = report.greedy_seconds - report.chosen_seconds;
+    char share[32];
+    std::snprintf(share, sizeof(share), "%.1f%%",
+                  report.greedy_seconds > 0 ? 100 * saved / report.greedy_seconds : 0.0);
+    text += " against " + Seconds(report.greedy_seconds * pieces) + " under greedy (" +
+            Seconds(saved * pieces) + ", " + share + " less); " +
+            std::to_string(report.ops_changed) + " op" + (report.ops_changed == 1 ? "" : "s") +
+            " chose differently";
+  }
+  return text + "\n";
 }
 
 std::string BoxingLines(const Compilation& compilation) {
@@ -184,8 +214,10 @@ StatusOr<std::string> ExplainPlacement(const JobFile& job_file, const CompileOpt
          " x pipeline_stages " + std::to_string(parallel.pipeline) + " on " +
          std::to_string(parallel.devices()) + " devices\n" + PrecisionLines(compilation) +
          LayoutLines(compilation) + "stages:\n" + StageLines(compilation) +
-         "ops (seconds per piece by the cost model):\n" + OpLines(compilation, order) +
-         "boxing:\n" + BoxingLines(compilation);
+         SbpSearchLines(compilation) +
+         "ops (seconds per piece by the cost model; boxing out: into the inputs this op "
+         "feeds):\n" +
+         OpLines(compilation, order) + "boxing:\n" + BoxingLines(compilation);
 }
 
 }  // namespace compiler

@@ -10,6 +10,7 @@
 //   build/bench/compile/compile_bench            # both sizes, targets < 2 s and < 10 s
 //   build/bench/compile/compile_bench --ops 10000 --pp 16 --dp 4 --tp 4 --repeats 1 --target 10
 //   build/bench/compile/compile_bench --ops 19 --pp 1 --dp 4 --tp 2 --explain 1   # the placement
+//   build/bench/compile/compile_bench ... --greedy 1   # the greedy sbp choice, to compare
 //
 // Prints CompileJob's median wall time over the repeats, then one more run's per-pass times
 // (compiler::PassManager timings; the verification after each pass and the freeing of the
@@ -41,6 +42,7 @@ struct BenchSetting {
   int repeats = 5;
   double target_seconds = 2;
   bool explain = false;  // Print compiler::ExplainPlacement instead of timing.
+  bool greedy = false;   // --sbp-search greedy instead of the global search.
   int batch = 32;        // Rows per micro-batch.
   int width = 256;
 };
@@ -99,6 +101,13 @@ Run CompileOnce(const compiler::JobFile& job_file, const compiler::CompileOption
   for (const auto& [what, count] : edges)
     run.kinds += " " + what + " " + std::to_string(count) + ";";
   run.kinds += " gradient buckets " + std::to_string(compilation.gradient_buckets.size());
+  const compiler::SbpSearchReport& sbp = compilation.sbp_search;
+  char line[200];
+  std::snprintf(line, sizeof(line),
+                "\n  sbp choice %s: estimated %.4g ms per piece (greedy %.4g ms), %d ops changed",
+                sbp.method.c_str(), sbp.chosen_seconds * 1e3, sbp.greedy_seconds * 1e3,
+                sbp.ops_changed);
+  run.kinds += line;
   return run;
 }
 
@@ -113,6 +122,7 @@ bool Bench(const BenchSetting& setting) {
   options.parallel.set_data_parallel(setting.dp);
   options.parallel.set_tensor_parallel(setting.tp);
   options.parallel.set_pipeline_stages(setting.pp);
+  if (setting.greedy) options.sbp_search = compiler::SbpSearchMethod::kGreedy;
   if (setting.explain) {
     StatusOr<std::string> text = compiler::ExplainPlacement(job_file, options);
     std::printf("%s", text.ok() ? text->c_str() : text.status().message().c_str());
@@ -162,6 +172,8 @@ int Main(int argc, char** argv) {
       custom.target_seconds = value;
     else if (flag == "--explain")
       custom.explain = value != 0;
+    else if (flag == "--greedy")
+      custom.greedy = value != 0;
     else if (flag == "--batch")
       custom.batch = value;
     else if (flag == "--width")

@@ -63,13 +63,19 @@ struct OpPlacement {
   int mesh = -1;
   std::vector<placement::NdSbp> inputs;
   std::vector<placement::NdSbp> outputs;
-  // What chose it, for --explain: seconds per piece of the chosen signature's compute and
-  // input boxing, how many candidates were weighed, and the runner-up.
+  // What chose it, for --explain: seconds per piece of the chosen signature's compute, input
+  // boxing and the boxing of the inputs it feeds, how many candidates were weighed, and the
+  // runner-up with its seconds (compute and boxing in and out, the neighbours as chosen).
   double compute_seconds = 0;
   double boxing_seconds = 0;
+  double output_boxing_seconds = 0;
   int candidates = 0;
   std::string runner_up;
   double runner_up_seconds = 0;
+  // Under the global search, where the greedy choice differs: its signature and its boxing in
+  // and out (the neighbours as greedy chose them).
+  std::string greedy_choice;
+  double greedy_boxing_seconds = 0;
 };
 
 struct LogicalOp {

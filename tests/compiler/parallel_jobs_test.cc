@@ -38,9 +38,11 @@ const Setting kSettings[] = {
     {"dp2_tp2", 2, 2, 1, "4cpu"}, {"dp2_tp2_pp2", 2, 2, 2, "8cpu"},
 };
 
-StatusOr<proto::Plan> CompileExample(const std::string& job, const Setting& setting) {
+StatusOr<proto::Plan> CompileExample(const std::string& job, const Setting& setting,
+                                     SbpSearchMethod method = SbpSearchMethod::kGlobal) {
   SOFTWIRE_ASSIGN_OR_RETURN(JobFile file, ParseJobFile("tests/compiler/jobs/" + job + ".pbtxt"));
   CompileOptions options;
+  options.sbp_search = method;
   SOFTWIRE_ASSIGN_OR_RETURN(options.cluster, placement::ParseClusterShorthand(setting.cluster, 8));
   options.parallel.set_data_parallel(setting.dp);
   options.parallel.set_tensor_parallel(setting.tp);
@@ -108,14 +110,19 @@ const proto::RegisterDef& Output(const proto::Plan& plan, const std::string& act
   return plan.register_def(found->output_register(index));
 }
 
-proto::Plan MustCompile(const std::string& job, const Setting& setting) {
-  StatusOr<proto::Plan> plan = CompileExample(job, setting);
+proto::Plan MustCompile(const std::string& job, const Setting& setting,
+                        SbpSearchMethod method = SbpSearchMethod::kGlobal) {
+  StatusOr<proto::Plan> plan = CompileExample(job, setting, method);
   CHECK(plan.ok()) << plan.status();
   return std::move(plan).value();
 }
 
+// The classic data-parallel structure, as the greedy sbp choice makes it. The global search may
+// instead gather a weight gradient's inputs per piece where the cost model finds that cheaper
+// than the per-step all-reduce (docs/PARALLELISM.md, "Sbp"); its plans are checked against one
+// device in compiler_parallel_equivalence_test.
 TEST(DataParallelMlp, SplitsEachMicroBatchReplicatesWeightsAndAllReducesGradientsPerStep) {
-  proto::Plan plan = MustCompile("mlp", {"dp4", 4, 1, 1, "4cpu"});
+  proto::Plan plan = MustCompile("mlp", {"dp4", 4, 1, 1, "4cpu"}, SbpSearchMethod::kGreedy);
   for (int replica = 0; replica < 4; ++replica) {
     const proto::ActorDef* source = FindActor(plan, "data@" + std::to_string(replica));
     ASSERT_NE(source, nullptr);
@@ -181,6 +188,7 @@ TEST(DataParallelMlp, BucketsSpanningNodesCloseAtFourMiBAndOnOneNodeHoldTheWhole
     CHECK(parsed.ok()) << parsed.status();
     options.cluster = *parsed;
     options.parallel.set_data_parallel(2);
+    options.sbp_search = SbpSearchMethod::kGreedy;  // Every gradient all-reduced, as above.
     StatusOr<proto::Plan> plan = CompileJob(*job, options);
     CHECK(plan.ok()) << plan.status();
     std::vector<int> gradients_per_bucket;
@@ -240,17 +248,19 @@ TEST(PipelinedTransformer, KeepsTheTiedEmbeddingWithItsFirstReaderAndCopiesItPer
   EXPECT_EQ(FindActor(plan, "wte.grad")->stage(), 0);
 }
 
-TEST(TensorParallelMlp, SplitsEveryWeightAcrossTheTensorParallelGroupAsMegatronDoes) {
-  proto::Plan plan = MustCompile("mlp", {"tp2", 1, 2, 1, "4cpu"});
-  // fc1 splits w1's columns, fc2 and fc3 split their weights' rows (partial sums out).
-  const std::map<std::string, int> axis = {{"w1", 1}, {"b1", 0}, {"w2", 0},
-                                           {"b2", 0}, {"w3", 0}, {"b3", 0}};
+// Every variable split in balanced halves across the tp group, each half on its own device;
+// `axis` names the split axis per variable where the test pins it (null: any axis).
+void ExpectEveryWeightSplitAcrossTwoDevices(const proto::Plan& plan,
+                                            const std::map<std::string, int>* axis) {
   ASSERT_EQ(plan.variable_size(), 6);
   for (const proto::PlanVariable& variable : plan.variable()) {
     ASSERT_EQ(variable.part_size(), 2) << variable.name();
     for (int i = 0; i < 2; ++i) {
       const proto::VariablePart& part = variable.part(i);
-      EXPECT_EQ(part.split_axis(), axis.at(variable.name())) << variable.name();
+      ASSERT_GE(part.split_axis(), 0) << variable.name();
+      if (axis != nullptr) {
+        EXPECT_EQ(part.split_axis(), axis->at(variable.name())) << variable.name();
+      }
       const int64_t extent = variable.tensor().dims(part.split_axis());
       EXPECT_EQ(part.split_begin(), i * extent / 2) << variable.name();
       EXPECT_EQ(part.split_end(), (i + 1) * extent / 2) << variable.name();
@@ -259,10 +269,32 @@ TEST(TensorParallelMlp, SplitsEveryWeightAcrossTheTensorParallelGroupAsMegatronD
       EXPECT_EQ(actor.device(), i);
     }
   }
-  const proto::ActorDef* fc2 = FindActor(plan, "fc2@1");
+}
+
+TEST(TensorParallelMlp, GreedySplitsEveryWeightAcrossTheTensorParallelGroupAsMegatronDoes) {
+  StatusOr<JobFile> job = ParseJobFile("tests/compiler/jobs/mlp.pbtxt");
+  ASSERT_TRUE(job.ok()) << job.status();
+  CompileOptions options;
+  options.cluster = *placement::ParseClusterShorthand("4cpu", 8);
+  options.parallel.set_tensor_parallel(2);
+  options.sbp_search = SbpSearchMethod::kGreedy;
+  StatusOr<proto::Plan> plan = CompileJob(*job, options);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  // fc1 splits w1's columns, fc2 and fc3 split their weights' rows (partial sums out).
+  const std::map<std::string, int> axis = {{"w1", 1}, {"b1", 0}, {"w2", 0},
+                                           {"b2", 0}, {"w3", 0}, {"b3", 0}};
+  ExpectEveryWeightSplitAcrossTwoDevices(*plan, &axis);
+  const proto::ActorDef* fc2 = FindActor(*plan, "fc2@1");
   ASSERT_NE(fc2, nullptr);
   EXPECT_EQ(fc2->kernel().input(0).dims(1), 128);  // a1's columns on this device...
   EXPECT_EQ(fc2->kernel().input(1).dims(0), 128);  // ...times w2's rows: a partial h2.
+}
+
+// The global search may split a weight on another axis than Megatron's where the cost model
+// finds the boxing cheaper (here w2 by columns, after gathering the first layer's activations),
+// but still splits every one.
+TEST(TensorParallelMlp, GlobalSearchSplitsEveryWeightAcrossTheTensorParallelGroup) {
+  ExpectEveryWeightSplitAcrossTwoDevices(MustCompile("mlp", {"tp2", 1, 2, 1, "4cpu"}), nullptr);
 }
 
 TEST(ParallelPlans, LowerSlotsToFitAndNameTheDeviceWhenEvenOneSlotDoesNot) {
