@@ -283,6 +283,7 @@ StatusOr<SubmittedJob> JobManager::Impl::Accept(const proto::JobSubmission& subm
   info->set_state(proto::JOB_STATE_QUEUED);
   info->set_idempotency_key(submission.idempotency_key());
   info->set_steps(compiled.plan.schedule().steps());
+  info->set_max_restarts(submission.settings().max_restarts());
   info->set_last_loss(std::numeric_limits<double>::quiet_NaN());
   *info->mutable_plan() = compiled.summary;
   *job->record.mutable_submission() = WithoutDataBytes(submission);
