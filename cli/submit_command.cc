@@ -287,6 +287,13 @@ std::string SubmitHelp() {
          "a fresh idempotency key, the same on its own retries: a retried submit never runs a\n"
          "job twice.\n"
          "\n"
+         "On a server with node agents (serve --nodes N), --max-restarts N with\n"
+         "--checkpoint-every K keeps a job going when one of its nodes is lost: it runs again\n"
+         "on the live nodes (waiting up to --restart-wait for a node to join when too few are\n"
+         "left) from its latest checkpoint, losing at most the K steps since; the feed says\n"
+         "which node was lost, the step it resumes from and its new devices, and the steps\n"
+         "after that checkpoint come again (docs/NODES.md, \"Restarts\").\n"
+         "\n"
          "flags:\n" +
          MakeParser(&flags).Help() +
          "\n"
