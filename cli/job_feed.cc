@@ -6,7 +6,9 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <memory>
+#include <string>
 #include <thread>
 
 #include "base/file.h"
@@ -17,6 +19,27 @@
 namespace softwire {
 namespace cli {
 namespace {
+
+// What a JobRestarted event says, in one line: the lost node and the checkpoint while it waits
+// for devices, the new layout once it runs again.
+std::string RestartLine(const proto::JobRestarted& restarted) {
+  const std::string from = restarted.resumed_from_step() > 0
+                               ? "step " + std::to_string(restarted.resumed_from_step()) + " (" +
+                                     restarted.checkpoint() + ")"
+                               : "step 0 (no checkpoint)";
+  const std::string which =
+      std::to_string(restarted.restart()) + " of " + std::to_string(restarted.max_restarts());
+  if (restarted.device().empty()) {
+    return "node '" + restarted.lost_node() + "' was lost: restart " + which + " from " + from +
+           ", waiting up to " + std::to_string(static_cast<int>(restarted.wait_seconds())) +
+           " s for devices on live nodes";
+  }
+  std::string devices;
+  for (const std::string& device : restarted.device()) {
+    devices += (devices.empty() ? "" : ", ") + device;
+  }
+  return "restarted (" + which + ") from " + from + " on " + devices;
+}
 
 using Clock = std::chrono::steady_clock;
 
@@ -113,6 +136,13 @@ class FeedPrinter {
                       event.checkpoint().path().c_str());
         }
         break;
+      case proto::JobEvent::kRestarted:
+        if (!options_.quiet) {
+          EndBar();
+          std::printf("%s\n", RestartLine(event.restarted()).c_str());
+          std::fflush(stdout);
+        }
+        break;
       case proto::JobEvent::kFinished:
         EndBar();
         outcome_.state = proto::JOB_STATE_SUCCEEDED;
@@ -135,7 +165,12 @@ class FeedPrinter {
 
   bool ended() const { return outcome_.state != proto::JOB_STATE_UNSPECIFIED; }
   const FeedOutcome& outcome() const { return outcome_; }
-  const std::string& metrics() const { return metrics_; }
+  // One line per step: a step run again after a restart replaces the lost run's line.
+  std::string metrics() const {
+    std::string text;
+    for (const auto& [step, line] : metrics_) text += line;
+    return text;
+  }
   void EndBar() {
     if (bar_ != nullptr) bar_->Finish();
   }
@@ -167,7 +202,7 @@ class FeedPrinter {
 
   void OnStep(const proto::StepMetrics& step) {
     const runtime::StepResult result = StepResultOf(step);
-    metrics_ += MetricsJsonLine(result) + "\n";
+    metrics_[step.step()] = MetricsJsonLine(result) + "\n";
     if (options_.quiet) return;
     if (printer_ == nullptr) StartSteps(job_.plan());
     if (options_.progress_bar && bar_ != nullptr) {
@@ -195,7 +230,7 @@ class FeedPrinter {
   std::unique_ptr<ProgressPrinter> printer_;
   std::unique_ptr<ProgressBar> bar_;
   bool header_printed_ = false;
-  std::string metrics_;
+  std::map<int64_t, std::string> metrics_;  // By step.
   FeedOutcome outcome_;
 };
 

@@ -64,6 +64,10 @@ void PrintJobs(const std::vector<proto::JobInfo>& jobs) {
     std::printf("%-10s %-10s %-20s %13s %12s  %s\n", job.job_id().c_str(),
                 StateName(job.state()).c_str(), job.name().c_str(), steps.c_str(), loss,
                 TimeText(job.submitted_unix()).c_str());
+    if (job.max_restarts() > 0) {
+      std::printf("           restarted %d of at most %d times after a lost node\n", job.restarts(),
+                  job.max_restarts());
+    }
     if (!job.error().empty()) std::printf("           %s\n", job.error().c_str());
   }
 }

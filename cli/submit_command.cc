@@ -51,6 +51,8 @@ struct SubmitFlags {
   bool no_in_place = false;
   int64_t checkpoint_every = 0;
   int64_t keep_checkpoints = 0;
+  int64_t max_restarts = 0;
+  double restart_wait = 0;
   std::string precision;
   bool no_upload = false;
   bool detach = false;
@@ -85,6 +87,12 @@ FlagParser MakeParser(SubmitFlags* flags) {
                 "save a checkpoint every N steps into the job's results (fetched with them)");
   parser.AddInt("keep-checkpoints", &flags->keep_checkpoints, "K",
                 "keep the latest K checkpoints (default 3)");
+  parser.AddInt("max-restarts", &flags->max_restarts, "N",
+                "on a server with node agents: when a node of the job is lost, run it again on "
+                "the live nodes from its latest checkpoint (step 0 without one), at most N times "
+                "(default 0: a lost node fails the job)");
+  parser.AddDouble("restart-wait", &flags->restart_wait, "SECONDS",
+                   "how long a restart waits for enough devices on live nodes (default 60)");
   parser.AddString("precision", &flags->precision, "P",
                    "float32, bf16 or auto (bf16 where the server's cpu has it); overrides the "
                    "job's");
@@ -114,6 +122,13 @@ Status CheckFlags(const SubmitFlags& flags) {
   }
   if (flags.keep_checkpoints < 0 || flags.keep_checkpoints > 1000) {
     return InvalidArgumentError("--keep-checkpoints must be between 1 and 1000");
+  }
+  if (flags.max_restarts < 0 || flags.max_restarts > 1000) {
+    return InvalidArgumentError("--max-restarts must be between 0 and 1000");
+  }
+  if (flags.restart_wait < 0) return InvalidArgumentError("--restart-wait must be >= 0");
+  if (flags.restart_wait > 0 && flags.max_restarts == 0) {
+    return InvalidArgumentError("--restart-wait needs --max-restarts N");
   }
   if (flags.keep_checkpoints > 0 && flags.checkpoint_every == 0) {
     return InvalidArgumentError("--keep-checkpoints needs --checkpoint-every N");
@@ -209,6 +224,8 @@ StatusOr<proto::JobSubmission> MakeSubmission(const std::string& job_path,
   settings->set_no_in_place(flags.no_in_place);
   settings->set_checkpoint_every(flags.checkpoint_every);
   settings->set_keep_checkpoints(static_cast<int32_t>(flags.keep_checkpoints));
+  settings->set_max_restarts(static_cast<int32_t>(flags.max_restarts));
+  settings->set_restart_wait_seconds(flags.restart_wait);
   settings->set_precision(*ParsePrecision(flags.precision));  // CheckFlags checked it.
   submission.set_idempotency_key(NewIdempotencyKey());
   return submission;
@@ -269,6 +286,13 @@ std::string SubmitHelp() {
          "how to watch or cancel it (--cancel-on-interrupt cancels it). Each invocation sends\n"
          "a fresh idempotency key, the same on its own retries: a retried submit never runs a\n"
          "job twice.\n"
+         "\n"
+         "On a server with node agents (serve --nodes N), --max-restarts N with\n"
+         "--checkpoint-every K keeps a job going when one of its nodes is lost: it runs again\n"
+         "on the live nodes (waiting up to --restart-wait for a node to join when too few are\n"
+         "left) from its latest checkpoint, losing at most the K steps since; the feed says\n"
+         "which node was lost, the step it resumes from and its new devices, and the steps\n"
+         "after that checkpoint come again (docs/NODES.md, \"Restarts\").\n"
          "\n"
          "flags:\n" +
          MakeParser(&flags).Help() +

@@ -20,6 +20,9 @@ namespace softwire {
 namespace service {
 namespace {
 
+// Where a job's checkpoints go in its results (as JobExecution puts them).
+constexpr char kCheckpointFolder[] = "checkpoints";
+
 std::string AckKey(const std::string& node, const std::string& command) {
   return node + "\n" + command;
 }
@@ -48,12 +51,17 @@ proto::StepMetrics StepMetricsOf(const runtime::StepResult& step) {
 // run in one process has.
 class ClusterExecution::Steps {
  public:
-  Steps(const proto::Plan& plan, JobExecutionListener* listener)
+  // Steps are numbered from `first_step` on (a resumed run's), and the metrics start with
+  // `metrics_before` (the lines of the steps before it).
+  Steps(const proto::Plan& plan, JobExecutionListener* listener, int64_t first_step,
+        std::string metrics_before)
       : plan_(plan),
         monitor_(0, &stopping_),
         collector_(plan, &monitor_, /*notify_steps=*/false),
         timer_(plan),
-        listener_(listener) {}
+        listener_(listener),
+        first_step_(first_step),
+        metrics_(std::move(metrics_before)) {}
 
   void Start() {
     started_at_ = Clock::now();
@@ -87,7 +95,8 @@ class ClusterExecution::Steps {
 
  private:
   void Report(const runtime::CollectedStep& step) {
-    const runtime::StepResult timed = timer_.Time(step, started_at_);
+    runtime::StepResult timed = timer_.Time(step, started_at_);
+    timed.step += first_step_;
     metrics_ += runtime::MetricsJsonLine(timed) + "\n";
     last_ = StepMetricsOf(timed);
     ++steps_;
@@ -100,6 +109,7 @@ class ClusterExecution::Steps {
   runtime::StepCollector collector_;
   runtime::StepTimer timer_;
   JobExecutionListener* const listener_;
+  const int64_t first_step_;
   Clock::time_point started_at_;
   std::string metrics_;
   int64_t steps_ = 0;
@@ -114,6 +124,17 @@ ClusterExecution::ClusterExecution(NodeRegistry* nodes, JobRunSpec spec,
       options_(options),
       run_id_(nodes->NewRunId()),
       plan_nodes_(plan::PlanNodes(spec_.plan)) {
+  if (spec_.settings.checkpoint_every() > 0) {
+    CheckpointGathererOptions gathered;
+    gathered.directory = spec_.results_directory + "/" + kCheckpointFolder;
+    gathered.job_name = spec_.plan.job_name();
+    gathered.keep = spec_.settings.keep_checkpoints() > 0 ? spec_.settings.keep_checkpoints() : 3;
+    gathered.on_saved = [listener](int64_t step, const std::string& folder) {
+      listener->OnJobCheckpoint(
+          step, std::string(kCheckpointFolder) + "/" + folder.substr(folder.find_last_of('/') + 1));
+    };
+    checkpoints_ = std::make_unique<CheckpointGatherer>(std::move(gathered));
+  }
   nodes_->Subscribe(run_id_, this);
 }
 
@@ -124,7 +145,8 @@ ClusterExecution::~ClusterExecution() {
 JobOutcome ClusterExecution::Run() {
   JobOutcome outcome;
   const std::string job_name = spec_.plan.job_name();
-  Steps steps(spec_.plan, listener_);
+  const int64_t first_step = spec_.resume ? spec_.resume->step : 0;
+  Steps steps(spec_.plan, listener_, first_step, spec_.metrics_before);
   {
     MutexLock lock(&mutex_);
     for (const std::string& node : plan_nodes_) {
@@ -141,8 +163,11 @@ JobOutcome ClusterExecution::Run() {
   host.mutable_host()->set_trace(spec_.settings.trace());
   host.mutable_host()->set_trace_first_step(spec_.settings.trace_first_step());
   host.mutable_host()->set_trace_end_step(spec_.settings.trace_end_step());
+  host.mutable_host()->set_checkpoint_every(spec_.settings.checkpoint_every());
+  host.mutable_host()->set_resume_step(first_step);
   bool started = false;
   Status status = CommandAll("host", host);
+  if (status.ok() && spec_.resume) status = SendResumeState();
   if (status.ok()) {
     proto::NodeCommand attach;
     attach.mutable_attach()->set_run_id(run_id_);
@@ -150,6 +175,10 @@ JobOutcome ClusterExecution::Run() {
       (*attach.mutable_attach()->mutable_peer_address())[node] = nodes_->DataPlaneAddress(node);
     }
     status = CommandAll("attach", attach);
+  }
+  if (status.ok() && checkpoints_ != nullptr) {
+    MutexLock lock(&mutex_);
+    checkpoints_->ExpectSenders(checkpoint_senders_);
   }
   if (status.ok()) {
     proto::NodeCommand start;
@@ -160,6 +189,10 @@ JobOutcome ClusterExecution::Run() {
   }
   if (status.ok()) status = AwaitRunEnd(&steps);
   ReleaseAll(status.ok() ? "the job ended" : status.message());
+  if (checkpoints_ != nullptr) {  // The checkpoints whole by now are written before Run returns.
+    Status saved = checkpoints_->Finish();
+    if (!saved.ok()) LOG(WARNING) << "job " << spec_.job_id << ": " << saved;
+  }
   if (started) {
     outcome.seconds = std::chrono::duration<double>(Clock::now() - steps.started_at()).count();
   }
@@ -191,6 +224,7 @@ JobOutcome ClusterExecution::Run() {
     MutexLock lock(&mutex_);
     outcome.cancelled = cancelled_ && !status.ok();
     outcome.cancel_reason = cancel_reason_;
+    if (!status.ok() && !outcome.cancelled && !lost_.empty()) outcome.lost_node = lost_.front();
   }
   if (!status.ok() && !started) {
     outcome.status =
@@ -234,6 +268,24 @@ Status ClusterExecution::CommandAll(const std::string& name, const proto::NodeCo
       return failure_;
     }
   }
+}
+
+Status ClusterExecution::SendResumeState() {
+  const std::vector<proto::VariablePartChunk> chunks = ResumePartChunks(*spec_.resume, run_id_);
+  for (const std::string& node : plan_nodes_) {
+    for (const proto::VariablePartChunk& chunk : chunks) {
+      proto::NodeCommand command;
+      *command.mutable_resume_part() = chunk;
+      Status sent = nodes_->Send(node, std::move(command));
+      if (!sent.ok()) {
+        MutexLock lock(&mutex_);
+        if (failure_.ok()) failure_ = sent;
+        return failure_;
+      }
+    }
+  }
+  MutexLock lock(&mutex_);
+  return FailureLocked();
 }
 
 Status ClusterExecution::AwaitRunEnd(Steps* steps) {
@@ -351,6 +403,7 @@ void ClusterExecution::OnReport(const std::string& node, const proto::NodeReport
       if (!ack.error().empty() && failure_.ok() && ack.command() != "release") {
         failure_ = Status(CodeNamed(ack.code()), "node '" + node + "': " + ack.error());
       }
+      if (ack.command() == "attach" && ack.sends_checkpoints()) checkpoint_senders_.insert(node);
       ++acks_[AckKey(node, ack.command())];
       break;
     }
@@ -358,9 +411,21 @@ void ClusterExecution::OnReport(const std::string& node, const proto::NodeReport
       for (const proto::SinkValue& value : report.values().value()) values_.push_back(value);
       break;
     case proto::NodeReport::kVariablePart: {
+      if (report.variable_part().checkpoint_step() > 0) {  // A checkpoint: the run goes on.
+        if (checkpoints_ == nullptr) return;
+        const Status added = checkpoints_->Add(node, report.variable_part());
+        if (!added.ok()) LOG(WARNING) << "job " << spec_.job_id << ": " << added;
+        return;
+      }
       const Status added = variables_.Add(node, report.variable_part());
       if (!added.ok() && failure_.ok()) failure_ = added;
       break;
+    }
+    case proto::NodeReport::kCheckpointSent: {
+      if (checkpoints_ == nullptr) return;
+      const Status sent = checkpoints_->ShareSent(node, report.checkpoint_sent());
+      if (!sent.ok()) LOG(WARNING) << "job " << spec_.job_id << ": " << sent;
+      return;
     }
     case proto::NodeReport::kTrace: {
       const Status added = traces_.Add(node, report.trace());

@@ -6,6 +6,13 @@
 // own devices reports them (same losses, same events; the seconds are the server's clock).
 // The run ends when every node reported RunEnded; then every node releases the share.
 //
+// Checkpoints (RunSettings.checkpoint_every): each node's share sends its parts at every
+// checkpoint step while it runs, and a CheckpointGatherer writes each step once every node
+// holding trained parts sent its share: results/checkpoints/, a CheckpointWritten event each,
+// as a job in one process (docs/CHECKPOINTS.md). A resumed run (JobRunSpec::resume) sends the
+// state to every node after hosting, before attaching; its steps number on from the state's.
+// JobOutcome::lost_node names the node whose loss failed it (JobManager may restart the job).
+//
 //   ClusterExecution run(&registry, std::move(spec), &listener);
 //   JobOutcome outcome = run.Run();          // on the job's own thread
 //
@@ -21,8 +28,7 @@
 // from the server's (NTP-style, the probe with the shortest round trip), and for a traced job
 // trace.json (with its summary and SVG): the nodes' traces, sent in TraceChunks before their
 // RunEnded, merged onto the server's time axis by those offsets (service/node_traces.h). Not
-// yet: live diagnosis of the nodes' actors (DescribeWaits answers FailedPrecondition), trained
-// variables in the results (the nodes hold them).
+// yet: live diagnosis of the nodes' actors (DescribeWaits answers FailedPrecondition).
 //
 // Threading: Run on one thread; Cancel, DescribeWaits and AllocatedBytes from any thread; the
 // registry calls OnReport and OnNodeLost from its threads. Ownership: borrows the registry and
@@ -34,12 +40,15 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <memory>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "base/mutex.h"
 #include "base/status.h"
+#include "service/checkpoint_parts.h"
 #include "service/job_run.h"
 #include "service/node_registry.h"
 #include "service/node_traces.h"
@@ -81,6 +90,9 @@ class ClusterExecution final : public JobRun, private NodeRegistry::RunListener 
   // Sends `command` to every node of the plan and waits for each one's ack of `name`: the first
   // error (a node's, a lost node, a cancel, the timeout) otherwise.
   Status CommandAll(const std::string& name, const proto::NodeCommand& command) EXCLUDES(mutex_);
+  // A resumed run: the state, whole, to every node of the plan as resume_part commands (after
+  // their host acks, before attach).
+  Status SendResumeState() EXCLUDES(mutex_);
   // Waits until every node ended its run, feeding the step values to `steps` as they come.
   Status AwaitRunEnd(Steps* steps) EXCLUDES(mutex_);
   // Tells every live node to release the share and waits for their acks (bounded).
@@ -102,6 +114,8 @@ class ClusterExecution final : public JobRun, private NodeRegistry::RunListener 
   const ClusterExecutionOptions options_;
   const int64_t run_id_;
   std::vector<std::string> plan_nodes_;  // The nodes of the plan, in plan order.
+  // The nodes' checkpoint parts stitched and written; null when the job takes none.
+  std::unique_ptr<CheckpointGatherer> checkpoints_;
 
   mutable Mutex mutex_;
   CondVar changed_;
@@ -109,6 +123,7 @@ class ClusterExecution final : public JobRun, private NodeRegistry::RunListener 
   std::map<std::string, std::string> ended_ GUARDED_BY(mutex_);  // Node -> error ("" ok).
   std::deque<proto::SinkValue> values_ GUARDED_BY(mutex_);
   GatheredVariables variables_ GUARDED_BY(mutex_);  // The nodes' trained variable parts.
+  std::set<std::string> checkpoint_senders_ GUARDED_BY(mutex_);  // Attach acks that said so.
   NodeTraceAssembler traces_ GUARDED_BY(mutex_);
   Status failure_ GUARDED_BY(mutex_);
   bool failure_from_report_ GUARDED_BY(mutex_) = false;  // A node's error, not a lost node.

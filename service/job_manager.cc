@@ -283,6 +283,7 @@ StatusOr<SubmittedJob> JobManager::Impl::Accept(const proto::JobSubmission& subm
   info->set_state(proto::JOB_STATE_QUEUED);
   info->set_idempotency_key(submission.idempotency_key());
   info->set_steps(compiled.plan.schedule().steps());
+  info->set_max_restarts(submission.settings().max_restarts());
   info->set_last_loss(std::numeric_limits<double>::quiet_NaN());
   *info->mutable_plan() = compiled.summary;
   *job->record.mutable_submission() = WithoutDataBytes(submission);
@@ -367,6 +368,7 @@ void JobManager::Impl::StartJobLocked(ManagedJob* job, const std::vector<int>& d
   proto::JobInfo* info = job->record.mutable_info();
   info->set_state(proto::JOB_STATE_RUNNING);
   info->set_started_unix(UnixNow());
+  info->set_max_restarts(job->record.submission().settings().max_restarts());
   info->clear_device();
   proto::JobEvent started;
   for (const proto::PlanDevice& device : targets) {
@@ -378,16 +380,7 @@ void JobManager::Impl::StartJobLocked(ManagedJob* job, const std::vector<int>& d
   StatusOr<proto::JobEvent> appended = job->events->Append(std::move(started));
   if (!appended.ok()) LOG(WARNING) << "job " << id << ": " << appended.status();
   WriteRecordLocked(job);
-  // The listener lives as long as the execution that calls it (its deleter holds it).
-  auto listener = std::make_shared<Listener>(this, job);
-  JobRun* run = nullptr;
-  if (options_.nodes != nullptr) {
-    run = new ClusterExecution(options_.nodes, std::move(spec), listener.get());
-  } else {
-    run = new JobExecution(runtime_.get(), std::move(spec), listener.get());
-  }
-  job->execution =
-      std::shared_ptr<JobRun>(run, [listener](JobRun* execution) { delete execution; });
+  job->execution = NewRun(job, std::move(spec));
   // Named for the job ("sw:job-7"): it would otherwise carry the name of whichever thread
   // submitted it (gRPC's, the web view's), and top -H or a CPU count per component would lie.
   threads_[id] = std::thread([this, job, execution = job->execution, name = "sw:" + id] {
@@ -396,8 +389,26 @@ void JobManager::Impl::StartJobLocked(ManagedJob* job, const std::vector<int>& d
   });
 }
 
+std::shared_ptr<JobRun> JobManager::Impl::NewRun(ManagedJob* job, JobRunSpec spec) {
+  // The listener lives as long as the execution that calls it (its deleter holds it).
+  auto listener = std::make_shared<Listener>(this, job);
+  JobRun* run = nullptr;
+  if (options_.nodes != nullptr) {
+    run = new ClusterExecution(options_.nodes, std::move(spec), listener.get());
+  } else {
+    run = new JobExecution(runtime_.get(), std::move(spec), listener.get());
+  }
+  return std::shared_ptr<JobRun>(run, [listener](JobRun* execution) { delete execution; });
+}
+
 void JobManager::Impl::RunJob(ManagedJob* job, std::shared_ptr<JobRun> execution) {
-  const JobOutcome outcome = execution->Run();
+  JobOutcome outcome = execution->Run();
+  // A lost node with restarts left: the job runs again on the live nodes (job_restart.cc).
+  while (!outcome.status.ok() && !outcome.lost_node.empty()) {
+    execution = RestartJob(job, &outcome);
+    if (execution == nullptr) break;
+    outcome = execution->Run();
+  }
   proto::JobEvent terminal;
   if (outcome.status.ok()) {
     proto::JobFinished* finished = terminal.mutable_finished();
@@ -514,6 +525,8 @@ StatusOr<proto::JobInfo> JobManager::Impl::Cancel(const std::string& job_id,
       return InfoLocked(*job);
     }
     execution = job->execution;
+    job->cancel_reason = why;  // Also stops a restart waiting for devices (job_restart.cc).
+    changed_.NotifyAll();
   }
   if (execution != nullptr) execution->Cancel(why);
   // Returns once the job's thread recorded the end: its hosted plan is gone by then.

@@ -43,6 +43,8 @@ struct ManagedJob {
   // manager's lock while the job's thread runs it.
   std::shared_ptr<JobRun> execution;
   std::vector<int> devices;  // Indices into the server's devices, while running.
+  // Set by Cancel: why (a restart waiting for devices gives up with it).
+  std::string cancel_reason;
 };
 
 class JobManager::Impl {
@@ -86,6 +88,16 @@ class JobManager::Impl {
   void StartJobLocked(ManagedJob* job, const std::vector<int>& devices) REQUIRES(mutex_);
   // The job's thread: runs it, records how it ended, frees its devices.
   void RunJob(ManagedJob* job, std::shared_ptr<JobRun> execution) EXCLUDES(mutex_);
+  // A JobRun of `spec` for `job`: a ClusterExecution with nodes, else a JobExecution.
+  std::shared_ptr<JobRun> NewRun(ManagedJob* job, JobRunSpec spec);
+  // job_restart.cc: after `outcome` (a lost node), the job's next run on the live nodes from
+  // its latest checkpoint, with its JobRestarted events; null when it is not restarted (no
+  // restarts left, cancelled, the server stopping, no devices within the wait), `outcome`
+  // then saying why it failed.
+  std::shared_ptr<JobRun> RestartJob(ManagedJob* job, JobOutcome* outcome) EXCLUDES(mutex_);
+  // The devices a restart of `job` runs on: those it holds on live nodes, then free ones, in
+  // the pool's order; empty while fewer than `needed` are there.
+  std::vector<int> RestartDevicesLocked(const ManagedJob& job, int needed) const REQUIRES(mutex_);
   void EndJobLocked(ManagedJob* job, proto::JobEvent terminal) REQUIRES(mutex_);
   void OnStep(ManagedJob* job, const proto::StepMetrics& step) EXCLUDES(mutex_);
   void OnCheckpoint(ManagedJob* job, int64_t step, const std::string& folder) EXCLUDES(mutex_);

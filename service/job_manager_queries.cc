@@ -101,6 +101,13 @@ StatusOr<StoredResults> JobManager::Impl::GetResults(const std::string& job_id) 
   }
   for (const proto::JobEvent& event : events->events()) {
     if (event.has_step()) results.steps.push_back(event.step());
+    // A restart runs the steps after its checkpoint again: the lost run's of those are dropped.
+    if (event.has_restarted() && event.restarted().device_size() > 0) {
+      while (!results.steps.empty() &&
+             results.steps.back().step() >= event.restarted().resumed_from_step()) {
+        results.steps.pop_back();
+      }
+    }
   }
   SOFTWIRE_RETURN_IF_ERROR(ReadStoredResults(directory, &results));
   return results;

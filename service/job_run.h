@@ -11,12 +11,14 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "base/status.h"
 #include "proto/jobs.pb.h"
 #include "proto/plan.pb.h"
 #include "runtime/host/stall_report.h"
+#include "runtime/host/training_state.h"
 
 namespace softwire {
 namespace service {
@@ -31,6 +33,11 @@ struct JobRunSpec {
   // Where its results go; created.
   std::string results_directory;
   proto::RunSettings settings;
+  // A restarted job on nodes (ClusterExecution only): the state it resumes from (its plan's
+  // schedule then counts only the steps after resume->step, which number on from it), and
+  // the metrics.jsonl lines of the steps before, which its metrics.jsonl starts with.
+  std::optional<runtime::TrainingState> resume;
+  std::string metrics_before;
 };
 
 // Told what happens, on the thread that calls Run. Calls must be quick.
@@ -57,6 +64,8 @@ struct JobOutcome {
   double seconds = 0;  // From the actors' start to the end.
   double samples_per_second = 0;
   proto::StepMetrics last_step;
+  // A job on nodes that failed because a node was lost: that node (a restart may follow).
+  std::string lost_node;
 };
 
 class JobRun {

@@ -13,7 +13,9 @@
 #include "plan/plan_partition.h"
 #include "runtime/host/execution.h"
 #include "runtime/host/hosted_plan.h"
+#include "runtime/host/training_state.h"
 #include "runtime/kernels/kernel.h"
+#include "service/checkpoint_parts.h"
 #include "service/node_traces.h"
 #include "service/variable_parts.h"
 
@@ -46,6 +48,8 @@ int64_t RunIdOf(const proto::NodeCommand& command) {
       return command.start().run_id();
     case proto::NodeCommand::kRelease:
       return command.release().run_id();
+    case proto::NodeCommand::kResumePart:
+      return command.resume_part().run_id();
     default:
       return 0;
   }
@@ -125,8 +129,14 @@ class NodeAgent::HostedRun final : public runtime::OutputReporter {
       }
       if (command.has_host()) {
         options_.send(Ack(run_id_, "host", Host(command.host())));
+      } else if (command.has_resume_part()) {
+        Status added = resume_.Add("the server", command.resume_part());
+        if (!added.ok() && resume_error_.ok()) resume_error_ = added;
       } else if (command.has_attach()) {
-        options_.send(Ack(run_id_, "attach", Attach(command.attach())));
+        proto::NodeReport ack = Ack(run_id_, "attach", Attach(command.attach()));
+        ack.mutable_ack()->set_sends_checkpoints(checkpoint_memory_.has_value() &&
+                                                 SendsCheckpoints(*checkpoint_memory_));
+        options_.send(std::move(ack));
       } else if (command.has_start()) {
         Start();
       }
@@ -141,6 +151,8 @@ class NodeAgent::HostedRun final : public runtime::OutputReporter {
     trace_ = share.trace();
     trace_steps_.first = share.trace_first_step();
     trace_steps_.end = share.trace_end_step() > 0 ? share.trace_end_step() : -1;
+    checkpoint_every_ = share.checkpoint_every();
+    resume_step_ = share.resume_step();
     data::DataRoot data_root(share.data_root());
     data_root.confined = share.data_root_confined();
     // A run released just before may still be freeing the devices (its actors stopping after
@@ -170,6 +182,7 @@ class NodeAgent::HostedRun final : public runtime::OutputReporter {
   Status Attach(const proto::AttachPeers& attach) EXCLUDES(mutex_) {
     runtime::HostedPlan* hosted = hosted_plan();
     if (hosted == nullptr) return FailedPreconditionError("the run is not hosted");
+    SOFTWIRE_RETURN_IF_ERROR(RestoreResumeState(hosted));
     runtime::ExecutionOptions execution_options;
     const double stall = stall_timeout_seconds_ > 0 ? stall_timeout_seconds_ : 60;
     execution_options.stall_timeout =
@@ -177,6 +190,13 @@ class NodeAgent::HostedRun final : public runtime::OutputReporter {
             std::chrono::duration<double>(stall));
     execution_options.trace.enabled = trace_;
     execution_options.trace.steps = trace_steps_;
+    if (checkpoint_every_ > 0) {
+      SOFTWIRE_ASSIGN_OR_RETURN(checkpoint_memory_, runtime::TrainingMemory::Locate(*hosted));
+      execution_options.checkpoint.every = checkpoint_every_;
+      execution_options.checkpoint.deliver = [this](runtime::TrainingState state) {
+        return SendCheckpoint(state);
+      };
+    }
     SOFTWIRE_ASSIGN_OR_RETURN(
         std::unique_ptr<runtime::Execution> execution,
         runtime::Execution::Create(options_.runtime, hosted, std::move(execution_options)));
@@ -196,6 +216,35 @@ class NodeAgent::HostedRun final : public runtime::OutputReporter {
     MutexLock lock(&mutex_);
     execution_ = std::move(execution);
     if (releasing_) execution_->Cancel("released before it started");
+    return Status::Ok();
+  }
+
+  // The state a restarted job resumes from (HostShare.resume_step), gathered from the
+  // resume_part commands, written into the share's memory before it attaches.
+  Status RestoreResumeState(runtime::HostedPlan* hosted) {
+    if (resume_step_ <= 0) return Status::Ok();
+    SOFTWIRE_RETURN_IF_ERROR(resume_error_.WithContext("the state to resume from"));
+    SOFTWIRE_ASSIGN_OR_RETURN(runtime::TrainingState state, resume_.Take(resume_step_));
+    Status restored = runtime::RestoreTrainingState(state, hosted);
+    if (!restored.ok())
+      return restored.WithContext("resuming from step " + std::to_string(resume_step_));
+    LOG(INFO) << "run " << run_id_ << " resumes after step " << resume_step_;
+    return Status::Ok();
+  }
+
+  // A checkpoint of the share (from the recorder's writer thread): its parts to the server.
+  Status SendCheckpoint(const runtime::TrainingState& state) {
+    StatusOr<std::vector<proto::NodeReport>> reports =
+        CheckpointPartReports(*checkpoint_memory_, state, run_id_);
+    if (!reports.ok()) {
+      proto::NodeReport failed;
+      failed.mutable_checkpoint_sent()->set_run_id(run_id_);
+      failed.mutable_checkpoint_sent()->set_step(state.step);
+      failed.mutable_checkpoint_sent()->set_error(reports.status().message());
+      options_.send(std::move(failed));
+      return reports.status();
+    }
+    for (proto::NodeReport& report : *reports) options_.send(std::move(report));
     return Status::Ok();
   }
 
@@ -268,6 +317,13 @@ class NodeAgent::HostedRun final : public runtime::OutputReporter {
   double stall_timeout_seconds_ = 0;
   bool trace_ = false;
   trace::StepWindow trace_steps_;
+  int64_t checkpoint_every_ = 0;
+  int64_t resume_step_ = 0;
+  GatheredState resume_;  // From resume_part commands.
+  Status resume_error_;
+  // The share's parts, described for its checkpoints (read by the recorder's writer thread
+  // once set, before the execution exists).
+  std::optional<runtime::TrainingMemory> checkpoint_memory_;
   std::unique_ptr<runtime::net::DataPlaneAttachment> attachment_;
 
   mutable Mutex mutex_;
@@ -298,6 +354,8 @@ void NodeAgent::Handle(const proto::NodeCommand& command) {
       runs_[run_id]->Push(command);
     } else if (command.has_release()) {
       options_.send(Ack(run_id, "release", Status::Ok()));  // Nothing hosted: nothing to free.
+    } else if (command.has_resume_part()) {
+      // Its hosting failed (and was answered) or the run was released: nothing to resume.
     } else {
       const std::string name = command.has_attach() ? "attach" : "start";
       options_.send(

@@ -20,6 +20,11 @@
 // then the attachment, the execution and the hosted plan are destroyed, then acked). Every
 // command is answered with a CommandAck naming the command, with the error when it failed.
 //
+// A share of a job that takes checkpoints (HostShare.checkpoint_every) takes them as a run in one
+// process does, but sends each one's parts to the server (service/checkpoint_parts.h) instead
+// of writing files; a resumed share (HostShare.resume_step) gathers the resume_part commands
+// that follow its HostShare and restores that state when it attaches.
+//
 // Threading: every method is thread-safe; `send` is called from the runs' threads and from
 // Handle's caller, and must not block. Ownership: borrows the runtime and the data plane,
 // which outlive the agent; the destructor aborts every run.

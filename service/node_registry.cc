@@ -26,6 +26,8 @@ int64_t RunIdOf(const proto::NodeReport& report) {
       return report.variable_part().run_id();
     case proto::NodeReport::kTrace:
       return report.trace().run_id();
+    case proto::NodeReport::kCheckpointSent:
+      return report.checkpoint_sent().run_id();
     default:
       return 0;
   }

@@ -41,8 +41,9 @@ namespace softwire {
 namespace service {
 
 // The node protocol version this build speaks (JoinNodeRequest.protocol_version). 2: traced
-// shares (HostShare.trace) and their TraceChunks.
-constexpr int32_t kNodeProtocolVersion = 2;
+// shares (HostShare.trace) and their TraceChunks. 3: checkpoints of shares (checkpoint parts,
+// CheckpointShareSent) and resumed shares (HostShare.resume_step, resume_part).
+constexpr int32_t kNodeProtocolVersion = 3;
 
 struct NodeRegistryOptions {
   // How often nodes send heartbeats (told to them in JoinNodeResponse).

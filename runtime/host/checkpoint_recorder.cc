@@ -15,8 +15,10 @@ StatusOr<std::unique_ptr<CheckpointRecorder>> CheckpointRecorder::Create(
     const HostedPlan& hosted, CheckpointOptions options) {
   if (options.every < 1) return InvalidArgumentError("checkpoints need every >= 1 steps");
   if (options.keep < 1) return InvalidArgumentError("checkpoints to keep must be at least 1");
-  if (options.directory.empty()) return InvalidArgumentError("checkpoints need a directory");
-  SOFTWIRE_RETURN_IF_ERROR(MakeDirectories(options.directory));
+  if (!options.deliver) {
+    if (options.directory.empty()) return InvalidArgumentError("checkpoints need a directory");
+    SOFTWIRE_RETURN_IF_ERROR(MakeDirectories(options.directory));
+  }
   SOFTWIRE_ASSIGN_OR_RETURN(TrainingMemory memory, TrainingMemory::Locate(hosted));
   return std::unique_ptr<CheckpointRecorder>(
       new CheckpointRecorder(hosted, std::move(options), std::move(memory)));
@@ -99,18 +101,23 @@ void CheckpointRecorder::WriteLoop() {
     ready_.pop_front();
     writing_ = true;
     lock.Unlock();
-    Status saved = SaveCheckpoint(options_.directory, job_name_, state, options_.keep);
+    const int64_t step = state.step;
+    Status saved = options_.deliver
+                       ? options_.deliver(std::move(state))
+                       : SaveCheckpoint(options_.directory, job_name_, state, options_.keep);
     lock.Lock();
     writing_ = false;
-    if (saved.ok()) {
+    if (saved.ok() && options_.deliver) {
+      ++saved_;
+    } else if (saved.ok()) {
       ++saved_;
       if (options_.on_saved) {
         lock.Unlock();
-        options_.on_saved(state.step, CheckpointFolder(options_.directory, state.step));
+        options_.on_saved(step, CheckpointFolder(options_.directory, step));
         lock.Lock();
       }
     } else if (first_error_.ok()) {
-      first_error_ = saved.WithContext("checkpoint of step " + std::to_string(state.step));
+      first_error_ = saved.WithContext("checkpoint of step " + std::to_string(step));
     }
     changed_.NotifyAll();
   }

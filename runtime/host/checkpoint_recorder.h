@@ -43,12 +43,17 @@ namespace softwire {
 namespace runtime {
 
 struct CheckpointOptions {
-  std::string directory;  // Made when missing.
+  std::string directory;  // Made when missing. Unused with `deliver`.
   int64_t every = 0;      // Steps between checkpoints; 0: none.
   int keep = 3;           // The latest checkpoints kept.
   // Told about each checkpoint once it is on disk (steps done, its folder), from the writer
   // thread. May be empty.
   std::function<void(int64_t step, const std::string& folder)> on_saved;
+  // When set, each state whose parts are all in goes here (from the writer thread) instead of
+  // to files: a node's share of a job, whose parts the server gathers (service/
+  // checkpoint_parts.h). The state holds this hosted plan's parts only (the rest of its arrays
+  // is zero). An error counts as a failed save.
+  std::function<Status(TrainingState state)> deliver;
 };
 
 class CheckpointRecorder {
