@@ -145,7 +145,8 @@ class BudgetSearch {
                std::to_string(report.sharded.size()) + " variables)";
     }
     return ResourceExhaustedError(best_message_ + "; the fewest bytes came with " + tried +
-                                  ", of " + std::to_string(attempts_) + " compilations");
+                                  ", of " + std::to_string(attempts_) + " compilation" +
+                                  (attempts_ == 1 ? "" : "s"));
   }
 
   const JobFile& job_file_;

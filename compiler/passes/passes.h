@@ -97,8 +97,8 @@ Status ChooseLayoutsPass(Compilation& compilation);
 // Budget measure 3 (compiler/memory_budget.h), when Compilation::budget.choices.shard_updates:
 // every trainable variable whose dp axis is replicated and that splits evenly over it is laid
 // out split over dp (S on the axis its tp split uses, else the first even axis), its update and
-// optimizer state with it, so the gradient's dp sync becomes a reduce-scatter and its readers
-// all-gather it once a step (ZeRO stages 1 and 2). Names the variables in budget.sharded.
+// optimizer state with it (1/dp), its readers all-gathering it once a step and its gradient
+// sliced after the sync (ZeRO stages 1 and 2). Names the variables in budget.sharded.
 Status ShardUpdatesPass(Compilation& compilation);
 
 // A BoxingEdge for every op input laid out differently from how its producer left it.

@@ -6,12 +6,14 @@
 // sgd_update or adam_update writes, replicated (B) on the dp axis and split on no tensor axis
 // by tp, is laid out S(k) on the dp axis instead, k the first tensor axis dp divides, and its
 // update reads both inputs that way. insert_boxing then does the rest with the boxing it has:
-// the gradient, partial (P) over dp, reaches the update through a reduce-scatter (P -> S(k))
-// instead of an all-reduce; the update and its optimizer state (moments) hold 1/dp of the
-// variable; every reader of the variable, which still wants it replicated, reads it through one
-// all-gather (S(k) -> B) a step, which is the weights' all-gather before the next forward.
-// Variables that tp splits, or that split evenly on no axis, stay as they were. choose_sbp
-// itself is untouched; the pass only rewrites the layouts it chose for variables and updates.
+// the gradient, partial (P) over dp, reaches the update as placement::PlanGradientSync plans
+// every gradient: all-reduced in a gradient bucket, then sliced to the shard (a reduce-scatter
+// instead planned more bytes: docs/PARALLELISM.md); the update and its optimizer state
+// (moments) hold 1/dp of the variable; every reader of the variable, which still wants it
+// replicated, reads it through one all-gather (S(k) -> B) a step, which is the weights' all-gather
+// before the next forward. Variables that tp splits, or that split evenly on no axis, stay as they
+// were. choose_sbp itself is untouched; the pass only rewrites the layouts it chose for variables
+// and updates.
 #include "compiler/passes/passes.h"
 
 namespace softwire {
