@@ -2,6 +2,7 @@
 #include "compiler/memory_budget.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <limits>
 #include <utility>
 #include <vector>

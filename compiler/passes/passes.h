@@ -119,8 +119,9 @@ Status FoldViewsPass(Compilation& compilation);
 // recomputed there instead: a `fused` clone reads the same inputs and, as an ordering input, a
 // gradient its first backward reader reads, and every backward reader reads the clone's value.
 // Candidates rank by bytes saved per second of recompute; the first
-// budget.choices.recompute_limit are applied. Records the count and those applied in
-// Compilation::budget.
+// budget.choices.recompute_limit (or CompileOptions::recompute, -1: all) are applied. Runs only
+// for training jobs with a memory budget or CompileOptions::recompute set. Records the count
+// and those applied in Compilation::budget.
 Status RecomputeActivationsPass(Compilation& compilation);
 
 // Op fusion: maximal chains of element-wise compute tasks on one device (bias_add, add, add_n,

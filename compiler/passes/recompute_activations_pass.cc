@@ -16,7 +16,8 @@
 //
 // Candidates rank by bytes saved (slots x bytes of the output, as plan_registers will plan
 // them) per second of recompute (the cost model's OpSeconds), most first; the first
-// budget.choices.recompute_limit are applied, skipping one whose input an earlier one dropped
+// budget.choices.recompute_limit (at least CompileOptions::recompute; -1: all) are applied,
+// skipping one whose input an earlier one dropped
 // (reading it would keep it again). Runs before fuse_elementwise, which then fuses the
 // forward and backward chains around the clones as usual.
 #include <algorithm>
