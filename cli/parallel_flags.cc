@@ -24,6 +24,9 @@ void AddParallelFlags(FlagParser* parser, ParallelFlags* flags) {
                   "keep reshapes and transposes as copies (views off, to compare)");
   parser->AddBool("no-in-place", &flags->no_in_place,
                   "give element-wise ops outputs of their own (in-place ops off, to compare)");
+  parser->AddInt("recompute", &flags->recompute, "N",
+                 "recompute the N cheapest kept activations in the backward pass whatever the "
+                 "memory budget (-1: every candidate; to compare; docs/PARALLELISM.md)");
   parser->AddBool("no-fusion", &flags->no_fusion,
                   "keep one actor per element-wise op (op fusion off, to compare)");
   parser->AddBool("no-epilogues", &flags->no_epilogues,
@@ -79,6 +82,11 @@ Status ApplyParallelFlags(const ParallelFlags& flags, compiler::CompileOptions* 
   options->share_memory = !flags.no_memory_reuse;
   options->fold_views = !flags.no_views;
   options->in_place = !flags.no_in_place;
+  if (flags.recompute < -1) {
+    return InvalidArgumentError("--recompute must be -1 (every candidate) or at least 0, not " +
+                                std::to_string(flags.recompute));
+  }
+  options->recompute = static_cast<int32_t>(flags.recompute);
   options->fuse_elementwise = !flags.no_fusion;
   options->fuse_epilogues = !flags.no_epilogues;
   SOFTWIRE_ASSIGN_OR_RETURN(options->precision, ParsePrecision(flags.precision));

@@ -37,6 +37,7 @@ struct ParallelFlags {
   bool no_memory_reuse = false;  // Every register keeps bytes of its own (to compare).
   bool no_views = false;         // Reshapes and transposes stay copies (to compare).
   bool no_in_place = false;      // Element-wise ops write outputs of their own (to compare).
+  int64_t recompute = 0;         // Activations recomputed in backward whatever the budget.
   bool no_fusion = false;        // Element-wise chains stay one actor per op (to compare).
   bool no_epilogues = false;     // Products stay out of fused actors (to compare).
   std::string precision;         // Empty: the job's.

@@ -137,6 +137,36 @@ struct SbpSearchReport {
   int ops_changed = 0;  // Ops whose layout differs from the greedy choice's.
 };
 
+// What the memory budget driver (memory_budget.h) asks of one attempt.
+struct BudgetChoices {
+  int recompute_limit = 0;     // recompute_activations applies at most this many candidates.
+  bool shard_updates = false;  // shard_updates splits updates over the dp axis.
+};
+
+// One activation recompute_activations recomputes in the backward pass.
+struct RecomputedValue {
+  std::string name;  // The register dropped from the forward pass, e.g. "g1@node0/cpu:0".
+  int device = -1;
+  int64_t bytes = 0;   // Slots x bytes it kept alive from forward to backward.
+  double seconds = 0;  // Recompute per piece, by the cost model.
+};
+
+// What the budget measures did in one attempt, and, filled by the driver, what each saved.
+struct BudgetReport {
+  BudgetChoices choices;
+  std::vector<int64_t> slot_bytes_saved;    // fit_memory, per device (bytes before reuse).
+  int slots_lowered = 0;                    // fit_memory: registers lowered.
+  int recompute_candidates = 0;             // recompute_activations: how many it found.
+  std::vector<RecomputedValue> recomputed;  // recompute_activations: those applied.
+  std::vector<std::string> sharded;         // shard_updates: the variables it split.
+  // The driver's: planned bytes per device of the attempt without recompute and sharding, of
+  // the one with sharding alone (when tried), and of this one; the attempts it made.
+  std::vector<int64_t> planned_without_measures;
+  std::vector<int64_t> planned_with_sharding_alone;
+  std::vector<int64_t> planned;
+  int attempts = 1;
+};
+
 // A value reported every step, and the sink op that observes it.
 struct CompilationOutput {
   std::string name;
@@ -182,6 +212,8 @@ class Compilation {
   std::vector<DeviceMemoryPlan> device_memory;      // plan_memory; index = device id
   std::map<int, int64_t> view_bytes;  // fold_views: device id -> one fill of each copy folded
   std::optional<proto::Plan> plan;    // emit_plan
+  BudgetReport budget;                // fit_memory, recompute_activations, shard_updates,
+                                      // meet_budget; `budget.choices` by memory_budget.h
 
   // How far the pipeline got, so Verify checks what should hold by now.
   bool types_inferred = false;     // infer_shapes

@@ -83,6 +83,10 @@ struct CompileOptions {
   // In-place ops (share_memory pass, `--no-in-place` turns it off): an element-wise op that is
   // its input's last reader writes its output over the input's slot. Needs share_memory.
   bool in_place = true;
+  // Activations recomputed in the backward pass whatever the memory budget (`--recompute N`;
+  // recompute_activations pass): at least the N ranked first, -1 every candidate; 0 leaves it
+  // to the budget driver (compiler/memory_budget.h), which recomputes only to fit a budget.
+  int32_t recompute = 0;
   // Op fusion (fuse_elementwise pass, `--no-fusion` turns it off): chains of element-wise ops
   // on one device become one `fused` actor that walks memory once.
   bool fuse_elementwise = true;

@@ -236,9 +236,13 @@ TEST(CompileJob, FailsWithTheBytesNeededWhenADeviceIsTooSmall) {
   StatusOr<proto::Plan> plan = CompileJobText(kLinearJob, options);
   ASSERT_FALSE(plan.ok());
   EXPECT_EQ(plan.status().code(), StatusCode::kResourceExhausted);
-  // 1600 bytes even with one slot per register (the source's 'x' and 'labels' lowered).
+  // 1472 bytes even with one slot per register (the source's 'x' and 'labels' lowered) and
+  // lifetime-based reuse (1600 side by side); no activation to recompute, one device.
   EXPECT_THAT(plan.status().message(),
-              HasSubstr("device 'node0/cpu:0': the plan needs at least 1600 bytes"));
+              HasSubstr("device 'node0/cpu:0': the plan needs at least 1472 bytes"));
+  EXPECT_THAT(plan.status().message(),
+              HasSubstr("; the fewest bytes came with fewer slots (2 lowered), recompute (0 of 0 "
+                        "activations), of 1 compilation"));
   EXPECT_THAT(plan.status().message(), HasSubstr("but its memory budget is 1024 bytes"));
   EXPECT_THAT(plan.status().message(), HasSubstr("largest registers: 'x' 1 x 192 B"));
 }

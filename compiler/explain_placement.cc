@@ -5,6 +5,7 @@
 
 #include "compiler/compilation.h"
 #include "compiler/compiler.h"
+#include "compiler/memory_budget.h"
 #include "compiler/ops/op_registry.h"
 #include "compiler/pass_manager.h"
 #include "compiler/passes/passes.h"
@@ -200,13 +201,21 @@ std::string LayoutLines(const Compilation& compilation) {
 
 StatusOr<std::string> ExplainPlacement(const JobFile& job_file, const CompileOptions& options) {
   const OpRegistry registry = MakeStandardOps();
-  Compilation compilation(job_file, options, registry);
+  std::unique_ptr<Compilation> placed = std::make_unique<Compilation>(job_file, options, registry);
   std::vector<Pass> passes;
   for (const Pass& pass : StandardPasses()) {
     passes.push_back(pass);
     if (pass.name == "insert_boxing") break;
   }
-  SOFTWIRE_RETURN_IF_ERROR(PassManager(std::move(passes)).Run(compilation));
+  SOFTWIRE_RETURN_IF_ERROR(PassManager(std::move(passes)).Run(*placed));
+  // Under a memory budget the whole compilation decides (it may shard updates, which changes
+  // the placement), and its choices are explained too.
+  bool budgeted = false;
+  for (const TargetDevice& device : placed->devices) budgeted |= device.spec.memory_bytes() > 0;
+  if (budgeted) {
+    SOFTWIRE_ASSIGN_OR_RETURN(placed, CompileWithinBudget(job_file, options, registry));
+  }
+  const Compilation& compilation = *placed;
   SOFTWIRE_ASSIGN_OR_RETURN(std::vector<OpId> order, compilation.graph.TopologicalOrder());
   const ParallelSettings& parallel = compilation.parallel;
   return "placement of '" + compilation.job().name() + "': data_parallel " +
@@ -217,7 +226,8 @@ StatusOr<std::string> ExplainPlacement(const JobFile& job_file, const CompileOpt
          SbpSearchLines(compilation) +
          "ops (seconds per piece by the cost model; boxing out: into the inputs this op "
          "feeds):\n" +
-         OpLines(compilation, order) + "boxing:\n" + BoxingLines(compilation);
+         OpLines(compilation, order) + "boxing:\n" + BoxingLines(compilation) +
+         DescribeBudget(compilation);
 }
 
 }  // namespace compiler

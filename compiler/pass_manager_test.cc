@@ -59,7 +59,7 @@ TEST_F(PassManagerTest, RunsTheStandardPassesAndEmitsAPlan) {
   ASSERT_TRUE(compilation.plan.has_value());
   ASSERT_EQ(timings.size(), StandardPasses().size());
   EXPECT_EQ(timings.front().name, "resolve_schedule");
-  EXPECT_EQ(timings.back().name, "share_memory");
+  EXPECT_EQ(timings.back().name, "meet_budget");
 }
 
 TEST_F(PassManagerTest, ReportsAPassThatBreaksAnInvariantAsInternalNamingIt) {
@@ -121,7 +121,7 @@ TEST_F(PassManagerTest, LogsEachPassWithItsDurationWhenAsked) {
   std::string log = ::testing::internal::GetCapturedStderr();
   ASSERT_TRUE(status.ok()) << status;
   EXPECT_THAT(log, ::testing::ContainsRegex("pass resolve_schedule: [0-9]+\\.[0-9]{3} ms\n"));
-  EXPECT_THAT(log, ::testing::ContainsRegex("pass share_memory: [0-9]+\\.[0-9]{3} ms\n$"));
+  EXPECT_THAT(log, ::testing::ContainsRegex("pass meet_budget: [0-9]+\\.[0-9]{3} ms\n$"));
 }
 
 TEST_F(PassManagerTest, RejectsADumpOfAPassThatDoesNotExist) {

@@ -138,6 +138,18 @@ Status ParseArguments(const OpInfo& info, const std::vector<std::string>& argume
 }
 
 Status ParseStatement(const std::string& statement, size_t index, FusedProgram* program) {
+  if (program->after_input >= 0) {
+    return StatementError(index, statement, "nothing may follow 'after x<i>'");
+  }
+  const std::string trimmed = Trim(statement);
+  if (trimmed.rfind("after ", 0) == 0) {
+    const int input = IndexAfter('x', Trim(trimmed.substr(6)));
+    if (input < 0 || program->outputs.empty()) {
+      return StatementError(index, statement, "expected 'after x<i>' after the outputs");
+    }
+    program->after_input = input;
+    return Status::Ok();
+  }
   const size_t equals = statement.find('=');
   if (equals == std::string::npos) {
     return StatementError(index, statement, "expected 't<k> = op(...)' or 'y<j> = t<k>'");
@@ -223,6 +235,13 @@ class LayoutBuilder {
     layout_.input_period.assign(input_shapes_.size(), -1);
     for (size_t index = 0; index < program_.steps.size(); ++index) {
       SOFTWIRE_RETURN_IF_ERROR(TypeStep(index));
+    }
+    if (program_.after_input >= 0) {
+      if (layout_.input_period[static_cast<size_t>(program_.after_input)] >= 0) {
+        return InvalidArgumentError("fused program reads its ordering input x" +
+                                    std::to_string(program_.after_input));
+      }
+      layout_.input_period[static_cast<size_t>(program_.after_input)] = 0;
     }
     for (size_t input = 0; input < input_shapes_.size(); ++input) {
       if (layout_.input_period[input] < 0) {
@@ -409,7 +428,7 @@ int FusedProgram::InputCount() const {
       if (operand.is_input) count = std::max(count, operand.index + 1);
     }
   }
-  return count;
+  return std::max(count, after_input + 1);
 }
 
 StatusOr<FusedProgram> ParseFusedProgram(const std::string& text) {
@@ -446,6 +465,7 @@ std::string FormatFusedProgram(const FusedProgram& program) {
   for (size_t output = 0; output < program.outputs.size(); ++output) {
     text += "; y" + std::to_string(output) + " = t" + std::to_string(program.outputs[output]);
   }
+  if (program.after_input >= 0) text += "; after x" + std::to_string(program.after_input);
   return text;
 }
 
@@ -469,6 +489,7 @@ StatusOr<FusedLayout> InferFusedLayout(const FusedProgram& program,
 }
 
 bool FusedMayWriteOver(const FusedProgram& program, int input, int output) {
+  if (input == program.after_input) return false;  // Its bytes belong to someone else.
   if (!program.HasProduct()) return true;
   if (input < 2 || output < 0 || output >= static_cast<int>(program.outputs.size())) return false;
   return program.outputs[static_cast<size_t>(output)] != 0;

@@ -11,9 +11,12 @@
 //
 // x<i> is kernel input i, t<k> the value of statement k (statements are numbered from 0 in
 // order and read only inputs and earlier values), y<j> = t<k> makes value k kernel output j
-// (outputs listed in order, each once). Ops: bias_add(x, bias), add(a, b), add_n(a, b, ...),
-// scale(x, FACTOR), relu(x), gelu(x), relu_grad(dy, y), gelu_grad(dy, x), cast(x, DTYPE);
-// each computes what the op of that name computes (docs/OPS.md), element by element.
+// (outputs listed in order, each once), and a last `after x<i>` makes input i an ordering input:
+// no statement reads it, the kernel fires only once it has arrived (the compiler's
+// recompute_activations pass uses one so a recomputation waits for the backward pass). Ops:
+// bias_add(x, bias), add(a, b), add_n(a, b, ...), scale(x, FACTOR), relu(x), gelu(x), relu_grad(dy,
+// y), gelu_grad(dy, x), cast(x, DTYPE); each computes what the op of that name computes
+// (docs/OPS.md), element by element.
 //
 // A product epilogue: statement 0 may be a product, matmul(x0, x1) with the optional words
 // transpose_a and transpose_b after the operands (`t0 = matmul(x0, x1, transpose_b)`): it
@@ -89,8 +92,9 @@ struct FusedStep {
 struct FusedProgram {
   std::vector<FusedStep> steps;
   std::vector<int> outputs;  // Per kernel output: the statement whose value it is.
+  int after_input = -1;      // The ordering input (`after x<i>`, read by no statement), or -1.
 
-  // 1 + the largest input index any operand names (0 when none does).
+  // 1 + the largest input index any operand or the ordering input names (0 when none does).
   int InputCount() const;
 
   // Statement 0 is a product (its operands are x0 and x1).
@@ -115,7 +119,8 @@ struct FusedLayout {
   std::vector<Shape> step_shapes;     // Per statement.
   std::vector<DType> step_dtypes;     // Per statement: float32, or bfloat16 after a cast.
   std::vector<int64_t> input_period;  // Per input: N when read whole, else n (i % n); a
-                                      // product's operands: their element counts.
+                                      // product's operands: their element counts; the
+                                      // ordering input (`after`): 0, never read.
   int64_t product_rows = 0;           // A product's c: M (leading axes flattened), N, K.
   int64_t product_columns = 0;
   int64_t product_depth = 0;

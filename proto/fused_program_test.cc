@@ -67,6 +67,28 @@ TEST(FusedProgram, ABiasAndASuffixBroadcastOperandAreReadRepeated) {
   EXPECT_EQ(layout->step_shapes[2], Shape({4, 8, 16}));
 }
 
+TEST(FusedProgram, AnOrderingInputIsReadByNoStatementAndNeverWrittenOver) {
+  constexpr char kRecompute[] = "t0 = gelu(x0); y0 = t0; after x1";
+  StatusOr<FusedProgram> program = ParseFusedProgram(kRecompute);
+  ASSERT_TRUE(program.ok()) << program.status();
+  EXPECT_EQ(program->after_input, 1);
+  EXPECT_EQ(program->InputCount(), 2);
+  EXPECT_EQ(FormatFusedProgram(*program), kRecompute);
+  StatusOr<FusedLayout> layout =
+      InferFusedLayout(*program, {Shape({4, 8}), Shape({3})}, {DType::kFloat32, DType::kFloat32});
+  ASSERT_TRUE(layout.ok()) << layout.status();
+  EXPECT_EQ(layout->input_period, (std::vector<int64_t>{32, 0}));
+  EXPECT_FALSE(FusedMayWriteOver(*program, 1, 0));
+  EXPECT_TRUE(FusedMayWriteOver(*program, 0, 0));
+  // A statement may not read it, and nothing may follow it.
+  StatusOr<FusedProgram> read = ParseFusedProgram("t0 = add(x0, x1); y0 = t0; after x1");
+  ASSERT_TRUE(read.ok());
+  EXPECT_FALSE(
+      InferFusedLayout(*read, {Shape({4}), Shape({4})}, {DType::kFloat32, DType::kFloat32}).ok());
+  EXPECT_FALSE(ParseFusedProgram("t0 = gelu(x0); after x1; y0 = t0").ok());
+  EXPECT_FALSE(ParseFusedProgram("t0 = gelu(x0); y0 = t0; after x1; after x2").ok());
+}
+
 TEST(FusedProgram, RefusesInputsThatCannotBeWalkedInOneFlatOrder) {
   StatusOr<FusedProgram> add = ParseFusedProgram("t0 = add(x0, x1); t1 = relu(t0); y0 = t1");
   ASSERT_TRUE(add.ok());

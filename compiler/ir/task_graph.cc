@@ -59,6 +59,26 @@ void TaskGraph::MoveReaders(RegisterId from, RegisterId to) {
   }
 }
 
+void TaskGraph::MoveReader(RegisterId from, RegisterId to, TaskId reader) {
+  ++structure_version_;
+  CHECK(registers_[from].type == registers_[to].type)
+      << registers_[from].name << " and " << registers_[to].name << " differ in type";
+  std::vector<RegisterReader>& readers = registers_[from].readers;
+  auto found = std::find_if(readers.begin(), readers.end(),
+                            [&](const RegisterReader& r) { return r.task == reader; });
+  CHECK(found != readers.end()) << "task " << reader << " does not read " << registers_[from].name;
+  const RegisterReader moved = *found;
+  readers.erase(found);
+  TaskDef& task = mutable_task(reader);
+  CHECK(std::find(task.inputs.begin(), task.inputs.end(), to) == task.inputs.end())
+      << "task '" << task.name << "' would read register '" << registers_[to].name << "' twice";
+  std::replace(task.inputs.begin(), task.inputs.end(), from, to);
+  std::vector<RegisterReader>& target = registers_[to].readers;
+  auto writer = std::find_if(target.begin(), target.end(),
+                             [](const RegisterReader& r) { return r.phase == 1; });
+  target.insert(writer, moved);
+}
+
 void TaskGraph::MergeTasks(TaskId into, const std::vector<TaskId>& absorbed,
                            const std::vector<RegisterId>& inputs,
                            std::vector<TensorType> input_types,

@@ -95,6 +95,10 @@ class TaskGraph {
   // as `from`'s type (a view of `to`'s bytes, TaskDef::input_types). `from` keeps no reader.
   // Both registers must hold as many bytes; no reader of `from` may read `to` already.
   void MoveReaders(RegisterId from, RegisterId to);
+  // Task `reader` reads `to` instead of `from`, at the same input position and phase
+  // (recompute_activations). Both registers must have the same type; `reader` must read `from`
+  // and not `to`.
+  void MoveReader(RegisterId from, RegisterId to, TaskId reader);
   // Removes the tasks marked in `removed` (indexed by task id) with the registers they
   // produce, which must have no reader but a removed task; renumbers the rest, keeping their
   // order. O(tasks + registers + readers).
@@ -116,7 +120,7 @@ class TaskGraph {
 
   const TaskDef& task(TaskId id) const;
   // Mutable access is for annotations (slots, offsets, costs, attributes); change the structure
-  // (tasks, registers, readers) only through AddTask, AddRegister, AddReader, MoveReaders,
+  // (tasks, registers, readers) only through AddTask, AddRegister, AddReader, MoveReader(s),
   // MergeTasks and RemoveTasks, which is what structure_version() counts.
   TaskDef& mutable_task(TaskId id);
   const TaskRegister& register_at(RegisterId id) const;

@@ -1,12 +1,12 @@
-// fit_memory: every device's registers, workspaces and actor state must fit its memory budget
-// (docs/PARALLELISM.md, "Pipeline training and slots"). On a device over budget, slots are
-// lowered toward 1, largest registers first, until it fits; when even one slot everywhere does
-// not fit, ResourceExhausted names the device, the bytes the plan needs at least and the
-// budget. plan_memory then lays the arena out.
+// fit_memory: the first saving under a memory budget (docs/PARALLELISM.md, "Pipeline training
+// and slots" and "A memory budget the compiler meets"). On a device whose registers and actor
+// state side by side (before lifetime-based reuse, which only shrinks them) exceed its budget,
+// slots are lowered toward 1, largest registers first, until it fits or every slot is 1. It
+// never fails: meet_budget judges the plan after reuse, and the budget driver
+// (compiler/memory_budget.h) then tries recompute and sharding. Compilation::budget records
+// what it saved.
 #include <algorithm>
 
-#include "base/format_bytes.h"
-#include "compiler/ir/graph_text.h"
 #include "compiler/passes/passes.h"
 #include "compiler/physical/op_cost.h"
 
@@ -28,29 +28,6 @@ struct DeviceNeeds {
   int64_t total() const { return register_bytes + state_bytes; }
 };
 
-std::string LargestRegisters(std::vector<TaskRegister*> registers) {
-  std::sort(registers.begin(), registers.end(), [](const TaskRegister* a, const TaskRegister* b) {
-    return a->slots * a->bytes_per_slot > b->slots * b->bytes_per_slot;
-  });
-  std::string text;
-  for (size_t i = 0; i < registers.size() && i < 3; ++i) {
-    text += (i > 0 ? ", '" : "'") + registers[i]->name + "' " +
-            std::to_string(registers[i]->slots) + " x " + FormatBytes(registers[i]->bytes_per_slot);
-  }
-  return text;
-}
-
-Status TooSmall(const TargetDevice& device, const DeviceNeeds& needs) {
-  const int64_t budget = device.spec.memory_bytes();
-  return ResourceExhaustedError("device '" + device.FullName() + "': the plan needs at least " +
-                                std::to_string(needs.total()) + " bytes (" +
-                                FormatBytes(needs.total()) + ": registers " +
-                                FormatBytes(needs.register_bytes) + " with one slot each, state " +
-                                FormatBytes(needs.state_bytes) + ") but its memory budget is " +
-                                std::to_string(budget) + " bytes (" + FormatBytes(budget) +
-                                "); largest registers: " + LargestRegisters(needs.registers));
-}
-
 }  // namespace
 
 Status FitMemoryPass(Compilation& compilation) {
@@ -67,6 +44,9 @@ Status FitMemoryPass(Compilation& compilation) {
     needs[task.device].state_bytes += Align(TaskStateBytes(
         definition, tasks.InputTypes(task.id), tasks.OutputTypes(task.id), task.attributes));
   }
+  BudgetReport& report = compilation.budget;
+  report.slot_bytes_saved.assign(compilation.devices.size(), 0);
+  report.slots_lowered = 0;
   for (const TargetDevice& device : compilation.devices) {
     DeviceNeeds& device_needs = needs[device.id];
     const int64_t budget = device.spec.memory_bytes();
@@ -78,10 +58,13 @@ Status FitMemoryPass(Compilation& compilation) {
                      });
     for (TaskRegister* reg : lowered) {
       if (device_needs.total() <= budget) break;
-      device_needs.register_bytes -= (reg->slots - 1) * reg->bytes_per_slot;
+      if (reg->slots == 1) continue;
+      const int64_t saved = (reg->slots - 1) * reg->bytes_per_slot;
+      device_needs.register_bytes -= saved;
+      report.slot_bytes_saved[device.id] += saved;
+      ++report.slots_lowered;
       reg->slots = 1;
     }
-    if (device_needs.total() > budget) return TooSmall(device, device_needs);
   }
   return Status::Ok();
 }

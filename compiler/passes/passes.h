@@ -94,6 +94,13 @@ Status ChooseSbpPass(Compilation& compilation);
 // tensors only). Fails on an unknown CompileOptions::layouts.
 Status ChooseLayoutsPass(Compilation& compilation);
 
+// Budget measure 3 (compiler/memory_budget.h), when Compilation::budget.choices.shard_updates:
+// every trainable variable whose dp axis is replicated and that splits evenly over it is laid
+// out split over dp (S on the axis its tp split uses, else the first even axis), its update and
+// optimizer state with it (1/dp), its readers all-gathering it once a step and its gradient
+// sliced after the sync (ZeRO stages 1 and 2). Names the variables in budget.sharded.
+Status ShardUpdatesPass(Compilation& compilation);
+
 // A BoxingEdge for every op input laid out differently from how its producer left it.
 Status InsertBoxingPass(Compilation& compilation);
 
@@ -106,6 +113,16 @@ Status ExpandPhysicalPass(Compilation& compilation);
 // strided: a_perm/b_perm) are removed; their readers read the input's register instead
 // (TaskDef::input_types). Off with CompileOptions::fold_views = false.
 Status FoldViewsPass(Compilation& compilation);
+
+// Budget measure 2 (compiler/memory_budget.h): kept activations of cheap element-wise compute
+// tasks (relu, gelu, bias_add, add, scale) whose inputs the backward pass keeps anyway are
+// recomputed there instead: a `fused` clone reads the same inputs and, as an ordering input, a
+// gradient its first backward reader reads, and every backward reader reads the clone's value.
+// Candidates rank by bytes saved per second of recompute; the first
+// budget.choices.recompute_limit (or CompileOptions::recompute, -1: all) are applied. Runs only
+// for training jobs with a memory budget or CompileOptions::recompute set. Records the count
+// and those applied in Compilation::budget.
+Status RecomputeActivationsPass(Compilation& compilation);
 
 // Op fusion: maximal chains of element-wise compute tasks on one device (bias_add, add, add_n,
 // scale, relu, gelu, their gradients, casts) become one `fused` task whose kernel walks memory
@@ -124,13 +141,13 @@ Status InsertSendRecvPass(Compilation& compilation);
 // Slots (pipeline depth, transfers, per-step values) and bytes per slot of every register.
 Status PlanRegistersPass(Compilation& compilation);
 
-// Lowers slots toward 1, largest registers first, on devices over their memory budget. Fails
-// with ResourceExhausted naming the device, the bytes needed at least and the budget.
+// Lowers slots toward 1, largest registers first, on devices whose registers and state side by
+// side exceed their memory budget; records the bytes saved in Compilation::budget. Never fails
+// (meet_budget judges the fit after reuse).
 Status FitMemoryPass(Compilation& compilation);
 
 // Offsets in each device's arena (registers, then workspaces, then actor state) and each
-// device's totals. Fails with ResourceExhausted naming the device, the bytes needed and the
-// budget when a device's memory_bytes is too small.
+// device's totals.
 Status PlanMemoryPass(Compilation& compilation);
 
 // Seconds per firing of every task by the cost model.
@@ -148,6 +165,15 @@ Status EmitPlanPass(Compilation& compilation);
 // bytes, each overlapping pair listed in shares_bytes_with; workspaces and actor state move
 // down behind the registers. Adds no dependency; a plan too large to analyze keeps its layout.
 Status ShareMemoryPass(Compilation& compilation);
+
+// Each device's planned bytes (after share_memory) into Compilation::budget.planned; fails with
+// ResourceExhausted (OverBudgetMessage) on the first device over its memory budget.
+Status MeetBudgetPass(Compilation& compilation);
+
+// "device 'node0/cpu:0': the plan needs at least N bytes (...) but its memory budget is B bytes
+// (...); largest registers: ...", for `device` of an emitted plan, `least_bytes` the fewest
+// planned bytes any attempt reached there.
+std::string OverBudgetMessage(const Compilation& compilation, int device, int64_t least_bytes);
 
 // Every pass above, in order, with the names CompileOptions.dump_after uses.
 std::vector<Pass> StandardPasses();

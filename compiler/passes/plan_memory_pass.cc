@@ -1,13 +1,12 @@
-// plan_memory: where everything lives in each device's arena, and whether it fits.
+// plan_memory: where everything lives in each device's arena (meet_budget judges the fit,
+// after share_memory).
 //
 // Per device, in order: every register's slots (register id order), every actor's workspace,
 // every actor's persistent state, each region starting on a 64-byte boundary. Regions never
-// overlap here, so the fit check is conservative; share_memory_pass.cc later lets registers
-// that are never live together share bytes, which only shrinks the arena.
+// overlap here; share_memory_pass.cc later lets registers that are never live together share
+// bytes, which only shrinks the arena.
 #include <algorithm>
 
-#include "base/format_bytes.h"
-#include "compiler/ir/graph_text.h"
 #include "compiler/passes/passes.h"
 #include "compiler/physical/op_cost.h"
 
@@ -32,36 +31,6 @@ int64_t StateBytesOf(const Compilation& compilation, const TaskDef& task) {
 // this is where it gets planned.
 int64_t WorkspaceBytesOf(const TaskDef&) {
   return 0;
-}
-
-std::string LargestRegisters(const TaskGraph& tasks, int device) {
-  std::vector<const TaskRegister*> registers;
-  for (const TaskRegister& reg : tasks.registers()) {
-    if (reg.device == device) registers.push_back(&reg);
-  }
-  std::sort(registers.begin(), registers.end(), [](const TaskRegister* a, const TaskRegister* b) {
-    return a->slots * a->bytes_per_slot > b->slots * b->bytes_per_slot;
-  });
-  std::string text;
-  for (size_t i = 0; i < registers.size() && i < 3; ++i) {
-    if (i > 0) text += ", ";
-    text += "'" + registers[i]->name + "' " + std::to_string(registers[i]->slots) + " x " +
-            FormatBytes(registers[i]->bytes_per_slot);
-  }
-  return text;
-}
-
-Status CheckFits(const Compilation& compilation, const TargetDevice& device,
-                 const DeviceMemoryPlan& memory) {
-  int64_t budget = device.spec.memory_bytes();
-  if (budget == 0 || memory.planned_bytes <= budget) return Status::Ok();
-  return ResourceExhaustedError(
-      "device '" + device.FullName() + "': the plan needs " + std::to_string(memory.planned_bytes) +
-      " bytes (" + FormatBytes(memory.planned_bytes) + ": registers " +
-      FormatBytes(memory.register_bytes) + ", workspaces " + FormatBytes(memory.workspace_bytes) +
-      ", state " + FormatBytes(memory.state_bytes) + ") but its memory budget is " +
-      std::to_string(budget) + " bytes (" + FormatBytes(budget) +
-      "); largest registers: " + LargestRegisters(compilation.tasks, device.id));
 }
 
 // The registers and tasks of each device, in id order.
@@ -110,7 +79,6 @@ Status PlanMemoryPass(Compilation& compilation) {
   compilation.device_memory.clear();
   for (const TargetDevice& device : compilation.devices) {
     compilation.device_memory.push_back(PlanDevice(compilation, contents[device.id]));
-    SOFTWIRE_RETURN_IF_ERROR(CheckFits(compilation, device, compilation.device_memory.back()));
   }
   compilation.memory_planned = true;
   return Status::Ok();

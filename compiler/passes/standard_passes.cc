@@ -20,10 +20,12 @@ std::vector<Pass> StandardPasses() {
       {"infer_periods", InferPeriodsPass},
       {"partition_stages", PartitionStagesPass},
       {"choose_sbp", ChooseSbpPass},
+      {"shard_updates", ShardUpdatesPass},
       {"choose_layouts", ChooseLayoutsPass},
       {"insert_boxing", InsertBoxingPass},
       {"expand_physical", ExpandPhysicalPass},
       {"fold_views", FoldViewsPass},
+      {"recompute_activations", RecomputeActivationsPass},
       {"fuse_elementwise", FuseElementwisePass},
       {"insert_send_recv", InsertSendRecvPass},
       {"plan_registers", PlanRegistersPass},
@@ -33,6 +35,7 @@ std::vector<Pass> StandardPasses() {
       {"check_deadlock", CheckDeadlockPass},
       {"emit_plan", EmitPlanPass},
       {"share_memory", ShareMemoryPass},
+      {"meet_budget", MeetBudgetPass},
   };
 }
 

@@ -17,6 +17,24 @@ proto::Cluster OneCpuCluster(int64_t memory_bytes) {
   return cluster;
 }
 
+proto::Cluster WithMemoryBudget(proto::Cluster cluster, int64_t memory_bytes) {
+  for (proto::NodeSpec& node : *cluster.mutable_node()) {
+    for (proto::DeviceSpec& device : *node.mutable_device()) device.set_memory_bytes(memory_bytes);
+  }
+  return cluster;
+}
+
+int64_t LeastReachableBytes(const JobFile& job, CompileOptions options) {
+  options.cluster = WithMemoryBudget(options.cluster, 1024);
+  StatusOr<proto::Plan> plan = CompileJob(job, options);
+  if (plan.ok() || plan.status().code() != StatusCode::kResourceExhausted) return -1;
+  const std::string& message = plan.status().message();
+  const std::string key = "the plan needs at least ";
+  const size_t at = message.find(key);
+  if (at == std::string::npos) return -1;
+  return std::stoll(message.substr(at + key.size()));
+}
+
 proto::Cluster ClusterNamedIn(const std::string& job_text) {
   std::istringstream lines(job_text);
   const std::string key = "# cluster: ";

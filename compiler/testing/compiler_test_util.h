@@ -68,6 +68,15 @@ StatusOr<std::vector<TensorType>> InferOp(const OpRegistry& registry, const std:
 TensorType F32(std::vector<int64_t> dims);
 TensorType I32(std::vector<int64_t> dims);
 
+// The fewest bytes per device the memory budget driver can reach for `job` under `options`
+// (memory_budget.h): compiles against a 1 KiB budget on every device of `options.cluster`,
+// which fails, and reads "the plan needs at least N bytes" from the error. -1 when the error is
+// not that one.
+int64_t LeastReachableBytes(const JobFile& job, CompileOptions options);
+
+// `options.cluster` with every device's memory budget set to `memory_bytes`.
+proto::Cluster WithMemoryBudget(proto::Cluster cluster, int64_t memory_bytes);
+
 // The actor named `name`; null when absent.
 const proto::ActorDef* FindActor(const proto::Plan& plan, const std::string& name);
 

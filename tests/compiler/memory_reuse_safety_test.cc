@@ -17,6 +17,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "actors/actor_protocol.h"
@@ -270,6 +271,42 @@ TEST_P(ReusedPlan, NeverBeginsAFillInBytesAnotherRegisterStillHolds) {
   // ops"); the model allowed each such write only to the input's last reader.
   if (GetParam().find("charlm") != std::string::npos) {
     EXPECT_GT(in_place_writes, 0) << "no firing wrote in place";
+  }
+}
+
+// The memory budget's measures (compiler/memory_budget.h): the transformer with its gelu outputs
+// recomputed in the backward pass (forced, `--recompute -1`: a recomputation waits on an
+// ordering input, a gradient), and the MLP on two replicas at the fewest bytes the budget driver
+// reaches, which shards its updates over dp.
+TEST(ReusedPlan, PlansWithRecomputeOrShardedUpdatesNeverBeginAFillInBytesAnotherRegisterHolds) {
+  for (const auto& [path, dp] : std::vector<std::pair<std::string, int>>{
+           {"tests/compiler/jobs/transformer.pbtxt", 1}, {"tests/compiler/jobs/mlp.pbtxt", 2}}) {
+    StatusOr<JobFile> job = ParseJobFile(path);
+    ASSERT_TRUE(job.ok()) << job.status();
+    CompileOptions options;
+    options.cluster = *placement::ParseClusterShorthand(std::to_string(dp) + "cpu", 8);
+    options.parallel.set_data_parallel(dp);
+    if (dp == 1) {
+      options.recompute = -1;
+    } else {
+      const int64_t least = LeastReachableBytes(*job, options);
+      ASSERT_GT(least, 0) << path;
+      options.cluster = WithMemoryBudget(options.cluster, least);
+    }
+    StatusOr<proto::Plan> compiled = CompileJob(*job, options);
+    ASSERT_TRUE(compiled.ok()) << path << ": " << compiled.status();
+    StatusOr<proto::Plan> plan = plan::WithSteps(*compiled, 3);
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    ASSERT_GT(SharedPairs(*plan), 0) << path;
+    int64_t shared_writes = 0;
+    for (int run = 0; run < 20; ++run) {
+      SCOPED_TRACE(path + ", run " + std::to_string(run));
+      const RunResult result = RunRandomly(*plan, *plan, static_cast<uint64_t>(run), run % 2 == 0);
+      EXPECT_EQ(result.first_violation, "");
+      shared_writes += result.shared_writes;
+      if (::testing::Test::HasFailure()) return;
+    }
+    EXPECT_GT(shared_writes, 0) << path;
   }
 }
 

@@ -218,6 +218,7 @@ class FusedKernel final : public Kernel {
     for (size_t input = product_operands; input < dtypes.size(); ++input) {
       const bool bfloat16 = dtypes[input] == DType::kBFloat16;
       const int64_t period = layout.input_period[input];
+      if (period == 0) continue;  // The ordering input (`after x<i>`): never read.
       if (!bfloat16 && period == elements_) {
         input_source[input] = {Source::kInput, static_cast<int>(input)};
         continue;
