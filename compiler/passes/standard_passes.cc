@@ -25,6 +25,7 @@ std::vector<Pass> StandardPasses() {
       {"expand_physical", ExpandPhysicalPass},
       {"fold_views", FoldViewsPass},
       {"fuse_elementwise", FuseElementwisePass},
+      {"fold_weight_casts", FoldWeightCastsPass},
       {"insert_send_recv", InsertSendRecvPass},
       {"plan_registers", PlanRegistersPass},
       {"fit_memory", FitMemoryPass},
