@@ -32,6 +32,9 @@ void AddParallelFlags(FlagParser* parser, ParallelFlags* flags) {
   parser->AddBool("no-epilogues", &flags->no_epilogues,
                   "keep products out of fused actors: element-wise chains still fuse, but not "
                   "into the product that feeds them (product epilogues off, to compare)");
+  parser->AddBool("no-weight-cast-folding", &flags->no_weight_cast_folding,
+                  "under bf16, cast each variable to bfloat16 every step instead of having its "
+                  "optimizer update write the next step's copy (to compare)");
   parser->AddInt("max-in-flight", &flags->max_in_flight, "N",
                  "firings each compute and copy actor may have launched and not completed "
                  "(default 1; docs/PROTOCOL.md)");
@@ -89,6 +92,7 @@ Status ApplyParallelFlags(const ParallelFlags& flags, compiler::CompileOptions* 
   options->recompute = static_cast<int32_t>(flags.recompute);
   options->fuse_elementwise = !flags.no_fusion;
   options->fuse_epilogues = !flags.no_epilogues;
+  options->fold_weight_casts = !flags.no_weight_cast_folding;
   SOFTWIRE_ASSIGN_OR_RETURN(options->precision, ParsePrecision(flags.precision));
   if (!flags.layouts.empty()) {
     if (flags.layouts != "auto" && !ParseLayout(flags.layouts).ok()) {

@@ -34,16 +34,17 @@ struct ParallelFlags {
   int64_t tp = kNotGiven;
   int64_t pp = kNotGiven;
   int64_t micro_batches = kNotGiven;
-  bool no_memory_reuse = false;  // Every register keeps bytes of its own (to compare).
-  bool no_views = false;         // Reshapes and transposes stay copies (to compare).
-  bool no_in_place = false;      // Element-wise ops write outputs of their own (to compare).
-  int64_t recompute = 0;         // Activations recomputed in backward whatever the budget.
-  bool no_fusion = false;        // Element-wise chains stay one actor per op (to compare).
-  bool no_epilogues = false;     // Products stay out of fused actors (to compare).
-  std::string precision;         // Empty: the job's.
-  std::string layouts;           // Empty: auto.
-  std::string sbp_search;        // Empty: global.
-  int64_t max_in_flight = 1;     // Per compute and copy actor (ActorDef.max_in_flight).
+  bool no_memory_reuse = false;         // Every register keeps bytes of its own (to compare).
+  bool no_views = false;                // Reshapes and transposes stay copies (to compare).
+  bool no_in_place = false;             // Element-wise ops write outputs of their own (to compare).
+  int64_t recompute = 0;                // Activations recomputed in backward whatever the budget.
+  bool no_fusion = false;               // Element-wise chains stay one actor per op (to compare).
+  bool no_epilogues = false;            // Products stay out of fused actors (to compare).
+  bool no_weight_cast_folding = false;  // bf16: variables cast every step (to compare).
+  std::string precision;                // Empty: the job's.
+  std::string layouts;                  // Empty: auto.
+  std::string sbp_search;               // Empty: global.
+  int64_t max_in_flight = 1;            // Per compute and copy actor (ActorDef.max_in_flight).
 };
 
 // Registers the eleven flags.

@@ -104,7 +104,8 @@ struct DeviceMemoryPlan {
 struct PrecisionChoice {
   proto::Precision precision = proto::PRECISION_FLOAT32;
   std::string reason = "the default";
-  int casts = 0;  // Cast ops inserted.
+  int casts = 0;         // Cast ops inserted.
+  int folded_casts = 0;  // Cast tasks whose later steps the update writes (fold_weight_casts).
 };
 
 // One region of convolutions choose_layouts laid out (docs/LAYOUTS.md), for --explain.

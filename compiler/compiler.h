@@ -94,6 +94,10 @@ struct CompileOptions {
   // too): a chain may start with the matmul that feeds it, which then runs it on each band of
   // its rows as it computes them (docs/OPS.md "fused").
   bool fuse_epilogues = true;
+  // Under bf16, the optimizer update writes the next step's bfloat16 copy of its variable in
+  // its pass over the weight, and the variable's cast casts on the first step only
+  // (fold_weight_casts pass, `--no-weight-cast-folding` turns it off; docs/PRECISION.md).
+  bool fold_weight_casts = true;
   // Firings each compute and copy actor may have in flight (`--max-in-flight`, ActorDef
   // max_in_flight, docs/PROTOCOL.md "Several firings in flight"); 1: one at a time. Register
   // slots are not raised for it.

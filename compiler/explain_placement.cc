@@ -143,6 +143,23 @@ std::string BoxingLines(const Compilation& compilation) {
   return text;
 }
 
+// How a variable's bf16 copy is kept: cast every step, or (fold_weight_casts) cast on the first
+// step and written by the optimizer update after each step. The fold is decided per device on
+// the task graph, where the cast must read the update's very weight register; explain runs no
+// further than boxing, so it says what the option asks for.
+std::string VariableCopyNote(const Compilation& compilation, const LogicalTensor& variable) {
+  std::string update;
+  for (const TensorUse& use : variable.consumers) {
+    const std::string& type = compilation.graph.op(use.op).type;
+    if (type == "sgd_update" || type == "adam_update") update = compilation.graph.op(use.op).name;
+  }
+  if (!compilation.options().fold_weight_casts || update.empty()) {
+    return " (float32 master, cast once per step)";
+  }
+  return " (float32 master; cast on the first step, then written by " + update +
+         " in its pass over the weight wherever it updates the cast's own weight register)";
+}
+
 // Under bf16: every bfloat16 tensor, what it copies and which products read it, and why.
 std::string PrecisionLines(const Compilation& compilation) {
   const PrecisionChoice& choice = compilation.precision;
@@ -164,7 +181,7 @@ std::string PrecisionLines(const Compilation& compilation) {
       readers += (readers.empty() ? "" : ", ") + graph.op(use.op).name;
     }
     text += "  " + copy.name + " " + copy.type.ToString() + ": copy of " + source.name +
-            (of_variable ? " (float32 master, cast once per step)" : "") + ", read by " + readers +
+            (of_variable ? VariableCopyNote(compilation, source) : "") + ", read by " + readers +
             "\n";
   }
   return text;

@@ -192,6 +192,7 @@ std::string PrecisionLine(const proto::Plan& plan) {
     return "precision: float32 (" + reason + ")\n";
   }
   int per_step = 0;
+  int folded = 0;  // Variables' casts whose later steps their updates write.
   int per_piece = 0;
   int64_t bf16_bytes = 0;
   for (const proto::ActorDef& actor : plan.actor()) {
@@ -207,6 +208,9 @@ std::string PrecisionLine(const proto::Plan& plan) {
         plan.actor(plan.register_def(actor.input_register(0)).producer()).kind() ==
             proto::ACTOR_KIND_VARIABLE;
     (of_variable ? per_step : per_piece) += 1;
+    for (const proto::Attribute& attribute : actor.kernel().attr()) {
+      folded += attribute.name() == "first_firing_only" && attribute.bool_();
+    }
   }
   for (const proto::RegisterDef& reg : plan.register_def()) {
     if (reg.tensor().dtype() == proto::DATA_TYPE_BFLOAT16) {
@@ -215,9 +219,13 @@ std::string PrecisionLine(const proto::Plan& plan) {
   }
   return "precision: bf16 (" + plan.precision_reason() +
          "): products read bfloat16 copies and accumulate in float32; casts: " +
-         std::to_string(per_step) + " of variables (once per step), " + std::to_string(per_piece) +
-         " of activations and gradients; bfloat16 registers " + FormatBytes(bf16_bytes) +
-         "; variables, optimizer and everything else float32\n";
+         std::to_string(per_step) + " of variables (once per step" +
+         (folded > 0 ? "; " + std::to_string(folded) +
+                           " on the first step only, later steps' copies written by the "
+                           "optimizer updates"
+                     : "") +
+         "), " + std::to_string(per_piece) + " of activations and gradients; bfloat16 registers " +
+         FormatBytes(bf16_bytes) + "; variables, optimizer and everything else float32\n";
 }
 
 std::string ActorTable(const proto::Plan& plan) {

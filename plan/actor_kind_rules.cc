@@ -161,8 +161,38 @@ Status CheckAccumulate(const KindCheck& check) {
 // Input 0 is the accumulated gradient (phase 0); input 1 the variable's register, of which the
 // update actor is the phase-1 consumer: it gets Ready only after every reader of the step
 // released it.
+// An update's third input (fold_weight_casts, docs/PRECISION.md): the bfloat16 copy of its
+// variable, written in place too, so read in phase 1, made on the first step by a
+// `first_firing_only` cast of that very variable register.
+Status CheckUpdateCopy(const KindCheck& check) {
+  const proto::RegisterDef& variable = check.input(1);
+  const proto::RegisterDef& copy = check.input(2);
+  if (check.PhaseOf(copy) != 1) {
+    return check.Error("writes the bfloat16 copy " + RegisterLabel(copy) +
+                       " in place, so it must be its phase-1 consumer");
+  }
+  if (copy.tensor().dtype() != proto::DATA_TYPE_BFLOAT16 ||
+      copy.tensor().dims_size() != variable.tensor().dims_size() ||
+      !std::equal(copy.tensor().dims().begin(), copy.tensor().dims().end(),
+                  variable.tensor().dims().begin())) {
+    return check.Error("writes " + RegisterLabel(copy) + " as the bfloat16 copy of " +
+                       RegisterLabel(variable) + ", but it is not bfloat16 of the same dims");
+  }
+  const proto::ActorDef& cast = check.actor_at(copy.producer());
+  bool first_firing_only = false;
+  for (const proto::Attribute& attribute : cast.kernel().attr()) {
+    if (attribute.name() == "first_firing_only") first_firing_only = attribute.bool_();
+  }
+  if (cast.kernel().op_type() != "cast" || !first_firing_only || cast.input_register_size() != 1 ||
+      cast.input_register(0) != variable.id()) {
+    return check.Error("writes " + RegisterLabel(copy) + ", which " + cast.name() +
+                       " must make as a first_firing_only cast of " + RegisterLabel(variable));
+  }
+  return Status::Ok();
+}
+
 Status CheckUpdate(const KindCheck& check) {
-  SOFTWIRE_RETURN_IF_ERROR(check.ExpectInputs(2, 2));
+  SOFTWIRE_RETURN_IF_ERROR(check.ExpectInputs(2, 3));
   SOFTWIRE_RETURN_IF_ERROR(check.ExpectOutputs(0, 0));
   SOFTWIRE_RETURN_IF_ERROR(check.ExpectPeriod(check.pieces_per_step(), "one step per firing"));
   SOFTWIRE_RETURN_IF_ERROR(check.ExpectRegistersHaveActorPeriod());
@@ -188,6 +218,7 @@ Status CheckUpdate(const KindCheck& check) {
       check.actor.kernel().op_type() != "running_average_update") {
     return check.Error("has no optimizer");
   }
+  if (check.actor.input_register_size() == 3) return CheckUpdateCopy(check);
   return Status::Ok();
 }
 

@@ -264,7 +264,7 @@ TEST(ActorKindRulesTest, AnUpdateReadsAGradientAndWritesAVariableInPlaceOncePerS
       CheckActorKindRules(TrainingLoopWithUpdate(Spec("update", update, {"g", "w"}, {}, 0, {"w"})))
           .ok());
   EXPECT_THAT(KindErrorOf(TrainingLoopWithUpdate(Spec("update", update, {"g"}, {})), "update"),
-              HasSubstr("update actor takes 2 inputs, has 1"));
+              HasSubstr("update actor takes 2 to 3 inputs, has 1"));
   EXPECT_THAT(
       KindErrorOf(TrainingLoopWithUpdate(Spec("update", update, {"g", "w"}, {"extra"}, 0, {"w"})),
                   "update"),
@@ -296,6 +296,50 @@ TEST(ActorKindRulesTest, AnUpdateReadsAGradientAndWritesAVariableInPlaceOncePerS
   proto::Plan plan = TrainingLoop();
   plan.mutable_actor(kUpdate)->mutable_update()->clear_optimizer();
   EXPECT_EQ(KindErrorOf(plan, "update"), "actor 'update' (4): update actor has no optimizer");
+}
+
+// TrainingLoop with the variable's bf16 copy `wb` (fold_weight_casts): a first_firing_only
+// cast of `w` writes it, the update also writes it in place (`copy_phase`).
+proto::Plan TrainingLoopWithCopy(int copy_phase) {
+  PlanBuilder builder(2, 2);
+  builder.AddRegister("x", 2).AddRegister("w", 1).AddRegister("dw", 1);
+  builder.AddRegister("g", 1, 2).AddRegister("loss", 1).AddRegister("wb", 1, 2);
+  builder.AddActor({"source", proto::ACTOR_KIND_SOURCE, {}, {"x"}});
+  builder.AddActor({"weight", proto::ACTOR_KIND_VARIABLE, {}, {"w"}, /*period=*/2});
+  builder.AddActor({"copy", proto::ACTOR_KIND_COMPUTE, {"w"}, {"wb"}, /*period=*/2});
+  builder.AddActor({"forward", proto::ACTOR_KIND_COMPUTE, {"x", "wb"}, {"dw", "loss"}});
+  builder.AddActor({"acc", proto::ACTOR_KIND_ACCUMULATE, {"dw"}, {"g"}});
+  builder.AddActor(
+      {"update",
+       proto::ACTOR_KIND_UPDATE,
+       {"g", "w", "wb"},
+       {},
+       0,
+       copy_phase == 1 ? std::vector<std::string>{"w", "wb"} : std::vector<std::string>{"w"}});
+  builder.AddActor({"report", proto::ACTOR_KIND_SINK, {"loss"}, {}});
+  proto::Plan plan = builder.Build();
+  plan.mutable_register_def(5)->mutable_tensor()->set_dtype(proto::DATA_TYPE_BFLOAT16);
+  proto::KernelDef* cast = plan.mutable_actor(2)->mutable_kernel();
+  cast->set_op_type("cast");
+  proto::Attribute* once = cast->add_attr();
+  once->set_name("first_firing_only");
+  once->set_bool_(true);
+  return plan;
+}
+
+TEST(ActorKindRulesTest, AnUpdateMayWriteItsVariablesBf16CopyMadeByAFirstFiringOnlyCast) {
+  EXPECT_TRUE(CheckActorKindRules(TrainingLoopWithCopy(1)).ok())
+      << CheckActorKindRules(TrainingLoopWithCopy(1));
+  EXPECT_THAT(KindErrorOf(TrainingLoopWithCopy(0), "update"),
+              HasSubstr("in place, so it must be its phase-1 consumer"));
+  proto::Plan float32_copy = TrainingLoopWithCopy(1);
+  float32_copy.mutable_register_def(5)->mutable_tensor()->set_dtype(proto::DATA_TYPE_FLOAT32);
+  EXPECT_THAT(KindErrorOf(float32_copy, "update"),
+              HasSubstr("as the bfloat16 copy of register 'w' (1), but it is not bfloat16"));
+  proto::Plan every_step = TrainingLoopWithCopy(1);
+  every_step.mutable_actor(2)->mutable_kernel()->clear_attr();
+  EXPECT_THAT(KindErrorOf(every_step, "update"),
+              HasSubstr("which copy must make as a first_firing_only cast of register 'w' (1)"));
 }
 
 TEST(ActorKindRulesTest, ASinkReportsOneFloat32ScalarPerPieceUnderItsOutputsName) {

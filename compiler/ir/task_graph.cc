@@ -100,18 +100,24 @@ void TaskGraph::MergeTasks(TaskId into, const std::vector<TaskId>& absorbed,
       if (seen[read]) continue;
       seen[read] = true;
       std::vector<RegisterReader> readers;
-      bool placed = false;
+      bool member_reads = false;
       for (const RegisterReader& reader : registers_[read].readers) {
         if (!member[reader.task]) {
           readers.push_back(reader);
-        } else if (is_input[read] && !placed) {
-          readers.push_back({into, 0});
-          placed = true;
+        } else {
+          member_reads = true;
         }
       }
-      CHECK(placed || !is_input[read])
+      CHECK(member_reads || !is_input[read])
           << "register '" << registers_[read].name << "' is no input of the tasks merged into '"
           << tasks_[into].name << "'";
+      if (is_input[read]) {
+        // After the other phase-0 readers (see the header): the merged task is readied last.
+        auto phase_one =
+            std::find_if(readers.begin(), readers.end(),
+                         [](const RegisterReader& reader) { return reader.phase != 0; });
+        readers.insert(phase_one, RegisterReader{into, 0});
+      }
       registers_[read].readers = std::move(readers);
     }
   }

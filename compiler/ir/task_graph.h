@@ -113,7 +113,11 @@ class TaskGraph {
   // kind, device, period and op stay for the caller to set. Every other register they produced
   // must be read only by `into` and the absorbed tasks: it loses its readers and is marked in
   // `*removed_registers` (sized to the register count). In a register `into` now reads, the
-  // readers among them become one phase-0 reader `into`, where the first of them was.
+  // readers among them become one phase-0 reader `into`, after the register's other phase-0
+  // readers: the runtime readies a register's readers in this order, and a single worker runs
+  // them in the order they became ready, so `into`'s own readers run right after it and find
+  // its outputs in cache, as the readers of the chain's last member did in the unfused plan
+  // (docs/DECISIONS.md, "Fused actors are readied last").
   void MergeTasks(TaskId into, const std::vector<TaskId>& absorbed,
                   const std::vector<RegisterId>& inputs, std::vector<TensorType> input_types,
                   const std::vector<RegisterId>& outputs, std::vector<bool>* removed_registers);

@@ -38,7 +38,12 @@ void AddCastOps(OpRegistry& registry) {
   cast.attributes = {RequiredAttribute("dtype", AttributeKind::kString)};
   cast.infer = InferCast;
   // No gradient: the precision pass inserts casts after autodiff (docs/PRECISION.md).
-  cast.cost = [](const OpSignature& signature) { return ElementwiseCost(signature, 1); };
+  // A cast the fold_weight_casts pass made `first_firing_only` casts on the first step alone:
+  // later steps, which the cost model times, cost it nothing (the update writes the copy).
+  cast.cost = [](const OpSignature& signature) {
+    if (signature.attributes.Contains("first_firing_only")) return OpCost{0.0, 0.0};
+    return ElementwiseCost(signature, 1);
+  };
   // Splits only: a rounded sum of partial values is not the sum of their roundings, so a cast
   // never runs on partial values.
   cast.sbp_signatures = BroadcastingSplits;

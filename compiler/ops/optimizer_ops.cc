@@ -70,8 +70,10 @@ OpDefinition Update(const std::string& type, int64_t state_floats_per_element,
   };
   definition.cost = [state_floats_per_element, flops_per_element](const OpSignature& signature) {
     double elements = static_cast<double>(signature.inputs[1].NumElements());
-    // Reads gradient, weight and state; writes weight and state.
+    // Reads gradient, weight and state; writes weight and state; and, with a third input (the
+    // variable's bfloat16 copy, fold_weight_casts), writes the copy.
     double bytes = 4.0 * elements * (3.0 + 2.0 * static_cast<double>(state_floats_per_element));
+    if (signature.inputs.size() > 2) bytes += 2.0 * elements;
     return OpCost{flops_per_element * elements, bytes};
   };
   return definition;

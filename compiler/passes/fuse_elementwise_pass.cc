@@ -32,6 +32,9 @@
 //   registers' names, and its program names the ops (the trace labels it "fused: bias_add+relu"
 //   or "fused: matmul+bias_add+relu"). Off with CompileOptions::fuse_elementwise = false
 //   (`--no-fusion`).
+// - Order: in each register it reads, the fused task comes after the other phase-0 readers
+//   (TaskGraph::MergeTasks), so it is readied last and its own readers run right after it, as
+//   those of the chain's last member did (docs/DECISIONS.md, "Fused actors are readied last").
 //
 // Runs on the task graph after fold_views and before plan_registers, so the memory passes
 // (slots, arena offsets, lifetime-based reuse, in-place ops) plan the fused graph like any other.

@@ -134,6 +134,13 @@ Status RecomputeActivationsPass(Compilation& compilation);
 // (`--no-fusion`).
 Status FuseElementwisePass(Compilation& compilation);
 
+// Under bf16: an optimizer update reads its variable's per-step bfloat16 copy in phase 1 and
+// writes it while it updates the weight, in the same pass over memory; the cast that made the
+// copy then casts on its first firing only (`first_firing_only`). Only where the cast reads the
+// update's very weight register on its device (fold_weight_casts_pass.cc). Off with
+// CompileOptions::fold_weight_casts = false (`--no-weight-cast-folding`).
+Status FoldWeightCastsPass(Compilation& compilation);
+
 // Copies between devices of different nodes become send/recv pairs joined by a wire register on
 // the destination device (insert_send_recv_pass.cc). No change for single-node plans.
 Status InsertSendRecvPass(Compilation& compilation);

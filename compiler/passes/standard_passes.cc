@@ -27,6 +27,7 @@ std::vector<Pass> StandardPasses() {
       {"fold_views", FoldViewsPass},
       {"recompute_activations", RecomputeActivationsPass},
       {"fuse_elementwise", FuseElementwisePass},
+      {"fold_weight_casts", FoldWeightCastsPass},
       {"insert_send_recv", InsertSendRecvPass},
       {"plan_registers", PlanRegistersPass},
       {"fit_memory", FitMemoryPass},

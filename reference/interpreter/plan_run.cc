@@ -4,6 +4,7 @@
 #include <string>
 #include <utility>
 
+#include "base/bfloat16.h"
 #include "base/tensor_view.h"
 #include "data/initializer.h"
 #include "plan/fill_arithmetic.h"
@@ -124,11 +125,12 @@ Status PlanRun::CheckActor(int index) const {
     case proto::ACTOR_KIND_ACCUMULATE:
       return expect(inputs == 1 && outputs == 1, "an accumulate reads one value, writes one sum");
     case proto::ACTOR_KIND_UPDATE:
+      // A third input: the variable's bfloat16 copy, which it writes too (fold_weight_casts).
       return expect(
-          inputs == 2 && outputs == 0 &&
+          (inputs == 2 || inputs == 3) && outputs == 0 &&
               plan_.actor(plan_.register_def(actor.input_register(1)).producer()).kind() ==
                   proto::ACTOR_KIND_VARIABLE,
-          "an update reads (gradient, variable written by a variable actor)");
+          "an update reads (gradient, variable written by a variable actor[, its copy])");
     case proto::ACTOR_KIND_SINK:
       return expect(inputs == 1 && actor.period() == 1, "a sink reads one value per piece");
     case proto::ACTOR_KIND_COPY:
@@ -193,6 +195,13 @@ Status PlanRun::PrepareActor(ActorRun* run) {
     default:
       return Status::Ok();
   }
+}
+
+bool PlanRun::FirstFiringOnly(const proto::ActorDef& actor) {
+  for (const proto::Attribute& attribute : actor.kernel().attr()) {
+    if (attribute.name() == "first_firing_only") return attribute.bool_();
+  }
+  return false;
 }
 
 int64_t PlanRun::FillOf(const ActorRun& run, int64_t r, int64_t index) const {
@@ -287,8 +296,19 @@ Status PlanRun::Work(ActorRun* run, int64_t index,
       run->reported[static_cast<size_t>(index * actor.period())] = inputs[0]->values[0];
       return Status::Ok();
     default:  // compute, and the transfers: copy (copy or slice) and boxing.
-      return RunKernel(run, index, inputs);
+      break;
   }
+  if (!FirstFiringOnly(actor)) return RunKernel(run, index, inputs);
+  // A variable's cast whose update writes the copy (fold_weight_casts): like a variable actor,
+  // firing 0 makes the value, later ones offer what the update left in run->value.
+  const int64_t r = actor.output_register(0);
+  if (index == 0) {
+    SOFTWIRE_RETURN_IF_ERROR(RunKernel(run, index, inputs));
+    run->value = registers_.Value(r, FillOf(*run, r, index));
+    return Status::Ok();
+  }
+  registers_.Value(r, FillOf(*run, r, index)) = run->value;
+  return Status::Ok();
 }
 
 Status PlanRun::RunSource(ActorRun* run, int64_t index) {
@@ -394,7 +414,19 @@ Status PlanRun::RunUpdate(ActorRun* run, int64_t index,
   call.outputs = &outputs;
   call.state = &run->optimizer_state;
   call.step = index + 1;
+  std::vector<const ReferenceTensor*> kernel_inputs(inputs.begin(), inputs.begin() + 2);
+  call.inputs = kernel_inputs;
   SOFTWIRE_RETURN_IF_ERROR(kernels_.Run(call));
+  if (inputs.size() > 2) {
+    // The variable's bfloat16 copy, written in place too: the updated weight rounded as the
+    // cast rounds it (fold_weight_casts); its cast actor offers it next step.
+    ActorRun& cast = actors_[plan_.register_def(run->def->input_register(2)).producer()];
+    ReferenceTensor copy = *inputs[2];
+    for (size_t i = 0; i < copy.values.size(); ++i) {
+      copy.values[i] = RoundToBFloat16(outputs[0].values[i]);
+    }
+    cast.value = std::move(copy);
+  }
   variable.value = std::move(outputs[0]);
   return Status::Ok();
 }

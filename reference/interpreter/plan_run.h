@@ -40,7 +40,7 @@ class PlanRun {
     int64_t next = 0;
     std::vector<int> input_phases;           // Per kernel input: the actor's phase on it.
     std::unique_ptr<data::Dataset> dataset;  // Source.
-    ReferenceTensor value;                   // Variable: its current value.
+    ReferenceTensor value;                   // Variable (first_firing_only cast): its value.
     std::vector<double> optimizer_state;     // Update.
     std::vector<double> reported;            // Sink: one value per piece.
   };
@@ -55,6 +55,8 @@ class PlanRun {
   Status RunKernel(ActorRun* run, int64_t index, const std::vector<const ReferenceTensor*>& inputs);
   Status RunAccumulate(ActorRun* run, int64_t index, const ReferenceTensor& input);
   Status RunUpdate(ActorRun* run, int64_t index, const std::vector<const ReferenceTensor*>& inputs);
+  // A cast with `first_firing_only` (fold_weight_casts): its update writes its value.
+  static bool FirstFiringOnly(const proto::ActorDef& actor);
   // The fill firing `index` of `actor` reads or writes in register `r`.
   int64_t FillOf(const ActorRun& run, int64_t r, int64_t index) const;
   ReferenceTensor StitchVariable(const proto::PlanVariable& variable) const;

@@ -16,6 +16,8 @@ namespace {
 Status Cast(const ReferenceKernelCall& call) {
   KernelAttributes attributes(*call.def);
   const std::string name = attributes.RequiredString("dtype");
+  // The plan runner (plan_run.cc) keeps such a cast's later values; a firing is one cast.
+  attributes.Bool("first_firing_only", false);
   SOFTWIRE_RETURN_IF_ERROR(attributes.Finish());
   SOFTWIRE_RETURN_IF_ERROR(CheckArity(call, 1, 1));
   StatusOr<DType> to = ParseDType(name);

@@ -55,6 +55,39 @@ const proto::RegisterDef* FindRegister(const proto::Plan& plan, const std::strin
   return nullptr;
 }
 
+// The runtime readies a register's readers in the plan's order and one worker runs them in the
+// order they became ready, so a fused actor comes after the other readers of its inputs: its
+// own readers then run right after it, reading its outputs while they are in cache, as the
+// readers of the chain's last member did without fusion (docs/DECISIONS.md, "Fused actors are
+// readied last"). In charlm's backward pass the weight gradient `block1_proj.grad_b` then runs
+// before the fused `block1_proj.grad_a+block1_gelu.grad_x+...`, not between it and the bias
+// gradient that reads its float32 output.
+TEST(Fusion, AFusedActorIsReadiedAfterTheOtherReadersOfItsInputs) {
+  for (const char* path : {"tests/compiler/jobs/mlp.pbtxt", "demos/charlm/charlm.pbtxt"}) {
+    SCOPED_TRACE(path);
+    const proto::Plan plan = Compile(path, true, proto::PRECISION_BF16);
+    int shared_inputs = 0;
+    for (const proto::ActorDef& actor : plan.actor()) {
+      if (actor.kernel().op_type() != "fused") continue;
+      for (int64_t input : actor.input_register()) {
+        // No unfused phase-0 reader comes after it (of two fused readers, one comes first).
+        const proto::RegisterDef& reg = plan.register_def(input);
+        bool after = false;
+        for (const proto::RegisterConsumer& consumer : reg.consumer()) {
+          const proto::ActorDef& reader = plan.actor(consumer.actor());
+          if (after && consumer.phase() == 0) {
+            EXPECT_EQ(reader.kernel().op_type(), "fused")
+                << reader.name() << " is readied after " << actor.name() << " by " << reg.name();
+          }
+          after |= consumer.actor() == actor.id();
+        }
+        shared_inputs += reg.consumer_size() > 1;
+      }
+    }
+    EXPECT_GT(shared_inputs, 0) << "no fused actor shares an input: the test shows nothing";
+  }
+}
+
 TEST(Fusion, TheMlpsBiasAddAndReluBecomeOneActorWithoutTheIntermediateRegister) {
   const proto::Plan unfused = Compile("tests/compiler/jobs/mlp.pbtxt", false);
   const proto::Plan fused = Compile("tests/compiler/jobs/mlp.pbtxt", true);

@@ -87,8 +87,12 @@ void ExpectTheBf16Policy(const proto::Plan& plan) {
       ASSERT_EQ(kernel.input_size(), 2);
       EXPECT_TRUE(IsBf16(kernel.input(0)) && IsBf16(kernel.input(1)));
       EXPECT_EQ(kernel.output(0).dtype(), proto::DATA_TYPE_FLOAT32);  // Accumulated in float32.
+    } else if (actor.kind() == proto::ACTOR_KIND_UPDATE) {
+      // The optimizer updates float32; a third input is the bf16 copy it writes for the next
+      // step (fold_weight_casts).
+      for (int k = 0; k < kernel.input_size(); ++k) EXPECT_EQ(IsBf16(kernel.input(k)), k == 2);
     } else if (!MayTouchBf16(actor)) {
-      // softmax, layer norm, losses, reductions, accumulation, the optimizer: float32.
+      // softmax, layer norm, losses, reductions, accumulation: float32.
       for (const proto::TensorDesc& desc : kernel.input()) EXPECT_FALSE(IsBf16(desc));
       for (const proto::TensorDesc& desc : kernel.output()) EXPECT_FALSE(IsBf16(desc));
     }

@@ -2,7 +2,8 @@
 // SIGKILL at a random moment resumes from its latest whole checkpoint and reports exactly the
 // losses of an unbroken run from there on; a checkpoint left half-written, or damaged, is
 // passed over for the one before; a checkpoint taken on two devices (tensor parallel) resumes
-// on one and on four (dp2 x tp2) within rounding; adam's moments and step count carry over.
+// on one and on four (dp2 x tp2) within rounding; adam's moments and step count carry over;
+// under bf16 the variables' bfloat16 copies are not saved and are remade on resume.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -195,6 +196,27 @@ TEST_F(CheckpointResumeTest, AdamMomentsAndStepCountCarryOver) {
   Losses(
       std::string(kTransformer) + " --steps 3 --checkpoint-every 3 --checkpoint-dir " + checkpoints,
       "first.jsonl");
+  const std::map<int64_t, double> resumed =
+      Losses(job + " --resume " + checkpoints, "resumed.jsonl");
+  ASSERT_EQ(resumed.size(), 3u);
+  for (const auto& [step, loss] : resumed) EXPECT_EQ(loss, unbroken.at(step)) << "step " << step;
+}
+
+// Under bf16 the updates write the variables' bfloat16 copies (fold_weight_casts), which are
+// derived state: a checkpoint holds only the float32 variables, and a resumed run makes the
+// copies from them on its first step. Copies not remade (zeros, or the initial weights) would
+// give other losses.
+TEST_F(CheckpointResumeTest, Bf16CopiesAreNotSavedAndAreRemadeOnResume) {
+  const std::string job = std::string(kTransformer) + " --precision bf16 --steps 6";
+  const std::map<int64_t, double> unbroken = Losses(job, "unbroken.jsonl");
+  const std::string checkpoints = Path("bf16");
+  Losses(std::string(kTransformer) +
+             " --precision bf16 --steps 3 --checkpoint-every 3 --checkpoint-dir " + checkpoints,
+         "first.jsonl");
+  for (const fs::directory_entry& entry :
+       fs::recursive_directory_iterator(checkpoints + "/step-00000003")) {
+    EXPECT_EQ(entry.path().filename().string().find(".bf16"), std::string::npos) << entry.path();
+  }
   const std::map<int64_t, double> resumed =
       Losses(job + " --resume " + checkpoints, "resumed.jsonl");
   ASSERT_EQ(resumed.size(), 3u);

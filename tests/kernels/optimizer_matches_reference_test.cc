@@ -9,6 +9,7 @@
 
 #include <cmath>
 
+#include "base/bfloat16.h"
 #include "reference/kernels/reference_kernels.h"
 #include "reference/kernels/testing/reference_kernel_runner.h"
 #include "runtime/kernels/cpu/cpu_kernels.h"
@@ -96,6 +97,57 @@ TEST(OptimizerKernels, AdamWithWeightDecayMatchesTheReferenceOverSteps) {
   ExpectUpdatesMatch("adam_update", attributes, 2, &serial);
   ExpectUpdatesMatch("adam_update", attributes, 2, &uneven);
   EXPECT_GT(uneven.parallel_calls(), 0);
+}
+
+// With a third input (the variable's bfloat16 copy, fold_weight_casts): the update writes the
+// same weights and state as without, bit for bit, and the copy holds each updated weight rounded
+// to bfloat16 as the cast rounds it (docs/OPS.md sgd_update), after every step.
+void ExpectTheCopyIsTheRoundedWeight(const std::string& op_type,
+                                     const std::vector<proto::Attribute>& attributes,
+                                     int state_per_element, runtime::ParallelRunner* runner) {
+  const Shape shape({301, 257});
+  const int64_t elements = shape.NumElements();
+  runtime::KernelRegistry registry;
+  runtime::RegisterCpuKernels(&registry);
+  runtime::KernelHarness plain(op_type, attributes,
+                               {RandomFloats(shape, 1), RandomFloats(shape, 2)}, {});
+  runtime::KernelHarness with_copy(
+      op_type, attributes,
+      {RandomFloats(shape, 1), RandomFloats(shape, 2),
+       runtime::HostTensor::BFloat16s(shape, std::vector<float>(elements, 0.0f))},
+      {});
+  for (runtime::KernelHarness* harness : {&plain, &with_copy}) {
+    harness->actor().set_kind(proto::ACTOR_KIND_UPDATE);
+    harness->actor().set_state_bytes(elements * state_per_element * 4);
+    Status created = harness->Create(registry);
+    ASSERT_TRUE(created.ok()) << created;
+  }
+  for (int step = 1; step <= kSteps; ++step) {
+    SCOPED_TRACE("step " + std::to_string(step));
+    plain.input(0) = RandomFloats(shape, 10 + step);
+    with_copy.input(0) = RandomFloats(shape, 10 + step);
+    ASSERT_TRUE(plain.Run(runner, step - 1).ok());
+    ASSERT_TRUE(with_copy.Run(runner, step - 1).ok());
+    ASSERT_EQ(with_copy.input(1).floats, plain.input(1).floats);
+    ASSERT_EQ(with_copy.state(), plain.state());
+    const std::vector<BFloat16>& copy = with_copy.input(2).bf16s;
+    ASSERT_EQ(copy.size(), static_cast<size_t>(elements));
+    for (int64_t i = 0; i < elements; ++i) {
+      ASSERT_EQ(copy[i].bits, ToBFloat16(plain.input(1).floats[i]).bits) << "element " << i;
+    }
+  }
+}
+
+TEST(OptimizerKernels, AnUpdateWithACopyWritesTheRoundedWeightAndTheSameWeight) {
+  runtime::ThreadedTestRunner uneven(3, runtime::ThreadedTestRunner::Split::kUneven);
+  ExpectTheCopyIsTheRoundedWeight(
+      "sgd_update",
+      {FloatAttribute("learning_rate", 0.05), FloatAttribute("momentum", 0.9),
+       FloatAttribute("weight_decay", 0.01)},
+      1, &uneven);
+  ExpectTheCopyIsTheRoundedWeight(
+      "adam_update", {FloatAttribute("learning_rate", 0.01), FloatAttribute("weight_decay", 0.1)},
+      2, &uneven);
 }
 
 }  // namespace

@@ -2,6 +2,12 @@
 // (docs/PRECISION.md). float32 -> bfloat16 rounds to nearest, ties to even (base/bfloat16.h,
 // branch-free so GCC vectorises it); bfloat16 -> float32 is exact. A cast to the same type
 // copies. Parallel over the flat range.
+//
+// `first_firing_only: true` (the compiler's fold_weight_casts, docs/PRECISION.md): the cast of a
+// variable whose optimizer update writes the copy in place after every step. The kernel casts
+// on the first firing this kernel runs (the run's first step, or the first after a resume,
+// which restores only the float32 variable) and later firings write nothing: the register
+// holds what the update wrote.
 #include <cstring>
 #include <memory>
 
@@ -25,6 +31,7 @@ class CastKernel final : public Kernel {
     const proto::KernelDef& def = setup.actor->kernel();
     KernelAttributes attributes(def);
     const std::string name = attributes.RequiredString("dtype");
+    const bool first_firing_only = attributes.Bool("first_firing_only", false);
     SOFTWIRE_RETURN_IF_ERROR(attributes.Finish());
     StatusOr<DType> to = ParseDType(name);
     if (!to.ok() || !IsFloatingPoint(*to)) {
@@ -38,10 +45,15 @@ class CastKernel final : public Kernel {
     SOFTWIRE_RETURN_IF_ERROR(CheckSignature(def, {"x"}, {from}, {"y"}, {*to}));
     const Shape x = ShapeOf(def.input(0));
     SOFTWIRE_RETURN_IF_ERROR(CheckShape(def, "output y", ShapeOf(def.output(0)), x));
-    return std::unique_ptr<Kernel>(new CastKernel(from, *to, x.NumElements()));
+    if (first_firing_only && (from != DType::kFloat32 || *to != DType::kBFloat16)) {
+      return KernelDefError(def, "first_firing_only casts a float32 variable to bfloat16 only");
+    }
+    return std::unique_ptr<Kernel>(new CastKernel(from, *to, x.NumElements(), first_firing_only));
   }
 
   Status Run(const KernelContext& context) override {
+    if (first_firing_only_ && cast_once_) return Status::Ok();  // The update wrote the copy.
+    cast_once_ = true;
     const void* x = context.inputs[0].data;
     void* y = context.outputs[0].data;
     ParallelFor(context.parallel, elements_, MinChunkFor(1), [&](int64_t begin, int64_t end) {
@@ -62,7 +74,8 @@ class CastKernel final : public Kernel {
   }
 
  private:
-  CastKernel(DType from, DType to, int64_t elements) : from_(from), to_(to), elements_(elements) {}
+  CastKernel(DType from, DType to, int64_t elements, bool first_firing_only)
+      : from_(from), to_(to), elements_(elements), first_firing_only_(first_firing_only) {}
 
   static void ToBFloat16(const float* x, BFloat16* y, int64_t count) {
     for (int64_t i = 0; i < count; ++i) y[i] = softwire::ToBFloat16(x[i]);
@@ -74,6 +87,8 @@ class CastKernel final : public Kernel {
   const DType from_;
   const DType to_;
   const int64_t elements_;
+  const bool first_firing_only_;
+  bool cast_once_ = false;  // Touched only by the actor's firings, which run one at a time.
 };
 
 }  // namespace

@@ -3,12 +3,19 @@
 // place. The optimizer state lives in KernelContext::state (ActorDef.state_bytes, kept across
 // firings, zero before the first step): sgd's velocity, or adam's m then v. Step t = firing + 1.
 //
+// A third input `copy` (bfloat16, the weight's shape; the compiler's fold_weight_casts,
+// docs/PRECISION.md): the variable's bfloat16 copy that the next step's products read, of which
+// the update is also the phase-1 consumer. Each updated weight element is rounded into it in
+// the same pass (base/bfloat16.h ToBFloat16, the rounding of the cast it replaces), so the
+// copy costs 2 bytes written per element instead of a cast's pass over the weight.
+//
 // Parallelism: flat chunks; one pass reads gradient, weight and state and writes weight and
 // state, so the kernels run at memory bandwidth. Vectorisation: plain loops (sqrt and division
 // vectorise).
 #include <cmath>
 #include <memory>
 
+#include "base/bfloat16.h"
 #include "proto/kernel_attributes.h"
 #include "runtime/kernels/cpu/kernel_families.h"
 #include "runtime/kernels/cpu/kernel_signature.h"
@@ -18,14 +25,24 @@ namespace softwire {
 namespace runtime {
 namespace {
 
-// Checks (gradient, weight) of one shape, no outputs, and that the actor's state holds
-// `state_floats_per_element` floats per weight element. Returns the element count.
+// Checks (gradient, weight) of one shape, or (gradient, weight, copy) with a bfloat16 copy of
+// that shape, no outputs, and that the actor's state holds `state_floats_per_element` floats
+// per weight element. Returns the element count.
 StatusOr<int64_t> CheckUpdateSignature(const KernelSetup& setup, int64_t state_floats_per_element) {
   const proto::KernelDef& def = setup.actor->kernel();
-  SOFTWIRE_RETURN_IF_ERROR(
-      CheckSignature(def, {"gradient", "weight"}, {DType::kFloat32, DType::kFloat32}, {}, {}));
+  if (def.input_size() == 3) {
+    SOFTWIRE_RETURN_IF_ERROR(CheckSignature(def, {"gradient", "weight", "copy"},
+                                            {DType::kFloat32, DType::kFloat32, DType::kBFloat16},
+                                            {}, {}));
+  } else {
+    SOFTWIRE_RETURN_IF_ERROR(
+        CheckSignature(def, {"gradient", "weight"}, {DType::kFloat32, DType::kFloat32}, {}, {}));
+  }
   Shape weight = ShapeOf(def.input(1));
   SOFTWIRE_RETURN_IF_ERROR(CheckShape(def, "input gradient", ShapeOf(def.input(0)), weight));
+  if (def.input_size() == 3) {
+    SOFTWIRE_RETURN_IF_ERROR(CheckShape(def, "input copy", ShapeOf(def.input(2)), weight));
+  }
   const int64_t state_bytes =
       weight.NumElements() * state_floats_per_element * static_cast<int64_t>(sizeof(float));
   if (setup.actor->state_bytes() < state_bytes) {
@@ -55,18 +72,41 @@ class SgdUpdateKernel final : public Kernel {
     const float* gradient = context.inputs[0].As<float>();
     float* weight = context.inputs[1].As<float>();
     float* velocity = static_cast<float*>(context.state);
-    const Settings s = settings_;
+    BFloat16* copy = context.inputs.size() > 2 ? context.inputs[2].As<BFloat16>() : nullptr;
     ParallelFor(context.parallel, elements_, MinChunkFor(4), [&](int64_t begin, int64_t end) {
-      for (int64_t i = begin; i < end; ++i) {
-        const float g = s.gradient_scale * gradient[i] + s.weight_decay * weight[i];
-        velocity[i] = s.momentum * velocity[i] + g;
-        weight[i] -= s.learning_rate * velocity[i];
+      if (copy == nullptr) {
+        Update(settings_, begin, end, gradient, weight, velocity);
+      } else {
+        UpdateWithCopy(settings_, begin, end, gradient, weight, velocity, copy);
       }
     });
     return Status::Ok();
   }
 
  private:
+  struct Settings;
+
+  // Plain functions of pointers and values, so that GCC sees no aliasing through a lambda's
+  // captures and vectorises the loops.
+  static void Update(const Settings& s, int64_t begin, int64_t end, const float* gradient,
+                     float* weight, float* velocity) {
+    for (int64_t i = begin; i < end; ++i) {
+      const float g = s.gradient_scale * gradient[i] + s.weight_decay * weight[i];
+      velocity[i] = s.momentum * velocity[i] + g;
+      weight[i] -= s.learning_rate * velocity[i];
+    }
+  }
+  static void UpdateWithCopy(const Settings& s, int64_t begin, int64_t end, const float* gradient,
+                             float* weight, float* velocity, BFloat16* copy) {
+    for (int64_t i = begin; i < end; ++i) {
+      const float g = s.gradient_scale * gradient[i] + s.weight_decay * weight[i];
+      velocity[i] = s.momentum * velocity[i] + g;
+      const float updated = weight[i] - s.learning_rate * velocity[i];
+      weight[i] = updated;
+      copy[i] = ToBFloat16(updated);
+    }
+  }
+
   struct Settings {
     float learning_rate = 0;
     float momentum = 0;
@@ -101,9 +141,14 @@ class AdamUpdateKernel final : public Kernel {
     float* weight = context.inputs[1].As<float>();
     float* m = static_cast<float*>(context.state);
     float* v = m + elements_;
+    BFloat16* copy = context.inputs.size() > 2 ? context.inputs[2].As<BFloat16>() : nullptr;
     const StepConstants constants = ConstantsForStep(context.firing + 1);
     ParallelFor(context.parallel, elements_, MinChunkFor(12), [&](int64_t begin, int64_t end) {
-      Update(constants, begin, end, gradient, weight, m, v);
+      if (copy == nullptr) {
+        Update(constants, begin, end, gradient, weight, m, v);
+      } else {
+        UpdateWithCopy(constants, begin, end, gradient, weight, m, v, copy);
+      }
     });
     return Status::Ok();
   }
@@ -153,6 +198,23 @@ class AdamUpdateKernel final : public Kernel {
       const float update =
           (m_i * c.inverse_correction1) / (std::sqrt(v_i * c.inverse_correction2) + c.epsilon);
       weight[i] -= c.learning_rate * (update + c.weight_decay * weight[i]);
+    }
+  }
+  // The same, and each updated element rounded into the bfloat16 copy.
+  static void UpdateWithCopy(const StepConstants& c, int64_t begin, int64_t end,
+                             const float* gradient, float* weight, float* m, float* v,
+                             BFloat16* copy) {
+    for (int64_t i = begin; i < end; ++i) {
+      const float g = c.gradient_scale * gradient[i];
+      const float m_i = c.beta1 * m[i] + c.one_minus_beta1 * g;
+      const float v_i = c.beta2 * v[i] + c.one_minus_beta2 * (g * g);
+      m[i] = m_i;
+      v[i] = v_i;
+      const float update =
+          (m_i * c.inverse_correction1) / (std::sqrt(v_i * c.inverse_correction2) + c.epsilon);
+      const float updated = weight[i] - c.learning_rate * (update + c.weight_decay * weight[i]);
+      weight[i] = updated;
+      copy[i] = ToBFloat16(updated);
     }
   }
 

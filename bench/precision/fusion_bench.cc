@@ -1,0 +1,223 @@
+// fusion_bench: what each fused actor of a job's training step costs against the actors it
+// replaces, kernels alone. It compiles the job twice as `softwire run` does (--precision float32
+// or bf16): with op fusion (the default) and with --no-fusion. Each fused actor of the first plan
+// is a site; the second plan computes the same site with one actor per member (the names the
+// fused actor joins with '+'). Each round runs every site's fused kernel and then its members'
+// kernels back to back (the order alternating between rounds) on a 2-thread pool with BLAS on
+// the calling threads, as often as they fire in a step. No actors, no messages.
+//
+//   fusion_bench JOB [--precision float32|bf16] [--steps 40] [--threads 2]
+//
+// Prints one JSON line per site, slowest against its members first: {"site", "program",
+// "fused_us", "members_us", "ratio"} (medians over --steps rounds after 3 warm-up rounds; ratio:
+// members / fused, below 1 where fusion is slower), then a total line {"job", "precision",
+// "sites", "fused_ms", "members_ms", "ratio"}.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/random.h"
+#include "cli/flag_parser.h"
+#include "compiler/compiler.h"
+#include "proto/tensor_desc.h"
+#include "runtime/device/cpu/thread_pool_runner.h"
+#include "runtime/kernels/cpu/cpu_kernels.h"
+#include "runtime/kernels/testing/kernel_harness.h"
+
+namespace softwire {
+namespace runtime {
+namespace {
+
+HostTensor RandomTensor(const proto::TensorDesc& desc, uint64_t seed) {
+  const Shape shape = ShapeOf(desc);
+  std::vector<float> values(static_cast<size_t>(shape.NumElements()));
+  for (size_t i = 0; i < values.size(); ++i) {
+    values[i] = 0.5f * static_cast<float>(NormalAt(seed, i));
+  }
+  if (DTypeOf(desc) == DType::kBFloat16) return HostTensor::BFloat16s(shape, values);
+  return HostTensor::Float(shape, std::move(values));
+}
+
+struct Kernel {
+  std::unique_ptr<KernelHarness> harness;
+  int64_t firings_per_step = 1;
+};
+
+Kernel Prepare(const proto::Plan& plan, const proto::ActorDef& actor,
+               const KernelRegistry& registry, ParallelRunner* runner, uint64_t* seed) {
+  std::vector<HostTensor> inputs;
+  for (const proto::TensorDesc& input : actor.kernel().input()) {
+    inputs.push_back(RandomTensor(input, (*seed)++));
+  }
+  std::vector<HostTensor> outputs;
+  for (const proto::TensorDesc& output : actor.kernel().output()) {
+    outputs.push_back(HostTensor::Zeros(DTypeOf(output), ShapeOf(output)));
+  }
+  std::vector<proto::Attribute> attributes(actor.kernel().attr().begin(),
+                                           actor.kernel().attr().end());
+  auto harness = std::make_unique<KernelHarness>(actor.kernel().op_type(), attributes,
+                                                 std::move(inputs), std::move(outputs));
+  const Status created = harness->Create(registry);
+  CHECK(created.ok()) << actor.name() << ": " << created;
+  harness->PrepareContext(runner);
+  const int64_t pieces = std::max<int64_t>(1, plan.schedule().pieces_per_step());
+  return {std::move(harness), pieces / std::max<int64_t>(1, actor.period())};
+}
+
+std::string ProgramOf(const proto::ActorDef& actor) {
+  for (const proto::Attribute& attribute : actor.kernel().attr()) {
+    if (attribute.name() == "program") return attribute.string();
+  }
+  return "";
+}
+
+proto::Plan CompileWith(const compiler::JobFile& job, proto::Precision precision, bool fusion) {
+  compiler::CompileOptions options;
+  options.steps = 1;
+  options.precision = precision;
+  options.fuse_elementwise = fusion;
+  StatusOr<proto::Plan> plan = compiler::CompileJob(job, options);
+  CHECK(plan.ok()) << plan.status();
+  return *std::move(plan);
+}
+
+double RunSeconds(std::vector<Kernel>& kernels) {
+  const auto begin = std::chrono::steady_clock::now();
+  for (Kernel& kernel : kernels) {
+    for (int64_t firing = 0; firing < kernel.firings_per_step; ++firing) {
+      const Status status = kernel.harness->RunPrepared();
+      CHECK(status.ok()) << status;
+    }
+  }
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+}
+
+double Median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  return values[values.size() / 2];
+}
+
+std::vector<std::string> Members(const std::string& name) {
+  std::vector<std::string> members;
+  size_t begin = 0;
+  for (size_t plus = name.find('+'); plus != std::string::npos; plus = name.find('+', begin)) {
+    members.push_back(name.substr(begin, plus - begin));
+    begin = plus + 1;
+  }
+  members.push_back(name.substr(begin));
+  return members;
+}
+
+struct Site {
+  std::string name;
+  std::string program;
+  std::vector<Kernel> fused;    // One kernel.
+  std::vector<Kernel> members;  // The unfused plan's actors, in chain order.
+  std::vector<double> fused_seconds;
+  std::vector<double> members_seconds;
+};
+
+int Main(int argc, char** argv) {
+  std::string precision = "float32";
+  int64_t steps = 40;
+  int64_t threads = 2;
+  cli::FlagParser flags;
+  flags.AddString("precision", &precision, "P", "float32 or bf16");
+  flags.AddInt("steps", &steps, "N", "rounds timed");
+  flags.AddInt("threads", &threads, "N", "threads of the kernels' pool");
+  std::vector<std::string> positional;
+  const Status parsed = flags.Parse(std::vector<std::string>(argv + 1, argv + argc), &positional);
+  if (!parsed.ok() || positional.size() != 1 || steps < 1 || threads < 1 ||
+      (precision != "float32" && precision != "bf16")) {
+    std::fprintf(stderr, "%s\nusage: fusion_bench JOB [flags]\n%s",
+                 (parsed.ok() ? std::string("one JOB; --precision float32 or bf16; --steps and "
+                                            "--threads at least 1")
+                              : parsed.ToString())
+                     .c_str(),
+                 flags.Help().c_str());
+    return 2;
+  }
+  const std::string job_path = positional[0];
+  StatusOr<compiler::JobFile> job = compiler::ParseJobFile(job_path);
+  CHECK(job.ok()) << job.status();
+  const proto::Precision type =
+      precision == "bf16" ? proto::PRECISION_BF16 : proto::PRECISION_FLOAT32;
+  const proto::Plan fused_plan = CompileWith(*job, type, true);
+  const proto::Plan unfused_plan = CompileWith(*job, type, false);
+  std::map<std::string, const proto::ActorDef*> unfused_by_name;
+  for (const proto::ActorDef& actor : unfused_plan.actor()) unfused_by_name[actor.name()] = &actor;
+
+  RunBlasOnCallingThreads();  // As a NodeRuntime's cpu devices run products.
+  ThreadPoolRunner runner(static_cast<int>(threads));
+  KernelRegistry registry;
+  RegisterCpuKernels(&registry);
+  std::vector<Site> sites;
+  uint64_t seed = 1;
+  for (const proto::ActorDef& actor : fused_plan.actor()) {
+    if (actor.kernel().op_type() != "fused") continue;
+    Site site;
+    site.name = actor.name();
+    site.program = ProgramOf(actor);
+    site.fused.push_back(Prepare(fused_plan, actor, registry, &runner, &seed));
+    for (const std::string& member : Members(actor.name())) {
+      const auto found = unfused_by_name.find(member);
+      CHECK(found != unfused_by_name.end())
+          << actor.name() << ": no actor " << member << " without fusion";
+      site.members.push_back(Prepare(unfused_plan, *found->second, registry, &runner, &seed));
+    }
+    sites.push_back(std::move(site));
+  }
+  CHECK(!sites.empty()) << job_path << " has no fused actor";
+  for (int step = -3; step < steps; ++step) {  // 3 warm-up rounds.
+    for (Site& site : sites) {
+      double fused = 0;
+      double members = 0;
+      if (step % 2 == 0) {
+        fused = RunSeconds(site.fused);
+        members = RunSeconds(site.members);
+      } else {
+        members = RunSeconds(site.members);
+        fused = RunSeconds(site.fused);
+      }
+      if (step < 0) continue;
+      site.fused_seconds.push_back(fused);
+      site.members_seconds.push_back(members);
+    }
+  }
+  std::sort(sites.begin(), sites.end(), [](const Site& a, const Site& b) {
+    return Median(a.members_seconds) / Median(a.fused_seconds) <
+           Median(b.members_seconds) / Median(b.fused_seconds);
+  });
+  double fused_total = 0;
+  double members_total = 0;
+  for (const Site& site : sites) {
+    const double fused = Median(site.fused_seconds);
+    const double members = Median(site.members_seconds);
+    fused_total += fused;
+    members_total += members;
+    std::printf(
+        "{\"site\": \"%s\", \"program\": \"%s\", \"fused_us\": %.1f, \"members_us\": %.1f, "
+        "\"ratio\": %.3f}\n",
+        site.name.c_str(), site.program.c_str(), fused * 1e6, members * 1e6, members / fused);
+  }
+  std::printf(
+      "{\"job\": \"%s\", \"precision\": \"%s\", \"sites\": %zu, \"fused_ms\": %.4f, "
+      "\"members_ms\": %.4f, \"ratio\": %.4f}\n",
+      fused_plan.job_name().c_str(), precision.c_str(), sites.size(), fused_total * 1e3,
+      members_total * 1e3, members_total / fused_total);
+  return 0;
+}
+
+}  // namespace
+}  // namespace runtime
+}  // namespace softwire
+
+int main(int argc, char** argv) {
+  return softwire::runtime::Main(argc, argv);
+}
