@@ -53,6 +53,9 @@ StatusOr<CudaEventPair*> CudaEventPool::Acquire() {
 
 Status CudaEventPool::Wait(void* marker, int64_t* start_ticks, int64_t* end_ticks) {
   CudaEventPair* pair = static_cast<CudaEventPair*>(marker);
+  // The completion thread's current device: the events' (set each time: cheap, and the thread
+  // has no other hook to set it once).
+  SOFTWIRE_RETURN_IF_ERROR(CudaCall(device_name_, "cudaSetDevice", cudaSetDevice(ordinal_)));
   // cudaEventSynchronize on an event created with default flags spins (yielding) until the
   // event is reached: the completion thread's wake-up is microseconds, not a sleep's tens.
   SOFTWIRE_RETURN_IF_ERROR(
