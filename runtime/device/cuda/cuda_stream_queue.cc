@@ -15,17 +15,26 @@ StatusOr<std::unique_ptr<CudaStreamQueue>> CudaStreamQueue::Create(const std::st
   SOFTWIRE_RETURN_IF_ERROR(
       CudaCall(device_name, "cudaStreamCreateWithFlags",
                cudaStreamCreateWithFlags(&handles.stream, cudaStreamNonBlocking)));
-  Status blas = CublasStatus("cublasCreate", cublasCreate(&handles.blas));
-  if (blas.ok())
-    blas = CublasStatus("cublasSetStream", cublasSetStream(handles.blas, handles.stream));
+  StatusOr<const CublasLibrary*> cublas = CublasLibrary::Load();
+  if (!cublas.ok()) {
+    cudaStreamDestroy(handles.stream);
+    return cublas.status().WithContext("device '" + device_name + "'");
+  }
+  handles.cublas = *cublas;
+  const CublasLibrary& library = **cublas;
+  Status blas = CublasStatus(library, "cublasCreate", library.create(&handles.blas));
+  if (blas.ok()) {
+    blas =
+        CublasStatus(library, "cublasSetStream", library.set_stream(handles.blas, handles.stream));
+  }
   if (blas.ok()) {
     // cuBLAS's default math keeps float32 products in float32; TF32 only when asked.
-    blas = CublasStatus("cublasSetMathMode",
-                        cublasSetMathMode(handles.blas, allow_tf32 ? CUBLAS_TF32_TENSOR_OP_MATH
-                                                                   : CUBLAS_DEFAULT_MATH));
+    blas = CublasStatus(library, "cublasSetMathMode",
+                        library.set_math_mode(handles.blas, allow_tf32 ? CUBLAS_TF32_TENSOR_OP_MATH
+                                                                       : CUBLAS_DEFAULT_MATH));
   }
   if (!blas.ok()) {
-    if (handles.blas != nullptr) cublasDestroy(handles.blas);
+    if (handles.blas != nullptr) library.destroy(handles.blas);
     cudaStreamDestroy(handles.stream);
     return blas.WithContext("device '" + device_name + "' queue " + std::to_string(index));
   }
@@ -44,7 +53,7 @@ CudaStreamQueue::CudaStreamQueue(std::string device_name, int ordinal, CudaStrea
 CudaStreamQueue::~CudaStreamQueue() {
   completions_.reset();  // Every launch reported; no event still in use.
   cudaSetDevice(ordinal_);
-  cublasDestroy(handles_.blas);
+  handles_.cublas->destroy(handles_.blas);
   cudaStreamDestroy(handles_.stream);
 }
 

@@ -16,10 +16,10 @@ Status CudaLaunchStatus(const char* op, const char* what, cudaError_t error) {
                        " (" + cudaGetErrorString(error) + ")");
 }
 
-Status CublasStatus(const char* op, cublasStatus_t status) {
+Status CublasStatus(const CublasLibrary& cublas, const char* op, cublasStatus_t status) {
   if (status == CUBLAS_STATUS_SUCCESS) return Status::Ok();
-  return InternalError(std::string(op) + ": cuBLAS failed: " + cublasGetStatusName(status) + " (" +
-                       cublasGetStatusString(status) + ")");
+  return InternalError(std::string(op) + ": cuBLAS failed: " + cublas.status_name(status) + " (" +
+                       cublas.status_string(status) + ")");
 }
 
 }  // namespace runtime

@@ -18,6 +18,7 @@
 #include <cuda_runtime_api.h>
 
 #include "base/status.h"
+#include "runtime/kernels/cuda/cublas_library.h"
 #include "runtime/kernels/kernel.h"
 
 namespace softwire {
@@ -28,6 +29,7 @@ namespace runtime {
 struct CudaStreamHandles {
   cudaStream_t stream = nullptr;
   cublasHandle_t blas = nullptr;
+  const CublasLibrary* cublas = nullptr;  // The functions to call `blas` with.
 };
 
 class CudaKernel : public Kernel {
@@ -40,7 +42,7 @@ class CudaKernel : public Kernel {
 
 // OK, or Internal "<op>: <what> failed: <CUDA error string>".
 Status CudaLaunchStatus(const char* op, const char* what, cudaError_t error);
-Status CublasStatus(const char* op, cublasStatus_t status);
+Status CublasStatus(const CublasLibrary& cublas, const char* op, cublasStatus_t status);
 
 }  // namespace runtime
 }  // namespace softwire

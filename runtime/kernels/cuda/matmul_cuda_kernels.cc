@@ -44,14 +44,15 @@ class CublasProductKernel final : public CudaKernel {
     const int64_t lda = p_.transpose_a ? p_.m : p_.k;
     const int64_t ldb = p_.transpose_b ? p_.k : p_.n;
     return CublasStatus(
-        "matmul", cublasGemmStridedBatchedEx(
-                      handles.blas, p_.transpose_b ? CUBLAS_OP_T : CUBLAS_OP_N,
-                      p_.transpose_a ? CUBLAS_OP_T : CUBLAS_OP_N, static_cast<int>(p_.n),
-                      static_cast<int>(p_.m), static_cast<int>(p_.k), &alpha,
-                      context.inputs[1].data, p_.input_type, static_cast<int>(ldb), p_.k * p_.n,
-                      context.inputs[0].data, p_.input_type, static_cast<int>(lda), p_.m * p_.k,
-                      &beta, c, CUDA_R_32F, static_cast<int>(p_.n), p_.m * p_.n,
-                      static_cast<int>(p_.batch), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+        *handles.cublas, "matmul",
+        handles.cublas->gemm_strided_batched_ex(
+            handles.blas, p_.transpose_b ? CUBLAS_OP_T : CUBLAS_OP_N,
+            p_.transpose_a ? CUBLAS_OP_T : CUBLAS_OP_N, static_cast<int>(p_.n),
+            static_cast<int>(p_.m), static_cast<int>(p_.k), &alpha, context.inputs[1].data,
+            p_.input_type, static_cast<int>(ldb), p_.k * p_.n, context.inputs[0].data,
+            p_.input_type, static_cast<int>(lda), p_.m * p_.k, &beta, c, CUDA_R_32F,
+            static_cast<int>(p_.n), p_.m * p_.n, static_cast<int>(p_.batch), CUBLAS_COMPUTE_32F,
+            CUBLAS_GEMM_DEFAULT));
   }
 
  private:
