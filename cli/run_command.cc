@@ -47,6 +47,7 @@ struct RunFlags {
   int64_t kernel_threads = 0;
   int64_t blas_threads = 0;
   bool pin_threads = false;
+  bool cuda_tf32 = false;
   std::string trace;
   std::string trace_steps;
   int64_t trace_cap = trace::kDefaultEventCap;
@@ -83,6 +84,9 @@ FlagParser MakeParser(RunFlags* flags) {
                 "kernel threads)");
   parser.AddBool("pin-threads", &flags->pin_threads,
                  "pin each kernel thread and CAF worker to one core");
+  parser.AddBool("cuda-tf32", &flags->cuda_tf32,
+                 "let cuda devices run float32 products on TF32 tensor cores (default: off, "
+                 "products as exact as the cpu's; docs/CUDA.md)");
   parser.AddString("trace", &flags->trace, "FILE",
                    "record the actor trace into FILE (Chrome format; also FILE.summary.txt and "
                    "FILE.svg)");
@@ -236,6 +240,7 @@ runtime::RunOptions MakeRunOptions(const RunFlags& flags,
   options.kernel_threads = static_cast<int>(flags.kernel_threads);
   options.blas_threads = static_cast<int>(flags.blas_threads);
   options.pin_threads = flags.pin_threads;
+  options.cuda_allow_tf32 = flags.cuda_tf32;
   if (!flags.trace.empty()) {
     options.trace.enabled = true;
     options.trace.event_cap = flags.trace_cap;

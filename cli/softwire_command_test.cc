@@ -165,6 +165,26 @@ TEST(SoftwireCommandTest, PlacementFlagsRunTheJobOnSeveralDevices) {
   }
 }
 
+// What a user without a GPU sees: a cuda cluster fails before anything runs, saying what is
+// missing (a build with CUDA and no driver or GPU), or that this build has no CUDA. On a GPU
+// the job trains, with the cpu's losses (docs/CUDA.md).
+TEST(SoftwireCommandTest, ACudaClusterSaysWhatIsMissingOrTrainsAsTheCpuDoes) {
+  std::string job = WriteJob("cuda.pbtxt", kTinyJob);
+  Outcome cuda = RunSoftwire("run " + job + " --cluster 1cuda");
+  if (cuda.exit_code == 0) {  // A GPU machine.
+    Outcome cpu = RunSoftwire("run " + job);
+    ASSERT_EQ(cpu.exit_code, 0) << cpu.output;
+    EXPECT_NEAR(std::stod(FinalLoss(cuda.output)), std::stod(FinalLoss(cpu.output)), 1e-5)
+        << cuda.output;
+    return;
+  }
+  EXPECT_NE(cuda.exit_code, 124) << "a cuda cluster without a GPU must fail, not hang";
+  const bool no_gpu = Contains(cuda.output, "device 'node0/cuda:0' cannot be created: no CUDA");
+  const bool no_cuda_build = Contains(cuda.output, "this build has no CUDA");
+  EXPECT_TRUE(no_gpu || no_cuda_build) << cuda.output;
+  EXPECT_FALSE(Contains(cuda.output, "Check failed")) << cuda.output;
+}
+
 TEST(SoftwireCommandTest, QuietRunsPrintNothing) {
   std::string job = WriteJob("quiet.pbtxt", kTinyJob);
   Outcome outcome = RunSoftwire("run " + job + " --quiet");

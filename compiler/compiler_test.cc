@@ -227,6 +227,21 @@ TEST(CompileJob, EstimatesSecondsFromFlopsAndBytes) {
   EXPECT_DOUBLE_EQ(FindActor(fused, "fc+bias")->estimated_seconds(), (312.0 + 372.0) / 1e9);
 }
 
+// cuda devices have no `fused` kernel yet (docs/CUDA.md): their chains stay separate actors,
+// while the same job on a cpu device fuses.
+TEST(CompileJob, FusesNothingOnCudaDevices) {
+  CompileOptions options;
+  options.cluster = OneCpuCluster();
+  EXPECT_NE(FindActor(Compile(kLinearJob, options), "fc+bias"), nullptr);
+  options.cluster.mutable_node(0)->mutable_device(0)->set_kind(proto::DEVICE_KIND_CUDA);
+  options.cluster.mutable_node(0)->mutable_device(0)->set_name("cuda:0");
+  proto::Plan plan = Compile(kLinearJob, options);
+  for (const proto::ActorDef& actor : plan.actor()) {
+    EXPECT_NE(actor.kernel().op_type(), "fused") << actor.name();
+  }
+  EXPECT_NE(FindActor(plan, "fc"), nullptr);
+}
+
 // The memory figures below are of the plan without product epilogues, where fc's output h has
 // a register of its own (docs/OPS.md "fused").
 TEST(CompileJob, FailsWithTheBytesNeededWhenADeviceIsTooSmall) {

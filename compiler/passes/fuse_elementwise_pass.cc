@@ -30,7 +30,8 @@
 // - Names: the fused task is named after its members joined by '+' ("fc1_bias+relu1",
 //   "fc1+fc1_bias+relu1" with its product), keeps the last member's place, logical op and
 //   registers' names, and its program names the ops (the trace labels it "fused: bias_add+relu"
-//   or "fused: matmul+bias_add+relu"). Off with CompileOptions::fuse_elementwise = false
+//   or "fused: matmul+bias_add+relu"). Tasks on cuda devices are never fused (no cuda `fused`
+//   kernel yet, docs/CUDA.md). Off with CompileOptions::fuse_elementwise = false
 //   (`--no-fusion`).
 // - Order: in each register it reads, the fused task comes after the other phase-0 readers
 //   (TaskGraph::MergeTasks), so it is readied last and its own readers run right after it, as
@@ -227,15 +228,19 @@ bool BuildFusedTask(const TaskGraph& tasks, const std::vector<TaskId>& chain, Fu
 // Grows chains from fusible tasks in order of level (see the file comment).
 class ChainFinder {
  public:
-  ChainFinder(const TaskGraph& tasks, bool products)
+  // `fusing_devices[d]`: whether device d has a fused kernel (cuda devices do not yet).
+  ChainFinder(const TaskGraph& tasks, bool products, const std::vector<bool>& fusing_devices)
       : tasks_(tasks),
         level_(Levels(tasks)),
         fusible_(tasks.tasks().size(), false),
         product_(tasks.tasks().size(), false),
         taken_(tasks.tasks().size(), false) {
     for (const TaskDef& task : tasks.tasks()) {
-      fusible_[task.id] = Fusible(tasks, task);
-      product_[task.id] = products && FusibleProduct(tasks, task);
+      const bool fusing = task.device >= 0 &&
+                          task.device < static_cast<int>(fusing_devices.size()) &&
+                          fusing_devices[static_cast<size_t>(task.device)];
+      fusible_[task.id] = fusing && Fusible(tasks, task);
+      product_[task.id] = fusing && products && FusibleProduct(tasks, task);
     }
   }
 
@@ -358,8 +363,16 @@ void Fuse(TaskGraph& tasks, const std::vector<TaskId>& chain, std::vector<bool>*
 Status FuseElementwisePass(Compilation& compilation) {
   if (!compilation.options().fuse_elementwise) return Status::Ok();
   TaskGraph& tasks = compilation.tasks;
+  // cuda devices have no `fused` kernel yet (docs/CUDA.md): their chains stay unfused.
+  std::vector<bool> fusing_devices(compilation.devices.size(), false);
+  for (const TargetDevice& device : compilation.devices) {
+    if (device.id >= 0 && device.id < static_cast<int>(fusing_devices.size())) {
+      fusing_devices[static_cast<size_t>(device.id)] =
+          device.spec.kind() != proto::DEVICE_KIND_CUDA;
+    }
+  }
   const std::vector<std::vector<TaskId>> chains =
-      ChainFinder(tasks, compilation.options().fuse_epilogues).Find();
+      ChainFinder(tasks, compilation.options().fuse_epilogues, fusing_devices).Find();
   if (chains.empty()) return Status::Ok();
   std::vector<bool> removed(tasks.tasks().size(), false);
   std::vector<bool> removed_registers(tasks.registers().size(), false);

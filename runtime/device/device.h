@@ -12,8 +12,9 @@
 //   - sim/ (SimDevice): one queue per queue index, timed by the runtime's SimClock: a launch
 //     takes ActorDef.estimated_seconds of real time and computes nothing, so copies (queue 1)
 //     overlap compute (queue 0) as on a real accelerator. Its arenas hold no memory.
-//   - cuda/: built only where the CUDA toolkit is found (device_factory.cc); its queues complete
-//     launches asynchronously, and nothing above this interface changes.
+//   - cuda/ (CudaDevice): built only where the CUDA toolkit is found (device_factory.cc): one
+//     cudaMalloc per hosted plan, a stream per queue index, launches completed through CUDA
+//     events by a completion thread per queue; nothing above this interface changes.
 //
 // A device outlives every plan hosted on it: its queues serve the launches of any hosted plan,
 // each launch naming where its completion goes (device_queue.h). The memory of one hosted plan
@@ -48,6 +49,10 @@ struct DeviceOptions {
   // When not empty, kernel thread t of a cpu device runs only on core cores[t % size] (thread
   // 0 is the CAF worker holding the strand: the runtime pins those, caf_thread_names.h).
   std::vector<int> cores;
+  // cuda devices: let cuBLAS run float32 products on TF32 tensor cores (10-bit mantissas: ~8x
+  // the rate on an H100/H200, and results that differ from the cpu kernels' beyond their
+  // tolerances). Off by default, so products are float32 as on the cpu (docs/CUDA.md).
+  bool cuda_allow_tf32 = false;
 };
 
 class Device {

@@ -63,8 +63,19 @@ DeviceArena::DeviceArena(std::string device_name, char* base, int64_t bytes, boo
       bytes_(bytes),
       holds_memory_(holds_memory) {}
 
+std::unique_ptr<DeviceArena> DeviceArena::Adopt(const std::string& device_name, char* base,
+                                                int64_t bytes, std::function<void(char*)> release) {
+  std::unique_ptr<DeviceArena> arena(new DeviceArena(device_name, base, bytes, true));
+  arena->release_ = std::move(release);
+  return arena;
+}
+
 DeviceArena::~DeviceArena() {
-  std::free(base_);
+  if (release_) {
+    release_(base_);
+  } else {
+    std::free(base_);
+  }
 }
 
 StatusOr<char*> DeviceArena::Region(int64_t offset, int64_t bytes, const std::string& what) const {

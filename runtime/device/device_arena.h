@@ -14,6 +14,7 @@
 #define SOFTWIRE_RUNTIME_DEVICE_DEVICE_ARENA_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -39,6 +40,11 @@ class DeviceArena {
   // null; allocated_bytes() is 0.
   static StatusOr<std::unique_ptr<DeviceArena>> Reserve(const std::string& device_name,
                                                         int64_t bytes);
+  // An arena over `bytes` of device memory the caller allocated at `base` (a cuda device's one
+  // cudaMalloc, zero-filled by it), handed back through `release` when the arena dies. Region
+  // pointers are then device addresses: only kernels of that device and its copies touch them.
+  static std::unique_ptr<DeviceArena> Adopt(const std::string& device_name, char* base,
+                                            int64_t bytes, std::function<void(char*)> release);
   ~DeviceArena();
   DeviceArena(const DeviceArena&) = delete;
   DeviceArena& operator=(const DeviceArena&) = delete;
@@ -62,6 +68,7 @@ class DeviceArena {
   char* base_;
   int64_t bytes_;
   bool holds_memory_;
+  std::function<void(char*)> release_;  // Empty: base_ came from posix_memalign.
 };
 
 }  // namespace runtime

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <vector>
 
 namespace softwire {
 namespace runtime {
@@ -61,6 +62,23 @@ TEST(DeviceArenaTest, AReservedArenaChecksRegionsButHoldsNoMemory) {
   StatusOr<char*> beyond = (*arena)->Region(int64_t{16} << 30, 1, "register 'y'");
   ASSERT_FALSE(beyond.ok());
   EXPECT_NE(beyond.status().message().find("register 'y'"), std::string::npos);
+}
+
+TEST(DeviceArenaTest, AnAdoptedArenaHandsItsMemoryBackThroughItsReleaseOnce) {
+  std::vector<char> memory(8192);
+  std::vector<char*> released;
+  {
+    std::unique_ptr<DeviceArena> arena = DeviceArena::Adopt(
+        "node0/cuda:0", memory.data(), 8192, [&](char* base) { released.push_back(base); });
+    EXPECT_TRUE(arena->holds_memory());
+    EXPECT_EQ(arena->allocated_bytes(), 8192);
+    StatusOr<char*> region = arena->Region(4096, 4096, "register 'x'");
+    ASSERT_TRUE(region.ok());
+    EXPECT_EQ(*region, memory.data() + 4096);
+    EXPECT_FALSE(arena->Region(4096, 4097, "register 'y'").ok());
+    EXPECT_TRUE(released.empty());
+  }
+  EXPECT_EQ(released, std::vector<char*>{memory.data()});
 }
 
 }  // namespace

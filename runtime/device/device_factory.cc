@@ -4,6 +4,10 @@
 #include "runtime/device/cpu/cpu_device.h"
 #include "runtime/device/sim/sim_device.h"
 
+#if SOFTWIRE_HAVE_CUDA
+#include "runtime/device/cuda/cuda_device.h"
+#endif
+
 namespace softwire {
 namespace runtime {
 namespace {
@@ -24,6 +28,24 @@ StatusOr<std::unique_ptr<Device>> CreateSimDevice(const DeviceSpec& spec,
       std::make_unique<SimDevice>(spec.device, spec.queues, environment.sim_clock));
 }
 
+#if SOFTWIRE_HAVE_CUDA
+StatusOr<std::unique_ptr<Device>> CreateCudaDevice(const DeviceSpec& spec,
+                                                   const DeviceEnvironment& environment) {
+  SOFTWIRE_ASSIGN_OR_RETURN(
+      std::unique_ptr<CudaDevice> device,
+      CudaDevice::Create(spec.device, spec.queues, spec.options, environment.kernels.cuda));
+  return std::unique_ptr<Device>(std::move(device));
+}
+#endif
+
+// "cpu and sim devices" (and "cuda" where built), for the error of a kind not hosted.
+constexpr const char* kHostedKinds =
+#if SOFTWIRE_HAVE_CUDA
+    "cpu, sim and cuda devices";
+#else
+    "cpu and sim devices (this build has no CUDA: the toolkit was not found or SOFTWIRE_CUDA=OFF)";
+#endif
+
 struct DeviceKindEntry {
   proto::DeviceKind kind;
   StatusOr<std::unique_ptr<Device>> (*create)(const DeviceSpec&, const DeviceEnvironment&);
@@ -34,6 +56,9 @@ struct DeviceKindEntry {
 constexpr DeviceKindEntry kDeviceKinds[] = {
     {proto::DEVICE_KIND_CPU, &CreateCpuDevice},
     {proto::DEVICE_KIND_SIM, &CreateSimDevice},
+#if SOFTWIRE_HAVE_CUDA
+    {proto::DEVICE_KIND_CUDA, &CreateCudaDevice},
+#endif
 };
 
 }  // namespace
@@ -44,8 +69,8 @@ StatusOr<std::unique_ptr<Device>> CreateDevice(const DeviceSpec& spec,
     if (entry.kind == spec.device.kind()) return entry.create(spec, environment);
   }
   return UnimplementedError("device '" + plan::DeviceName(spec.device) + "' is of kind " +
-                            proto::DeviceKind_Name(spec.device.kind()) +
-                            "; this runtime hosts cpu and sim devices");
+                            proto::DeviceKind_Name(spec.device.kind()) + "; this runtime hosts " +
+                            kHostedKinds);
 }
 
 }  // namespace runtime

@@ -9,7 +9,8 @@
 // kind shares with its siblings to DeviceEnvironment, and its CMake.
 //
 // Threading: CreateDevice is thread-compatible. Failure: Unimplemented for a kind this build
-// cannot host; InvalidArgument for a spec the kind cannot take.
+// cannot host; InvalidArgument for a spec the kind cannot take; FailedPrecondition for a cuda
+// device on a machine without a CUDA driver or GPU ("no CUDA driver: ...").
 #ifndef SOFTWIRE_RUNTIME_DEVICE_DEVICE_FACTORY_H_
 #define SOFTWIRE_RUNTIME_DEVICE_DEVICE_FACTORY_H_
 
@@ -27,6 +28,9 @@ namespace runtime {
 // The kernel registry of each kind that runs real kernels. Borrowed; outlive the devices.
 struct KernelRegistries {
   const KernelRegistry* cpu = nullptr;
+  // Null: each cuda device registers the cuda kernels in a registry of its own (cuda_device.h),
+  // so no runtime needs an #if to host one.
+  const KernelRegistry* cuda = nullptr;
 };
 
 // One device to create: the plan's description of it (name, node, kind, cores), how many queue

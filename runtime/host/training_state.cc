@@ -2,6 +2,7 @@
 
 #include <set>
 #include <tuple>
+#include <vector>
 
 #include "proto/tensor_desc.h"
 
@@ -33,6 +34,33 @@ int64_t StateStride(const VariablePartMemory& part) {
   return part.part_elements * static_cast<int64_t>(sizeof(float));
 }
 
+// Whether the host reads and writes the part's memory directly (cpu) or through copies (cuda).
+bool InHostMemory(const VariablePartMemory& part) {
+  return part.device == nullptr || part.device->kind() == proto::DEVICE_KIND_CPU;
+}
+
+// `bytes` at `address` of the part's device, readable by the host: the address itself, or a
+// copy in `staging`.
+StatusOr<const char*> ReadableCopy(const VariablePartMemory& part, const char* address,
+                                   int64_t bytes, std::vector<char>* staging) {
+  if (InHostMemory(part)) return address;
+  staging->resize(static_cast<size_t>(bytes));
+  SOFTWIRE_RETURN_IF_ERROR(part.device->CopyToHost(address, staging->data(), bytes));
+  return static_cast<const char*>(staging->data());
+}
+
+// Calls write(destination) with host memory standing for `bytes` at `address` of the part's
+// device, and copies it back to the device afterwards when it was a staging copy.
+template <typename Write>
+Status WriteThroughHost(const VariablePartMemory& part, char* address, int64_t bytes,
+                        const Write& write) {
+  if (InHostMemory(part)) return write(address);
+  std::vector<char> staging(static_cast<size_t>(bytes));
+  SOFTWIRE_RETURN_IF_ERROR(part.device->CopyToHost(address, staging.data(), bytes));
+  SOFTWIRE_RETURN_IF_ERROR(write(staging.data()));
+  return part.device->CopyFromHost(staging.data(), address, bytes);
+}
+
 }  // namespace
 
 StatusOr<TrainingMemory> TrainingMemory::Locate(const HostedPlan& hosted) {
@@ -56,6 +84,7 @@ StatusOr<TrainingMemory> TrainingMemory::Locate(const HostedPlan& hosted) {
     part.slice = TensorSlice{variable.split_axis(), variable.split_begin(), variable.split_end()};
     part.value_slots = slots;
     part.value_bytes = plan.register_def(static_cast<int>(reg)).bytes_per_slot();
+    part.device = hosted.devices()[static_cast<size_t>(actor.device())];
     SOFTWIRE_ASSIGN_OR_RETURN(int64_t part_bytes,
                               SlicePartBytes(part.slice, part.logical, SizeOf(part.dtype),
                                              part.value_bytes, VariableWhat(part.variable)));
@@ -114,15 +143,20 @@ std::vector<const VariablePartMemory*> TrainingMemory::DistinctParts() const {
 Status TrainingMemory::CopyPart(const VariablePartMemory& part, TrainingState* state) const {
   const std::string what = VariableWhat(part.variable);
   NpyArray& value = state->variables.at(part.variable);
-  SOFTWIRE_RETURN_IF_ERROR(CopyPartToLogical(part.slice, part.logical, SizeOf(part.dtype),
-                                             part.value_slots[0], part.value_bytes,
-                                             value.data.data(), what));
+  std::vector<char> staging;
+  SOFTWIRE_ASSIGN_OR_RETURN(const char* slot,
+                            ReadableCopy(part, part.value_slots[0], part.value_bytes, &staging));
+  SOFTWIRE_RETURN_IF_ERROR(CopyPartToLogical(part.slice, part.logical, SizeOf(part.dtype), slot,
+                                             part.value_bytes, value.data.data(), what));
   if (part.state == nullptr) return Status::Ok();
   NpyArray& moments = state->optimizer_state.at(part.variable);
   const int64_t logical_bytes = part.logical.NumElements() * static_cast<int64_t>(sizeof(float));
+  SOFTWIRE_ASSIGN_OR_RETURN(
+      const char* optimizer_state,
+      ReadableCopy(part, part.state, part.state_floats_per_element * StateStride(part), &staging));
   for (int64_t k = 0; k < part.state_floats_per_element; ++k) {
     SOFTWIRE_RETURN_IF_ERROR(CopyPartToLogical(
-        part.slice, part.logical, sizeof(float), part.state + k * StateStride(part),
+        part.slice, part.logical, sizeof(float), optimizer_state + k * StateStride(part),
         StateStride(part), moments.data.data() + k * logical_bytes, what + " optimizer state"));
   }
   return Status::Ok();
@@ -153,9 +187,10 @@ Status RestoreTrainingState(const TrainingState& state, HostedPlan* hosted) {
                                   DTypeName(part.dtype) + " " + part.logical.ToString());
     }
     for (char* slot : part.value_slots) {
-      SOFTWIRE_RETURN_IF_ERROR(CopyLogicalToPart(part.slice, part.logical, SizeOf(part.dtype),
-                                                 value->second.data.data(), slot, part.value_bytes,
-                                                 what));
+      SOFTWIRE_RETURN_IF_ERROR(WriteThroughHost(part, slot, part.value_bytes, [&](char* bytes) {
+        return CopyLogicalToPart(part.slice, part.logical, SizeOf(part.dtype),
+                                 value->second.data.data(), bytes, part.value_bytes, what);
+      }));
     }
     if (part.state == nullptr) continue;
     auto moments = state.optimizer_state.find(part.variable);
@@ -169,11 +204,16 @@ Status RestoreTrainingState(const TrainingState& state, HostedPlan* hosted) {
           ", the job's optimizer keeps float32 " + expected.ToString() + " (another optimizer?)");
     }
     const int64_t logical_bytes = part.logical.NumElements() * static_cast<int64_t>(sizeof(float));
-    for (int64_t k = 0; k < part.state_floats_per_element; ++k) {
-      SOFTWIRE_RETURN_IF_ERROR(CopyLogicalToPart(
-          part.slice, part.logical, sizeof(float), moments->second.data.data() + k * logical_bytes,
-          part.state + k * StateStride(part), StateStride(part), what + " optimizer state"));
-    }
+    SOFTWIRE_RETURN_IF_ERROR(WriteThroughHost(
+        part, part.state, part.state_floats_per_element * StateStride(part), [&](char* bytes) {
+          for (int64_t k = 0; k < part.state_floats_per_element; ++k) {
+            SOFTWIRE_RETURN_IF_ERROR(CopyLogicalToPart(
+                part.slice, part.logical, sizeof(float),
+                moments->second.data.data() + k * logical_bytes, bytes + k * StateStride(part),
+                StateStride(part), what + " optimizer state"));
+          }
+          return Status::Ok();
+        }));
   }
   return hosted->ContinueFrom(state.step);
 }

@@ -57,6 +57,9 @@ struct VariablePartMemory {
   int64_t update_actor = -1;  // -1: a frozen variable (no update actor).
   char* state = nullptr;      // The update actor's state; null when it keeps none.
   int64_t state_floats_per_element = 0;
+  // The device holding the part. On a device whose memory the host cannot address (cuda) the
+  // bytes are staged through host memory with Device::CopyToHost / CopyFromHost.
+  const Device* device = nullptr;
 };
 
 class TrainingMemory {

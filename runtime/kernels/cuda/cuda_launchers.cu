@@ -1,0 +1,330 @@
+// The device code of every cuda kernel (cuda_launchers.h). Element-wise work is a grid-stride
+// loop over 256-thread blocks; row work (softmax, cross entropy) is a thread per row, and
+// column sums (bias_add_grad) a thread per column, so sums keep a fixed order.
+#include <cmath>
+
+#include "runtime/kernels/cuda/cuda_launchers.h"
+
+namespace softwire {
+namespace runtime {
+namespace cuda {
+namespace {
+
+constexpr int kThreads = 256;
+constexpr float kSqrtTwoOverPi = 0.7978845608028654f;
+constexpr float kGeluCubic = 0.044715f;
+
+// Enough blocks for `n` threads, at most what keeps an H100/H200 busy (grid-stride beyond).
+unsigned Blocks(int64_t n) {
+  const int64_t blocks = (n + kThreads - 1) / kThreads;
+  return static_cast<unsigned>(blocks < 1 ? 1 : (blocks > 65535 ? 65535 : blocks));
+}
+
+#define SOFTWIRE_GRID_LOOP(i, n)                                                         \
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < (n); \
+       i += static_cast<int64_t>(blockDim.x) * gridDim.x)
+
+__device__ void GeluTerms(float x, float* e, float* s) {
+  float two_u = 2.0f * kSqrtTwoOverPi * (x + kGeluCubic * x * x * x);
+  two_u = fminf(fmaxf(two_u, -40.0f), 40.0f);
+  *e = expf(two_u);
+  *s = 1.0f / (1.0f + *e);
+}
+
+__global__ void FillKernel(float* y, float value, int64_t n) {
+  SOFTWIRE_GRID_LOOP(i, n) y[i] = value;
+}
+
+__global__ void ScaleKernel(const float* x, float* y, float factor, int64_t n) {
+  SOFTWIRE_GRID_LOOP(i, n) y[i] = factor * x[i];
+}
+
+__global__ void AddNKernel(Summands summands, bool add_to_y, float* y, int64_t n) {
+  SOFTWIRE_GRID_LOOP(i, n) {
+    float sum = add_to_y ? y[i] + summands.x[0][i] : summands.x[0][i];
+    for (int k = 1; k < summands.count; ++k) sum += summands.x[k][i];
+    y[i] = sum;
+  }
+}
+
+__global__ void ActivationForwardKernel(Activation activation, const float* x, float* y,
+                                        int64_t n) {
+  SOFTWIRE_GRID_LOOP(i, n) {
+    const float v = x[i];
+    if (activation == Activation::kRelu) {
+      y[i] = v > 0.0f ? v : 0.0f;
+    } else {
+      float e, s;
+      GeluTerms(v, &e, &s);
+      y[i] = v * e * s;
+    }
+  }
+}
+
+__global__ void ActivationBackwardKernel(Activation activation, const float* dy, const float* saved,
+                                         float* dx, int64_t n) {
+  SOFTWIRE_GRID_LOOP(i, n) {
+    if (activation == Activation::kRelu) {
+      dx[i] = saved[i] > 0.0f ? dy[i] : 0.0f;
+    } else {
+      const float x = saved[i];
+      float e, s;
+      GeluTerms(x, &e, &s);
+      const float e_s = e * s;
+      const float derivative =
+          e_s + 2.0f * x * e_s * s * kSqrtTwoOverPi * (1.0f + 3.0f * kGeluCubic * x * x);
+      dx[i] = dy[i] * derivative;
+    }
+  }
+}
+
+__global__ void BiasAddKernel(const float* x, const float* bias, float* y, int64_t rows,
+                              int64_t channels) {
+  SOFTWIRE_GRID_LOOP(i, rows * channels) y[i] = x[i] + bias[i % channels];
+}
+
+__global__ void BiasAddGradKernel(const float* dy, float* dbias, int64_t rows, int64_t channels) {
+  SOFTWIRE_GRID_LOOP(c, channels) {
+    float sum = 0.0f;
+    for (int64_t row = 0; row < rows; ++row) sum += dy[row * channels + c];
+    dbias[c] = sum;
+  }
+}
+
+__global__ void BroadcastKernel(BinaryOp op, const float* a, const float* b, float* c,
+                                BroadcastIndex index, int64_t n) {
+  SOFTWIRE_GRID_LOOP(i, n) {
+    int64_t rest = i;
+    int64_t a_offset = 0;
+    int64_t b_offset = 0;
+    for (int axis = index.rank - 1; axis >= 0; --axis) {
+      const int64_t coordinate = rest % index.dims[axis];
+      rest /= index.dims[axis];
+      a_offset += coordinate * index.a_strides[axis];
+      b_offset += coordinate * index.b_strides[axis];
+    }
+    const float x = a[a_offset];
+    if (op == BinaryOp::kFirst) {
+      c[i] = x;
+      continue;
+    }
+    const float y = b[b_offset];
+    c[i] = op == BinaryOp::kAdd ? x + y : (op == BinaryOp::kSub ? x - y : x * y);
+  }
+}
+
+__global__ void ReduceKernel(const float* x, float* y, ReductionIndex index, int64_t outputs,
+                             float scale) {
+  SOFTWIRE_GRID_LOOP(o, outputs) {
+    int64_t rest = o;
+    int64_t base = 0;
+    for (int axis = index.kept_rank - 1; axis >= 0; --axis) {
+      base += (rest % index.kept_dims[axis]) * index.kept_strides[axis];
+      rest /= index.kept_dims[axis];
+    }
+    float sum = 0.0f;
+    for (int64_t r = 0; r < index.reduced_count; ++r) {
+      int64_t offset = base;
+      int64_t left = r;
+      for (int axis = index.reduced_rank - 1; axis >= 0; --axis) {
+        offset += (left % index.reduced_dims[axis]) * index.reduced_strides[axis];
+        left /= index.reduced_dims[axis];
+      }
+      sum += x[offset];
+    }
+    y[o] = scale * sum;
+  }
+}
+
+__device__ float RowMax(const float* x, int64_t length) {
+  float maximum = x[0];
+  for (int64_t j = 1; j < length; ++j) maximum = fmaxf(maximum, x[j]);
+  return maximum;
+}
+
+__device__ float RowSumExp(const float* x, int64_t length, float maximum) {
+  float sum = 0.0f;
+  for (int64_t j = 0; j < length; ++j) sum += expf(x[j] - maximum);
+  return sum;
+}
+
+__global__ void SoftmaxCrossEntropyKernel(const float* logits, const int32_t* labels, float* loss,
+                                          int64_t rows, int64_t classes) {
+  SOFTWIRE_GRID_LOOP(row, rows) {
+    const float* x = logits + row * classes;
+    const int32_t label = labels[row];
+    if (label < 0 || label >= classes) {
+      loss[row] = nanf("");
+      continue;
+    }
+    const float maximum = RowMax(x, classes);
+    loss[row] = (logf(RowSumExp(x, classes, maximum)) + maximum) - x[label];
+  }
+}
+
+__global__ void SoftmaxCrossEntropyGradKernel(const float* dloss, const float* logits,
+                                              const int32_t* labels, float* dlogits, int64_t rows,
+                                              int64_t classes) {
+  SOFTWIRE_GRID_LOOP(row, rows) {
+    const float* x = logits + row * classes;
+    float* dx = dlogits + row * classes;
+    const int32_t label = labels[row];
+    if (label < 0 || label >= classes) {
+      for (int64_t v = 0; v < classes; ++v) dx[v] = nanf("");
+      continue;
+    }
+    const float maximum = RowMax(x, classes);
+    const float scale = dloss[row] / RowSumExp(x, classes, maximum);
+    for (int64_t v = 0; v < classes; ++v) dx[v] = scale * expf(x[v] - maximum);
+    dx[label] -= dloss[row];
+  }
+}
+
+__global__ void SoftmaxKernel(const float* x, float* y, int64_t rows, int64_t length, bool causal) {
+  SOFTWIRE_GRID_LOOP(row, rows) {
+    const float* x_row = x + row * length;
+    float* y_row = y + row * length;
+    const int64_t valid = causal ? row % length + 1 : length;
+    const float maximum = RowMax(x_row, valid);
+    float sum = 0.0f;
+    for (int64_t j = 0; j < valid; ++j) {
+      y_row[j] = expf(x_row[j] - maximum);
+      sum += y_row[j];
+    }
+    const float inverse_sum = 1.0f / sum;
+    for (int64_t j = 0; j < valid; ++j) y_row[j] *= inverse_sum;
+    for (int64_t j = valid; j < length; ++j) y_row[j] = 0.0f;
+  }
+}
+
+__global__ void SoftmaxGradKernel(const float* dy, const float* y, float* dx, int64_t rows,
+                                  int64_t length) {
+  SOFTWIRE_GRID_LOOP(row, rows) {
+    const float* dy_row = dy + row * length;
+    const float* y_row = y + row * length;
+    float* dx_row = dx + row * length;
+    float dot = 0.0f;
+    for (int64_t j = 0; j < length; ++j) dot += dy_row[j] * y_row[j];
+    for (int64_t j = 0; j < length; ++j) dx_row[j] = y_row[j] * (dy_row[j] - dot);
+  }
+}
+
+__global__ void SgdUpdateKernel(const float* gradient, float* weight, float* velocity, int64_t n,
+                                SgdSettings s) {
+  SOFTWIRE_GRID_LOOP(i, n) {
+    const float g = s.gradient_scale * gradient[i] + s.weight_decay * weight[i];
+    velocity[i] = s.momentum * velocity[i] + g;
+    weight[i] -= s.learning_rate * velocity[i];
+  }
+}
+
+__global__ void AdamUpdateKernel(const float* gradient, float* weight, float* m, float* v,
+                                 int64_t n, AdamConstants c) {
+  SOFTWIRE_GRID_LOOP(i, n) {
+    const float g = c.gradient_scale * gradient[i];
+    const float m_i = c.beta1 * m[i] + c.one_minus_beta1 * g;
+    const float v_i = c.beta2 * v[i] + c.one_minus_beta2 * (g * g);
+    m[i] = m_i;
+    v[i] = v_i;
+    const float update =
+        (m_i * c.inverse_correction1) / (sqrtf(v_i * c.inverse_correction2) + c.epsilon);
+    weight[i] -= c.learning_rate * (update + c.weight_decay * weight[i]);
+  }
+}
+
+}  // namespace
+
+cudaError_t Fill(float* y, float value, int64_t n, cudaStream_t stream) {
+  FillKernel<<<Blocks(n), kThreads, 0, stream>>>(y, value, n);
+  return cudaGetLastError();
+}
+
+cudaError_t Scale(const float* x, float* y, float factor, int64_t n, cudaStream_t stream) {
+  ScaleKernel<<<Blocks(n), kThreads, 0, stream>>>(x, y, factor, n);
+  return cudaGetLastError();
+}
+
+cudaError_t AddN(const Summands& summands, bool add_to_y, float* y, int64_t n,
+                 cudaStream_t stream) {
+  AddNKernel<<<Blocks(n), kThreads, 0, stream>>>(summands, add_to_y, y, n);
+  return cudaGetLastError();
+}
+
+cudaError_t ActivationForward(Activation activation, const float* x, float* y, int64_t n,
+                              cudaStream_t stream) {
+  ActivationForwardKernel<<<Blocks(n), kThreads, 0, stream>>>(activation, x, y, n);
+  return cudaGetLastError();
+}
+
+cudaError_t ActivationBackward(Activation activation, const float* dy, const float* saved,
+                               float* dx, int64_t n, cudaStream_t stream) {
+  ActivationBackwardKernel<<<Blocks(n), kThreads, 0, stream>>>(activation, dy, saved, dx, n);
+  return cudaGetLastError();
+}
+
+cudaError_t BiasAdd(const float* x, const float* bias, float* y, int64_t rows, int64_t channels,
+                    cudaStream_t stream) {
+  BiasAddKernel<<<Blocks(rows * channels), kThreads, 0, stream>>>(x, bias, y, rows, channels);
+  return cudaGetLastError();
+}
+
+cudaError_t BiasAddGrad(const float* dy, float* dbias, int64_t rows, int64_t channels,
+                        cudaStream_t stream) {
+  BiasAddGradKernel<<<Blocks(channels), kThreads, 0, stream>>>(dy, dbias, rows, channels);
+  return cudaGetLastError();
+}
+
+cudaError_t Broadcast(BinaryOp op, const float* a, const float* b, float* c,
+                      const BroadcastIndex& index, int64_t n, cudaStream_t stream) {
+  BroadcastKernel<<<Blocks(n), kThreads, 0, stream>>>(op, a, b, c, index, n);
+  return cudaGetLastError();
+}
+
+cudaError_t Reduce(const float* x, float* y, const ReductionIndex& index, int64_t outputs,
+                   float scale, cudaStream_t stream) {
+  ReduceKernel<<<Blocks(outputs), kThreads, 0, stream>>>(x, y, index, outputs, scale);
+  return cudaGetLastError();
+}
+
+cudaError_t SoftmaxCrossEntropy(const float* logits, const int32_t* labels, float* loss,
+                                int64_t rows, int64_t classes, cudaStream_t stream) {
+  SoftmaxCrossEntropyKernel<<<Blocks(rows), kThreads, 0, stream>>>(logits, labels, loss, rows,
+                                                                   classes);
+  return cudaGetLastError();
+}
+
+cudaError_t SoftmaxCrossEntropyGrad(const float* dloss, const float* logits, const int32_t* labels,
+                                    float* dlogits, int64_t rows, int64_t classes,
+                                    cudaStream_t stream) {
+  SoftmaxCrossEntropyGradKernel<<<Blocks(rows), kThreads, 0, stream>>>(dloss, logits, labels,
+                                                                       dlogits, rows, classes);
+  return cudaGetLastError();
+}
+
+cudaError_t Softmax(const float* x, float* y, int64_t rows, int64_t length, bool causal,
+                    cudaStream_t stream) {
+  SoftmaxKernel<<<Blocks(rows), kThreads, 0, stream>>>(x, y, rows, length, causal);
+  return cudaGetLastError();
+}
+
+cudaError_t SoftmaxGrad(const float* dy, const float* y, float* dx, int64_t rows, int64_t length,
+                        cudaStream_t stream) {
+  SoftmaxGradKernel<<<Blocks(rows), kThreads, 0, stream>>>(dy, y, dx, rows, length);
+  return cudaGetLastError();
+}
+
+cudaError_t SgdUpdate(const float* gradient, float* weight, float* velocity, int64_t n,
+                      const SgdSettings& settings, cudaStream_t stream) {
+  SgdUpdateKernel<<<Blocks(n), kThreads, 0, stream>>>(gradient, weight, velocity, n, settings);
+  return cudaGetLastError();
+}
+
+cudaError_t AdamUpdate(const float* gradient, float* weight, float* m, float* v, int64_t n,
+                       const AdamConstants& constants, cudaStream_t stream) {
+  AdamUpdateKernel<<<Blocks(n), kThreads, 0, stream>>>(gradient, weight, m, v, n, constants);
+  return cudaGetLastError();
+}
+
+}  // namespace cuda
+}  // namespace runtime
+}  // namespace softwire
