@@ -37,10 +37,16 @@ CompileOptions WithMemoryBudgetOptions(CompileOptions options, int64_t memory_by
   return options;
 }
 
+// The greedy sbp choice: these tests are about the budget measures on a known layout, in which
+// every replica all-reduces its partial weight gradients (the dp layout sharding splits). The
+// global search lays the dp-2 MLP out otherwise: its weight gradients are computed whole on each
+// replica from gathered activations, and shard_updates finds no variable to split there
+// (docs/PARALLELISM.md, "A memory budget the compiler meets").
 CompileOptions Options(int dp) {
   CompileOptions options;
   options.cluster = *placement::ParseClusterShorthand(std::to_string(dp) + "cpu", 8);
   options.parallel.set_data_parallel(dp);
+  options.sbp_search = SbpSearchMethod::kGreedy;
   return options;
 }
 

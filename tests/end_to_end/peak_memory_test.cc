@@ -3,14 +3,16 @@
 // memory that grows with the job, besides the variables' final values, which `run` reads out of
 // the arena at the end (RunResult::variables) while the arena is still allocated.
 //
-// The fixed overhead is what the process holds whatever the job, measured as the peak RSS of the
-// tiny job of cli/testing (an arena of about 1 KiB): 27.3-28.2 MiB, almost all of it the code
+// The fixed overhead is what the process holds whatever the job, measured in the same test run
+// as the peak RSS of the tiny job of cli/testing (an arena of about 1 KiB): 27.3-28.2 MiB on
+// 2026-11-25, 29.3 MiB on 2026-11-28 (a larger binary), almost all of it the code
 // pages of the binary and its shared libraries that a run touches (BENCHMARKS.md, "Memory: the
 // report, peak RSS and PyTorch": the binary 4.1 MiB, libcrypto 3.1, protobuf 2.2, oneDNN 2.2,
 // gRPC 2.1, CAF 1.9, OpenBLAS 1.7, libstdc++ 1.5, libc 1.5, ...; heap and small anonymous
-// mappings 1.7). That is well above the issue's 8 MiB; kFixedOverhead states it with 2 MiB to
-// spare, and kSlack covers what else a job allocates outside the arena (the plan, the actors,
-// OpenBLAS's packing of larger matrices: 1-1.5 MiB measured).
+// mappings 1.7). That is well above the issue's 8 MiB; kFixedOverheadCeiling bounds it, and
+// kSlack covers what else a job allocates outside the arena (the plan, the actors, the
+// compiler's heap that the allocator keeps, OpenBLAS's packing of larger matrices): 1-1.5 MiB
+// measured on 2026-11-25, 2.4 MiB (MLP) and 4.8 MiB (charlm) on 2026-11-28.
 //
 // Peak RSS is the child's ru_maxrss from wait4: the kernel's high-water mark of the whole
 // process, not a sample.
@@ -39,10 +41,11 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr int64_t kMiB = int64_t{1} << 20;
-// Measured: the tiny job's peak RSS (see the file comment), 28.2 MiB at most, plus 2 MiB.
-constexpr int64_t kFixedOverhead = 30 * kMiB;
-// What else a job allocates outside the arena and the final copy of its weights.
-constexpr int64_t kSlack = 4 * kMiB;
+// The tiny job's peak RSS (see the file comment): 29.3 MiB measured, plus 2 MiB.
+constexpr int64_t kFixedOverheadCeiling = 31 * kMiB;
+// What else a job allocates outside the arena and the final copy of its weights: 4.8 MiB at
+// most measured, plus about 1 MiB.
+constexpr int64_t kSlack = 6 * kMiB;
 
 struct Usage {
   int exit_code = -1;
@@ -105,8 +108,23 @@ class PeakMemoryTest : public ::testing::Test {
     fs::remove_all(directory_);
   }
 
+  // The tiny job's peak RSS, measured once per test process: what a run holds whatever its job.
+  static int64_t FixedOverhead() {
+    static const int64_t measured = [] {
+      char pattern[] = "/tmp/softwire_peak_memory_tiny_XXXXXX";
+      CHECK(::mkdtemp(pattern) != nullptr);
+      const std::string path = std::string(pattern) + "/tiny.pbtxt";
+      CHECK(WriteFileAtomically(path, cli_testing::kTinyJob).ok());
+      const Usage usage = RunMeasured({"run", path, "--steps", "4", "--quiet"});
+      fs::remove_all(pattern);
+      CHECK_EQ(usage.exit_code, 0);
+      return usage.max_rss_bytes;
+    }();
+    return measured;
+  }
+
   // Peak RSS of `softwire run PATH --steps STEPS --quiet`: at most planned bytes, the fixed
-  // overhead, the weights once more and `slack`.
+  // overhead (the tiny job's peak in this run), the weights once more and `slack`.
   void ExpectWithinPlanned(const std::string& path, int steps, int64_t slack) {
     const Planned plan = PlannedBytes(path);
     const int64_t planned = plan.bytes;
@@ -116,7 +134,7 @@ class PeakMemoryTest : public ::testing::Test {
                 static_cast<double>(planned) / kMiB,
                 static_cast<double>(usage.max_rss_bytes) / kMiB,
                 static_cast<double>(usage.max_rss_bytes - planned) / kMiB);
-    EXPECT_LE(usage.max_rss_bytes, planned + kFixedOverhead + plan.weights + slack) << path;
+    EXPECT_LE(usage.max_rss_bytes, planned + FixedOverhead() + plan.weights + slack) << path;
     // The arena is touched in full: a peak below planned would mean it was not allocated.
     EXPECT_GE(usage.max_rss_bytes, planned) << path;
   }
@@ -127,7 +145,11 @@ class PeakMemoryTest : public ::testing::Test {
 TEST_F(PeakMemoryTest, TheTinyJobsPeakIsTheFixedOverhead) {
   const std::string path = directory_ + "/tiny.pbtxt";
   ASSERT_TRUE(WriteFileAtomically(path, cli_testing::kTinyJob).ok());
-  ExpectWithinPlanned(path, 4, 0);
+  const Usage usage = RunMeasured({"run", path, "--steps", "4", "--quiet"});
+  ASSERT_EQ(usage.exit_code, 0);
+  std::printf("tiny job: peak RSS %.1f MiB\n", static_cast<double>(usage.max_rss_bytes) / kMiB);
+  EXPECT_LE(usage.max_rss_bytes, kFixedOverheadCeiling);
+  EXPECT_GE(usage.max_rss_bytes, PlannedBytes(path).bytes);
 }
 
 TEST_F(PeakMemoryTest, TheMlpBenchJobStaysWithinPlannedPlusTheOverheadAndItsWeights) {
