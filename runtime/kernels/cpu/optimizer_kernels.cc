@@ -12,6 +12,7 @@
 // Parallelism: flat chunks; one pass reads gradient, weight and state and writes weight and
 // state, so the kernels run at memory bandwidth. Vectorisation: plain loops (sqrt and division
 // vectorise).
+#include <algorithm>
 #include <cmath>
 #include <memory>
 
@@ -24,6 +25,17 @@
 namespace softwire {
 namespace runtime {
 namespace {
+
+// Updates with a bfloat16 copy run in blocks this long (16 KiB of weights, in L1 as they are
+// rounded): the update's own loop, then the rounding's.
+constexpr int64_t kCopyBlock = 4096;
+
+// Rounds `count` updated weights into their bfloat16 copy, in a loop of its own that GCC
+// vectorises: rounding inside the update's loop kept that loop scalar, and the MLP bench job's
+// bf16 step took 12.1 ms against 10.6 ms with the casts left to cast actors (2026-11-28).
+void RoundIntoCopy(const float* weight, BFloat16* copy, int64_t count) {
+  for (int64_t i = 0; i < count; ++i) copy[i] = ToBFloat16(weight[i]);
+}
 
 // Checks (gradient, weight) of one shape, or (gradient, weight, copy) with a bfloat16 copy of
 // that shape, no outputs, and that the actor's state holds `state_floats_per_element` floats
@@ -98,12 +110,10 @@ class SgdUpdateKernel final : public Kernel {
   }
   static void UpdateWithCopy(const Settings& s, int64_t begin, int64_t end, const float* gradient,
                              float* weight, float* velocity, BFloat16* copy) {
-    for (int64_t i = begin; i < end; ++i) {
-      const float g = s.gradient_scale * gradient[i] + s.weight_decay * weight[i];
-      velocity[i] = s.momentum * velocity[i] + g;
-      const float updated = weight[i] - s.learning_rate * velocity[i];
-      weight[i] = updated;
-      copy[i] = ToBFloat16(updated);
+    for (int64_t block = begin; block < end; block += kCopyBlock) {
+      const int64_t block_end = std::min(end, block + kCopyBlock);
+      Update(s, block, block_end, gradient, weight, velocity);
+      RoundIntoCopy(weight + block, copy + block, block_end - block);
     }
   }
 
@@ -200,21 +210,14 @@ class AdamUpdateKernel final : public Kernel {
       weight[i] -= c.learning_rate * (update + c.weight_decay * weight[i]);
     }
   }
-  // The same, and each updated element rounded into the bfloat16 copy.
+  // The same, and the updated elements rounded into the bfloat16 copy, block by block.
   static void UpdateWithCopy(const StepConstants& c, int64_t begin, int64_t end,
                              const float* gradient, float* weight, float* m, float* v,
                              BFloat16* copy) {
-    for (int64_t i = begin; i < end; ++i) {
-      const float g = c.gradient_scale * gradient[i];
-      const float m_i = c.beta1 * m[i] + c.one_minus_beta1 * g;
-      const float v_i = c.beta2 * v[i] + c.one_minus_beta2 * (g * g);
-      m[i] = m_i;
-      v[i] = v_i;
-      const float update =
-          (m_i * c.inverse_correction1) / (std::sqrt(v_i * c.inverse_correction2) + c.epsilon);
-      const float updated = weight[i] - c.learning_rate * (update + c.weight_decay * weight[i]);
-      weight[i] = updated;
-      copy[i] = ToBFloat16(updated);
+    for (int64_t block = begin; block < end; block += kCopyBlock) {
+      const int64_t block_end = std::min(end, block + kCopyBlock);
+      Update(c, block, block_end, gradient, weight, m, v);
+      RoundIntoCopy(weight + block, copy + block, block_end - block);
     }
   }
 
