@@ -22,53 +22,16 @@
 #include <string>
 #include <vector>
 
-#include "base/random.h"
+#include "bench/precision/actor_kernel.h"
 #include "cli/flag_parser.h"
 #include "compiler/compiler.h"
 #include "proto/tensor_desc.h"
 #include "runtime/device/cpu/thread_pool_runner.h"
 #include "runtime/kernels/cpu/cpu_kernels.h"
-#include "runtime/kernels/testing/kernel_harness.h"
 
 namespace softwire {
 namespace runtime {
 namespace {
-
-HostTensor RandomTensor(const proto::TensorDesc& desc, uint64_t seed) {
-  const Shape shape = ShapeOf(desc);
-  std::vector<float> values(static_cast<size_t>(shape.NumElements()));
-  for (size_t i = 0; i < values.size(); ++i) {
-    values[i] = 0.5f * static_cast<float>(NormalAt(seed, i));
-  }
-  if (DTypeOf(desc) == DType::kBFloat16) return HostTensor::BFloat16s(shape, values);
-  return HostTensor::Float(shape, std::move(values));
-}
-
-struct Kernel {
-  std::unique_ptr<KernelHarness> harness;
-  int64_t firings_per_step = 1;
-};
-
-Kernel Prepare(const proto::Plan& plan, const proto::ActorDef& actor,
-               const KernelRegistry& registry, ParallelRunner* runner, uint64_t* seed) {
-  std::vector<HostTensor> inputs;
-  for (const proto::TensorDesc& input : actor.kernel().input()) {
-    inputs.push_back(RandomTensor(input, (*seed)++));
-  }
-  std::vector<HostTensor> outputs;
-  for (const proto::TensorDesc& output : actor.kernel().output()) {
-    outputs.push_back(HostTensor::Zeros(DTypeOf(output), ShapeOf(output)));
-  }
-  std::vector<proto::Attribute> attributes(actor.kernel().attr().begin(),
-                                           actor.kernel().attr().end());
-  auto harness = std::make_unique<KernelHarness>(actor.kernel().op_type(), attributes,
-                                                 std::move(inputs), std::move(outputs));
-  const Status created = harness->Create(registry);
-  CHECK(created.ok()) << actor.name() << ": " << created;
-  harness->PrepareContext(runner);
-  const int64_t pieces = std::max<int64_t>(1, plan.schedule().pieces_per_step());
-  return {std::move(harness), pieces / std::max<int64_t>(1, actor.period())};
-}
 
 bool IsProductEpilogue(const proto::ActorDef& actor) {
   if (actor.kernel().op_type() != "fused") return false;
@@ -86,22 +49,6 @@ proto::Plan CompileWith(const compiler::JobFile& job, proto::Precision precision
   StatusOr<proto::Plan> plan = compiler::CompileJob(job, options);
   CHECK(plan.ok()) << plan.status();
   return *std::move(plan);
-}
-
-double RunSeconds(std::vector<Kernel>& kernels) {
-  const auto begin = std::chrono::steady_clock::now();
-  for (Kernel& kernel : kernels) {
-    for (int64_t firing = 0; firing < kernel.firings_per_step; ++firing) {
-      const Status status = kernel.harness->RunPrepared();
-      CHECK(status.ok()) << status;
-    }
-  }
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
-}
-
-double Median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  return values[values.size() / 2];
 }
 
 int Main(int argc, char** argv) {
@@ -139,8 +86,8 @@ int Main(int argc, char** argv) {
   ThreadPoolRunner runner(static_cast<int>(threads));
   KernelRegistry registry;
   RegisterCpuKernels(&registry);
-  std::vector<Kernel> folded;
-  std::vector<Kernel> unfolded;
+  std::vector<ActorKernel> folded;
+  std::vector<ActorKernel> unfolded;
   uint64_t seed = 1;
   for (const proto::ActorDef& actor : folded_plan.actor()) {
     if (!IsProductEpilogue(actor)) continue;
@@ -149,9 +96,10 @@ int Main(int argc, char** argv) {
     const auto chain = unfolded_by_name.find(actor.name().substr(plus + 1));
     CHECK(product != unfolded_by_name.end() && chain != unfolded_by_name.end())
         << actor.name() << ": no product and chain of these names without epilogues";
-    folded.push_back(Prepare(folded_plan, actor, registry, &runner, &seed));
-    unfolded.push_back(Prepare(unfolded_plan, *product->second, registry, &runner, &seed));
-    unfolded.push_back(Prepare(unfolded_plan, *chain->second, registry, &runner, &seed));
+    folded.push_back(PrepareActorKernel(folded_plan, actor, registry, &runner, &seed));
+    unfolded.push_back(
+        PrepareActorKernel(unfolded_plan, *product->second, registry, &runner, &seed));
+    unfolded.push_back(PrepareActorKernel(unfolded_plan, *chain->second, registry, &runner, &seed));
   }
   CHECK(!folded.empty()) << job_path << " has no product epilogue";
   std::vector<double> folded_seconds;
@@ -160,11 +108,11 @@ int Main(int argc, char** argv) {
     double with = 0;
     double without = 0;
     if (step % 2 == 0) {
-      with = RunSeconds(folded);
-      without = RunSeconds(unfolded);
+      with = StepSeconds(folded);
+      without = StepSeconds(unfolded);
     } else {
-      without = RunSeconds(unfolded);
-      with = RunSeconds(folded);
+      without = StepSeconds(unfolded);
+      with = StepSeconds(folded);
     }
     if (step < 0) continue;
     folded_seconds.push_back(with);

@@ -22,53 +22,16 @@
 #include <string>
 #include <vector>
 
-#include "base/random.h"
+#include "bench/precision/actor_kernel.h"
 #include "cli/flag_parser.h"
 #include "compiler/compiler.h"
 #include "proto/tensor_desc.h"
 #include "runtime/device/cpu/thread_pool_runner.h"
 #include "runtime/kernels/cpu/cpu_kernels.h"
-#include "runtime/kernels/testing/kernel_harness.h"
 
 namespace softwire {
 namespace runtime {
 namespace {
-
-HostTensor RandomTensor(const proto::TensorDesc& desc, uint64_t seed) {
-  const Shape shape = ShapeOf(desc);
-  std::vector<float> values(static_cast<size_t>(shape.NumElements()));
-  for (size_t i = 0; i < values.size(); ++i) {
-    values[i] = 0.5f * static_cast<float>(NormalAt(seed, i));
-  }
-  if (DTypeOf(desc) == DType::kBFloat16) return HostTensor::BFloat16s(shape, values);
-  return HostTensor::Float(shape, std::move(values));
-}
-
-struct Kernel {
-  std::unique_ptr<KernelHarness> harness;
-  int64_t firings_per_step = 1;
-};
-
-Kernel Prepare(const proto::Plan& plan, const proto::ActorDef& actor,
-               const KernelRegistry& registry, ParallelRunner* runner, uint64_t* seed) {
-  std::vector<HostTensor> inputs;
-  for (const proto::TensorDesc& input : actor.kernel().input()) {
-    inputs.push_back(RandomTensor(input, (*seed)++));
-  }
-  std::vector<HostTensor> outputs;
-  for (const proto::TensorDesc& output : actor.kernel().output()) {
-    outputs.push_back(HostTensor::Zeros(DTypeOf(output), ShapeOf(output)));
-  }
-  std::vector<proto::Attribute> attributes(actor.kernel().attr().begin(),
-                                           actor.kernel().attr().end());
-  auto harness = std::make_unique<KernelHarness>(actor.kernel().op_type(), attributes,
-                                                 std::move(inputs), std::move(outputs));
-  const Status created = harness->Create(registry);
-  CHECK(created.ok()) << actor.name() << ": " << created;
-  harness->PrepareContext(runner);
-  const int64_t pieces = std::max<int64_t>(1, plan.schedule().pieces_per_step());
-  return {std::move(harness), pieces / std::max<int64_t>(1, actor.period())};
-}
 
 std::string ProgramOf(const proto::ActorDef& actor) {
   for (const proto::Attribute& attribute : actor.kernel().attr()) {
@@ -87,22 +50,6 @@ proto::Plan CompileWith(const compiler::JobFile& job, proto::Precision precision
   return *std::move(plan);
 }
 
-double RunSeconds(std::vector<Kernel>& kernels) {
-  const auto begin = std::chrono::steady_clock::now();
-  for (Kernel& kernel : kernels) {
-    for (int64_t firing = 0; firing < kernel.firings_per_step; ++firing) {
-      const Status status = kernel.harness->RunPrepared();
-      CHECK(status.ok()) << status;
-    }
-  }
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
-}
-
-double Median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  return values[values.size() / 2];
-}
-
 std::vector<std::string> Members(const std::string& name) {
   std::vector<std::string> members;
   size_t begin = 0;
@@ -117,8 +64,8 @@ std::vector<std::string> Members(const std::string& name) {
 struct Site {
   std::string name;
   std::string program;
-  std::vector<Kernel> fused;    // One kernel.
-  std::vector<Kernel> members;  // The unfused plan's actors, in chain order.
+  std::vector<ActorKernel> fused;    // One kernel.
+  std::vector<ActorKernel> members;  // The unfused plan's actors, in chain order.
   std::vector<double> fused_seconds;
   std::vector<double> members_seconds;
 };
@@ -164,12 +111,13 @@ int Main(int argc, char** argv) {
     Site site;
     site.name = actor.name();
     site.program = ProgramOf(actor);
-    site.fused.push_back(Prepare(fused_plan, actor, registry, &runner, &seed));
+    site.fused.push_back(PrepareActorKernel(fused_plan, actor, registry, &runner, &seed));
     for (const std::string& member : Members(actor.name())) {
       const auto found = unfused_by_name.find(member);
       CHECK(found != unfused_by_name.end())
           << actor.name() << ": no actor " << member << " without fusion";
-      site.members.push_back(Prepare(unfused_plan, *found->second, registry, &runner, &seed));
+      site.members.push_back(
+          PrepareActorKernel(unfused_plan, *found->second, registry, &runner, &seed));
     }
     sites.push_back(std::move(site));
   }
@@ -179,11 +127,11 @@ int Main(int argc, char** argv) {
       double fused = 0;
       double members = 0;
       if (step % 2 == 0) {
-        fused = RunSeconds(site.fused);
-        members = RunSeconds(site.members);
+        fused = StepSeconds(site.fused);
+        members = StepSeconds(site.members);
       } else {
-        members = RunSeconds(site.members);
-        fused = RunSeconds(site.fused);
+        members = StepSeconds(site.members);
+        fused = StepSeconds(site.fused);
       }
       if (step < 0) continue;
       site.fused_seconds.push_back(fused);

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "base/random.h"
+#include "bench/precision/actor_kernel.h"
 #include "cli/flag_parser.h"
 #include "compiler/compiler.h"
 #include "proto/tensor_desc.h"
@@ -32,16 +33,6 @@
 namespace softwire {
 namespace runtime {
 namespace {
-
-HostTensor RandomTensor(const proto::TensorDesc& desc, uint64_t seed) {
-  const Shape shape = ShapeOf(desc);
-  std::vector<float> values(static_cast<size_t>(shape.NumElements()));
-  for (size_t i = 0; i < values.size(); ++i) {
-    values[i] = 0.5f * static_cast<float>(NormalAt(seed, i));
-  }
-  if (DTypeOf(desc) == DType::kBFloat16) return HostTensor::BFloat16s(shape, values);
-  return HostTensor::Float(shape, std::move(values));
-}
 
 struct Product {
   std::unique_ptr<KernelHarness> harness;
