@@ -50,15 +50,20 @@ Status WithRestartNote(const Status& status, const std::string& note) {
 std::vector<int> JobManager::Impl::RestartDevicesLocked(const ManagedJob& job, int needed) const {
   const std::string& id = job.record.info().job_id();
   const std::vector<bool> free = devices_.Free();
-  std::vector<int> chosen;
+  std::vector<int> held;    // Still its own, on live nodes.
+  std::vector<int> others;  // Free.
   for (int device = 0; device < devices_.size(); ++device) {
-    const bool ours = devices_.holder(device) == id && devices_.Info(device).available();
-    if (ours || free[static_cast<size_t>(device)]) chosen.push_back(device);
+    const bool ours = devices_.holder(device) == id;
+    if (ours && devices_.Info(device).available()) {
+      held.push_back(device);
+    } else if (!ours && free[static_cast<size_t>(device)]) {
+      others.push_back(device);
+    }
   }
-  if (static_cast<int>(chosen.size()) < needed) return {};
+  if (static_cast<int>(held.size() + others.size()) < needed) return {};
   // The devices it holds first, so that a restart moves as little as it can.
-  std::stable_partition(chosen.begin(), chosen.end(),
-                        [&](int device) { return devices_.holder(device) == id; });
+  std::vector<int> chosen = std::move(held);
+  chosen.insert(chosen.end(), others.begin(), others.end());
   chosen.resize(static_cast<size_t>(needed));
   std::sort(chosen.begin(), chosen.end());
   return chosen;
