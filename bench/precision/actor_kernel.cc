@@ -4,13 +4,43 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <utility>
 
 #include "base/random.h"
+#include "cli/flag_parser.h"
 #include "proto/tensor_desc.h"
 
 namespace softwire {
 namespace runtime {
+
+std::optional<KernelBenchFlags> ParseKernelBenchFlags(int argc, char** argv, const char* name,
+                                                      int64_t default_steps,
+                                                      const char* steps_help) {
+  KernelBenchFlags parsed_flags;
+  parsed_flags.steps = default_steps;
+  cli::FlagParser flags;
+  flags.AddString("precision", &parsed_flags.precision, "P", "float32 or bf16");
+  flags.AddInt("steps", &parsed_flags.steps, "N", steps_help);
+  flags.AddInt("threads", &parsed_flags.threads, "N", "threads of the kernels' pool");
+  std::vector<std::string> positional;
+  const Status parsed = flags.Parse(std::vector<std::string>(argv + 1, argv + argc), &positional);
+  if (!parsed.ok() || positional.size() != 1 || parsed_flags.steps < 1 ||
+      parsed_flags.threads < 1 ||
+      (parsed_flags.precision != "float32" && parsed_flags.precision != "bf16")) {
+    std::fprintf(stderr, "%s\nusage: %s JOB [flags]\n%s",
+                 (parsed.ok() ? std::string("one JOB; --precision float32 or bf16; --steps and "
+                                            "--threads at least 1")
+                              : parsed.ToString())
+                     .c_str(),
+                 name, flags.Help().c_str());
+    return std::nullopt;
+  }
+  parsed_flags.job_path = positional[0];
+  parsed_flags.type =
+      parsed_flags.precision == "bf16" ? proto::PRECISION_BF16 : proto::PRECISION_FLOAT32;
+  return parsed_flags;
+}
 
 HostTensor RandomTensor(const proto::TensorDesc& desc, uint64_t seed) {
   const Shape shape = ShapeOf(desc);

@@ -6,6 +6,8 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "proto/plan.pb.h"
@@ -14,6 +16,22 @@
 
 namespace softwire {
 namespace runtime {
+
+// The flags the three benches share: `NAME JOB [--precision float32|bf16] [--steps N]
+// [--threads N]`.
+struct KernelBenchFlags {
+  std::string job_path;
+  std::string precision = "float32";  // As given: "float32" or "bf16".
+  proto::Precision type = proto::PRECISION_FLOAT32;
+  int64_t steps = 0;
+  int64_t threads = 2;
+};
+
+// Parses argv; on a bad flag, a JOB missing or extra, an unknown precision or a count under 1,
+// prints why and the usage of `name` to stderr and returns nothing.
+std::optional<KernelBenchFlags> ParseKernelBenchFlags(int argc, char** argv, const char* name,
+                                                      int64_t default_steps,
+                                                      const char* steps_help);
 
 // A tensor of `desc`'s shape and type (float32 or bfloat16) of normal values x 0.5, from `seed`.
 HostTensor RandomTensor(const proto::TensorDesc& desc, uint64_t seed);

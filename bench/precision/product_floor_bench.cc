@@ -18,12 +18,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "base/random.h"
 #include "bench/precision/actor_kernel.h"
-#include "cli/flag_parser.h"
 #include "compiler/compiler.h"
 #include "proto/tensor_desc.h"
 #include "runtime/device/cpu/thread_pool_runner.h"
@@ -68,31 +68,18 @@ std::vector<Product> Products(const proto::Plan& plan, const KernelRegistry& reg
 }
 
 int Main(int argc, char** argv) {
-  std::string precision = "float32";
-  int64_t steps = 20;
-  int64_t threads = 2;
-  cli::FlagParser flags;
-  flags.AddString("precision", &precision, "P", "float32 or bf16");
-  flags.AddInt("steps", &steps, "N", "steps' worth of products timed");
-  flags.AddInt("threads", &threads, "N", "threads of the kernels' pool");
-  std::vector<std::string> positional;
-  const Status parsed = flags.Parse(std::vector<std::string>(argv + 1, argv + argc), &positional);
-  if (!parsed.ok() || positional.size() != 1 || steps < 1 || threads < 1 ||
-      (precision != "float32" && precision != "bf16")) {
-    std::fprintf(stderr, "%s\nusage: product_floor_bench JOB [flags]\n%s",
-                 (parsed.ok() ? std::string("one JOB; --precision float32 or bf16; --steps and "
-                                            "--threads at least 1")
-                              : parsed.ToString())
-                     .c_str(),
-                 flags.Help().c_str());
-    return 2;
-  }
-  const std::string job_path = positional[0];
+  const std::optional<KernelBenchFlags> flags = ParseKernelBenchFlags(
+      argc, argv, "product_floor_bench", 20, "steps' worth of products timed");
+  if (!flags) return 2;
+  const std::string& job_path = flags->job_path;
+  const std::string& precision = flags->precision;
+  const int64_t steps = flags->steps;
+  const int64_t threads = flags->threads;
   StatusOr<compiler::JobFile> job = compiler::ParseJobFile(job_path);
   CHECK(job.ok()) << job.status();
   compiler::CompileOptions options;
   options.steps = 1;
-  options.precision = precision == "bf16" ? proto::PRECISION_BF16 : proto::PRECISION_FLOAT32;
+  options.precision = flags->type;
   // Unfused, so that every product is a matmul or batch_matmul actor of its own (fusion folds
   // element-wise chains into the products that feed them; the floor is the products alone).
   options.fuse_elementwise = false;
