@@ -45,6 +45,7 @@ void Detect(CpuFeatures* cpu) {
     __cpuid_count(7, 0, eax, ebx, ecx, edx);
     cpu->avx2 = avx_state && (ebx & (1u << 5)) != 0;
     cpu->avx512f = avx512_state && (ebx & (1u << 16)) != 0;
+    cpu->avx512bw = cpu->avx512f && (ebx & (1u << 30)) != 0;
     cpu->amx_bf16 = amx_state && (edx & (1u << 22)) != 0;
     __cpuid_count(7, 1, eax, ebx, ecx, edx);
     cpu->avx512_bf16 = cpu->avx512f && (eax & (1u << 5)) != 0;
@@ -95,6 +96,7 @@ CpuFeatures DetectCpuFeatures() {
     const std::string list = off;
     if (NamedIn(list, "avx2")) cpu.avx2 = false;
     if (NamedIn(list, "avx512f")) cpu.avx512f = false;
+    if (NamedIn(list, "avx512f") || NamedIn(list, "avx512bw")) cpu.avx512bw = false;
     if (NamedIn(list, "avx512_bf16")) cpu.avx512_bf16 = false;
     if (NamedIn(list, "amx_bf16")) cpu.amx_bf16 = false;
   }

@@ -21,6 +21,7 @@ namespace softwire {
 struct CpuFeatures {
   bool avx2 = false;
   bool avx512f = false;
+  bool avx512bw = false;     // Byte and word lanes (with avx512f): the bf16 array conversions.
   bool avx512_bf16 = false;  // vdpbf16ps and the conversions (Cooper Lake, Zen 4).
   bool amx_bf16 = false;     // AMX tiles with bf16 (Sapphire Rapids).
   std::string model;         // "AMD EPYC 9R14", from cpuid's brand string; "" if absent.

@@ -27,6 +27,7 @@ TEST(CpuFeaturesTest, AgreesWithTheKernelsFlagsWhereLinuxListsThem) {
   const CpuFeatures cpu = DetectCpuFeatures();
   EXPECT_EQ(cpu.avx2, flags.find(" avx2 ") != std::string::npos);
   EXPECT_EQ(cpu.avx512f, flags.find(" avx512f ") != std::string::npos);
+  EXPECT_EQ(cpu.avx512bw, flags.find(" avx512bw ") != std::string::npos);
   EXPECT_EQ(cpu.avx512_bf16, flags.find(" avx512_bf16 ") != std::string::npos);
   EXPECT_EQ(cpu.amx_bf16, flags.find(" amx_bf16 ") != std::string::npos);
   EXPECT_EQ(cpu.MissingForBf16().empty(), cpu.native_bf16());

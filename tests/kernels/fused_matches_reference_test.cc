@@ -129,6 +129,44 @@ TEST(FusedKernel, ComputesExactlyWhatTheUnfusedKernelsComputeOneAfterAnother) {
   }
 }
 
+// Where the compiler lays an output over an input the program reads whole, the kernel must
+// read every input element of a block before it writes the block's outputs: the same values as
+// with outputs of their own, for an output that takes a statement's value, an output that takes a
+// bfloat16 cast's rounding and the repeated bias read in place.
+TEST(FusedKernel, AnOutputLaidOverAnInputGivesWhatSeparateOutputsGive) {
+  runtime::KernelRegistry registry;
+  runtime::RegisterCpuKernels(&registry);
+  runtime::ThreadedTestRunner runner(3, runtime::ThreadedTestRunner::Split::kUneven);
+  const Shape shape({37, 512});  // Rows of one block: the bias is read where it lies.
+  // t2 reads x0 after t0, laid over x0, is made: a kernel that wrote t0 into x0 before the
+  // block's statements were done would add t0 instead of x0.
+  const std::string program =
+      "t0 = bias_add(x0, x1); t1 = gelu(t0); t2 = add(t1, x0); t3 = add(t2, x2); "
+      "t4 = cast(t3, bfloat16); y0 = t3; y1 = t4; y2 = t0";
+  auto run = [&](bool over) {
+    KernelHarness harness(
+        "fused", {Program(program)},
+        {RandomFloats(shape, 1), RandomFloats(Shape({512}), 2), RandomFloats(shape, 3)},
+        {HostTensor::Zeros(DType::kFloat32, shape), HostTensor::Zeros(DType::kBFloat16, shape),
+         HostTensor::Zeros(DType::kFloat32, shape)});
+    if (over) {
+      harness.WriteOutputOverInput(0, 2);  // y0 over x2, which t2 reads.
+      harness.WriteOutputOverInput(2, 0);  // y2 over x0, which t0 reads.
+    }
+    EXPECT_TRUE(harness.Create(registry).ok());
+    EXPECT_TRUE(harness.Run(&runner).ok());
+    return std::vector<HostTensor>{over ? harness.input(2) : harness.output(0), harness.output(1),
+                                   over ? harness.input(0) : harness.output(2)};
+  };
+  const std::vector<HostTensor> separate = run(false);
+  const std::vector<HostTensor> over = run(true);
+  for (size_t i = 0; i < separate[0].floats.size(); ++i) {
+    ASSERT_EQ(over[0].floats[i], separate[0].floats[i]) << i;
+    ASSERT_EQ(over[1].bf16s[i].bits, separate[1].bf16s[i].bits) << i;
+    ASSERT_EQ(over[2].floats[i], separate[2].floats[i]) << i;
+  }
+}
+
 TEST(FusedKernel, RefusesAProgramItsShapesDoNotFit) {
   runtime::KernelRegistry registry;
   runtime::RegisterCpuKernels(&registry);

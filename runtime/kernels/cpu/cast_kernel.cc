@@ -1,7 +1,7 @@
 // cast (docs/OPS.md): float32 <-> bfloat16, the conversions of the precision policy
 // (docs/PRECISION.md). float32 -> bfloat16 rounds to nearest, ties to even (base/bfloat16.h,
-// branch-free so GCC vectorises it); bfloat16 -> float32 is exact. A cast to the same type
-// copies. Parallel over the flat range.
+// through bf16_arrays.h's loops, AVX-512 where the cpu has it); bfloat16 -> float32 is exact. A
+// cast to the same type copies. Parallel over the flat range.
 //
 // `first_firing_only: true` (the compiler's fold_weight_casts, docs/PRECISION.md): the cast of a
 // variable whose optimizer update writes the copy in place after every step. The kernel casts
@@ -13,6 +13,7 @@
 
 #include "base/bfloat16.h"
 #include "proto/kernel_attributes.h"
+#include "runtime/kernels/cpu/bf16_arrays.h"
 #include "runtime/kernels/cpu/kernel_families.h"
 #include "runtime/kernels/cpu/kernel_signature.h"
 #include "runtime/kernels/cpu/parallel_for.h"
@@ -78,7 +79,7 @@ class CastKernel final : public Kernel {
       : from_(from), to_(to), elements_(elements), first_firing_only_(first_firing_only) {}
 
   static void ToBFloat16(const float* x, BFloat16* y, int64_t count) {
-    for (int64_t i = 0; i < count; ++i) y[i] = softwire::ToBFloat16(x[i]);
+    ConvertToBFloat16(x, y, count);
   }
   static void ToFloat(const BFloat16* x, float* y, int64_t count) {
     for (int64_t i = 0; i < count; ++i) y[i] = softwire::ToFloat(x[i]);

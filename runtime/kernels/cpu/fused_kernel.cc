@@ -7,7 +7,10 @@
 // as one plain loop over the block (the per-element functions of the unfused kernels,
 // elementwise_functions.h, so that results match theirs), and last the outputs are stored, to
 // bfloat16 where the output is. Every input element is read, and every output element written,
-// once; intermediate values never leave the block.
+// once; intermediate values never leave the block. A cast to bfloat16 whose value only an
+// output takes does not run as a statement: the output's store rounds its operand (one rounding
+// instead of a rounding and a second one to store), and other bfloat16 outputs, a cast's value
+// already, are stored by taking their upper halves (bf16_arrays.h).
 //
 // In place: the compiler may lay an output over an input of the same type it reads whole (plan/
 // register_lifetimes.h KernelMayWriteOver). That is safe here because a block's outputs are
@@ -36,6 +39,7 @@
 #include "base/bfloat16.h"
 #include "proto/fused_program.h"
 #include "proto/kernel_attributes.h"
+#include "runtime/kernels/cpu/bf16_arrays.h"
 #include "runtime/kernels/cpu/bf16_product.h"
 #include "runtime/kernels/cpu/elementwise_functions.h"
 #include "runtime/kernels/cpu/gemm_shape.h"
@@ -75,6 +79,7 @@ struct StagedInput {
 };
 
 struct CompiledStep {
+  bool runs = true;  // False for a cast to bfloat16 folded into its output's store.
   FusedOp op = FusedOp::kRelu;
   std::vector<Source> operands;
   int buffer = 0;  // Where its value goes.
@@ -82,10 +87,24 @@ struct CompiledStep {
   DType dtype = DType::kFloat32;
 };
 
+// How an output's elements reach its register.
+enum class StoreKind {
+  kCopy,      // Float32: copied from where its statement left them.
+  kTruncate,  // Bfloat16 from a cast's value, exact already: the upper halves.
+  kRound,     // Bfloat16 from the operand of a cast whose value nothing else reads: the cast
+              // itself, rounded once as it is stored (the statement does not run).
+  kProduct,   // The product's value: its bands are written there already.
+};
+
 struct CompiledOutput {
-  int buffer = 0;
-  bool bfloat16 = false;
-  bool product = false;  // The product's value: its bands are written there already.
+  Source source;
+  StoreKind store = StoreKind::kCopy;
+};
+
+// Per block: where each buffer's values are read from and where a statement writes them.
+struct BlockValues {
+  const float* read[kMaxBuffers];
+  float* write[kMaxBuffers];
 };
 
 class FusedKernel final : public Kernel {
@@ -128,8 +147,9 @@ class FusedKernel final : public Kernel {
   }
 
   Status Run(const KernelContext& context) override {
+    const uint32_t direct = DirectOutputs(context);
     if (has_product_) {
-      Epilogue epilogue(*this, context);
+      Epilogue epilogue(*this, context, direct);
       if (bf16_product_ != nullptr) {
         bf16_product_->Run(context.parallel, context.inputs[0].As<BFloat16>(),
                            context.inputs[1].As<BFloat16>(), epilogue);
@@ -139,8 +159,9 @@ class FusedKernel final : public Kernel {
       }
       return Status::Ok();
     }
-    ParallelFor(context.parallel, elements_, MinChunkFor(work_per_element_),
-                [&](int64_t begin, int64_t end) { RunRange(context, ProductRows(), begin, end); });
+    ParallelFor(
+        context.parallel, elements_, MinChunkFor(work_per_element_),
+        [&](int64_t begin, int64_t end) { RunRange(context, ProductRows(), direct, begin, end); });
     return Status::Ok();
   }
 
@@ -148,8 +169,8 @@ class FusedKernel final : public Kernel {
   // The statements after the product, on each band of its rows (see the file comment).
   class Epilogue final : public ProductEpilogue {
    public:
-    Epilogue(const FusedKernel& kernel, const KernelContext& context)
-        : kernel_(kernel), context_(context) {}
+    Epilogue(const FusedKernel& kernel, const KernelContext& context, uint32_t direct)
+        : kernel_(kernel), context_(context), direct_(direct) {}
 
     float* Rows(int64_t begin, int64_t end) override {
       const int64_t columns = kernel_.gemm_.n;
@@ -173,12 +194,12 @@ class FusedKernel final : public Kernel {
       const int64_t columns = kernel_.gemm_.n;
       const ProductRows product{rows, begin * columns};
       if (parallel == nullptr) {
-        kernel_.RunRange(context_, product, begin * columns, end * columns);
+        kernel_.RunRange(context_, product, direct_, begin * columns, end * columns);
         return;
       }
       ParallelFor(parallel, (end - begin) * columns, MinChunkFor(kernel_.work_per_element_),
                   [&](int64_t first, int64_t last) {
-                    kernel_.RunRange(context_, product, product.begin + first,
+                    kernel_.RunRange(context_, product, direct_, product.begin + first,
                                      product.begin + last);
                   });
     }
@@ -186,6 +207,7 @@ class FusedKernel final : public Kernel {
    private:
     const FusedKernel& kernel_;
     const KernelContext& context_;
+    const uint32_t direct_;
   };
 
   explicit FusedKernel(int64_t elements) : elements_(elements) {}
@@ -250,38 +272,132 @@ class FusedKernel final : public Kernel {
                                      " blocks of values; at most " + std::to_string(kMaxBuffers) +
                                      " fit");
     }
+    if (program.outputs.size() > 32) {  // DirectOutputs' bits.
+      return KernelDefError(
+          def, "has " + std::to_string(program.outputs.size()) + " outputs; at most 32");
+    }
+    std::vector<bool> read_by_statement(program.steps.size(), false);
+    for (const FusedStep& step : program.steps) {
+      for (const FusedOperand& operand : step.operands) {
+        if (!operand.is_input) read_by_statement[static_cast<size_t>(operand.index)] = true;
+      }
+    }
     for (size_t output = 0; output < program.outputs.size(); ++output) {
       const size_t step = static_cast<size_t>(program.outputs[output]);
-      const bool product = program.steps[step].op == FusedOp::kMatmul;
-      if (product) product_output_ = static_cast<int>(output);
-      outputs_.push_back(
-          {steps_[step].compiled.buffer, layout.step_dtypes[step] == DType::kBFloat16, product});
+      Step& made = steps_[step];
+      CompiledOutput compiled{made.buffer_source, StoreKind::kCopy};
+      if (program.steps[step].op == FusedOp::kMatmul) {
+        product_output_ = static_cast<int>(output);
+        compiled.store = StoreKind::kProduct;
+      } else if (layout.step_dtypes[step] == DType::kBFloat16) {
+        compiled.store = StoreKind::kTruncate;
+        // Not from an input read in place: an output stored before this one may lie over it.
+        if (made.compiled.op == FusedOp::kCast && !read_by_statement[step] &&
+            made.compiled.operands[0].kind != Source::kInput) {
+          made.compiled.runs = false;
+          compiled.source = made.compiled.operands[0];
+          compiled.store = StoreKind::kRound;
+        }
+      }
+      outputs_.push_back(compiled);
     }
     return Status::Ok();
   }
 
-  // Flat elements [begin, end); `product`: the product's value there (a product epilogue).
-  void RunRange(const KernelContext& context, const ProductRows& product, int64_t begin,
-                int64_t end) const {
-    alignas(64) float buffers[kMaxBuffers][kBlock];
+  // Bit o set: output o is a float32 statement's value whose register overlaps no input of
+  // this firing, so the statement writes it where it belongs instead of into a block to be
+  // copied (an output laid over an input must wait until the block's statements have read it).
+  uint32_t DirectOutputs(const KernelContext& context) const {
+    uint32_t direct = 0;
+    for (size_t output = 0; output < outputs_.size(); ++output) {
+      const CompiledOutput& compiled = outputs_[output];
+      if (compiled.store != StoreKind::kCopy || compiled.source.kind != Source::kBuffer ||
+          IsStagedBuffer(compiled.source.index) || (direct & BufferTaken(compiled, direct))) {
+        continue;
+      }
+      const TensorView& written = context.outputs[output];
+      const char* begin = static_cast<const char*>(written.data);
+      const char* end = begin + written.NumBytes();
+      bool overlaps = false;
+      for (const TensorView& input : context.inputs) {
+        const char* input_begin = static_cast<const char*>(input.data);
+        if (input_begin < end && begin < input_begin + input.NumBytes()) overlaps = true;
+      }
+      if (!overlaps) direct |= uint32_t{1} << output;
+    }
+    return direct;
+  }
+
+  // The outputs of `direct` that take the same statement's value as `compiled` (a value two
+  // outputs keep is written directly into one of them only).
+  uint32_t BufferTaken(const CompiledOutput& compiled, uint32_t direct) const {
+    uint32_t taken = 0;
+    for (size_t output = 0; output < outputs_.size(); ++output) {
+      if ((direct >> output & 1u) && outputs_[output].source.kind == Source::kBuffer &&
+          outputs_[output].source.index == compiled.source.index) {
+        taken |= uint32_t{1} << output;
+      }
+    }
+    return taken;
+  }
+
+  bool IsStagedBuffer(int buffer) const {
+    for (const StagedInput& staged : staged_) {
+      if (staged.buffer == buffer) return true;
+    }
+    return false;
+  }
+
+  // Flat elements [begin, end); `product`: the product's value there (a product epilogue);
+  // `direct`: DirectOutputs of this firing.
+  void RunRange(const KernelContext& context, const ProductRows& product, uint32_t direct,
+                int64_t begin, int64_t end) const {
+    alignas(64) float blocks[kMaxBuffers][kBlock];
+    // Where each buffer's values are this block: in its own block, an output's register (a
+    // direct output) or, for a float32 repeated input whose period the block does not cross,
+    // the input itself.
+    BlockValues values;
+    for (size_t buffer = 0; buffer < kMaxBuffers; ++buffer) {
+      values.write[buffer] = blocks[buffer];
+      values.read[buffer] = blocks[buffer];
+    }
     for (int64_t block = begin; block < end; block += kBlock) {
       const int64_t count = std::min(kBlock, end - block);
-      for (const StagedInput& staged : staged_) Stage(context, staged, block, count, buffers);
+      for (size_t output = 0; output < outputs_.size(); ++output) {
+        if (direct >> output & 1u) {
+          const int buffer = outputs_[output].source.index;
+          values.write[buffer] = context.outputs[output].As<float>() + block;
+          values.read[buffer] = values.write[buffer];
+        }
+      }
+      for (const StagedInput& staged : staged_) {
+        Stage(context, staged, block, count, blocks[staged.buffer], &values.read[staged.buffer]);
+      }
       for (const Step& step : steps_) {
-        if (step.buffer_source.kind == Source::kProduct) continue;
-        RunStep(context, step.compiled, product, block, count, buffers);
+        if (step.buffer_source.kind == Source::kProduct || !step.compiled.runs) continue;
+        RunStep(context, step.compiled, product, block, count, values);
       }
       for (size_t output = 0; output < outputs_.size(); ++output) {
-        if (outputs_[output].product) continue;
-        Store(context.outputs[output].data, outputs_[output], block, count, buffers);
+        const CompiledOutput& compiled = outputs_[output];
+        if (compiled.store == StoreKind::kProduct || (direct >> output & 1u)) continue;
+        Store(context.outputs[output].data, compiled,
+              Operand(context, compiled.source, product, block, values), block, count);
       }
     }
   }
 
+  // Makes *read point at the block's values of a staged input: copied (widened) into `own`,
+  // or, for a float32 input whose period the block does not cross, in the input itself.
   static void Stage(const KernelContext& context, const StagedInput& staged, int64_t block,
-                    int64_t count, float (*buffers)[kBlock]) {
-    float* out = buffers[staged.buffer];
+                    int64_t count, float* own, const float** read) {
     const void* data = context.inputs[static_cast<size_t>(staged.input)].data;
+    const int64_t first = block % staged.period;
+    if (!staged.bfloat16 && first + count <= staged.period) {
+      *read = static_cast<const float*>(data) + first;
+      return;
+    }
+    *read = own;
+    float* out = own;
     // Runs of consecutive elements: the whole block, or the pieces between period boundaries.
     for (int64_t done = 0; done < count;) {
       const int64_t at = (block + done) % staged.period;
@@ -298,8 +414,9 @@ class FusedKernel final : public Kernel {
   }
 
   static const float* Operand(const KernelContext& context, const Source& source,
-                              const ProductRows& product, int64_t block, float (*buffers)[kBlock]) {
-    if (source.kind == Source::kBuffer) return buffers[source.index];
+                              const ProductRows& product, int64_t block,
+                              const BlockValues& values) {
+    if (source.kind == Source::kBuffer) return values.read[source.index];
     if (source.kind == Source::kProduct) return product.data + (block - product.begin);
     return static_cast<const float*>(context.inputs[static_cast<size_t>(source.index)].data) +
            block;
@@ -307,11 +424,11 @@ class FusedKernel final : public Kernel {
 
   static void RunStep(const KernelContext& context, const CompiledStep& step,
                       const ProductRows& product, int64_t block, int64_t count,
-                      float (*buffers)[kBlock]) {
-    float* __restrict out = buffers[step.buffer];
-    const float* a = Operand(context, step.operands[0], product, block, buffers);
+                      const BlockValues& values) {
+    float* __restrict out = values.write[step.buffer];
+    const float* a = Operand(context, step.operands[0], product, block, values);
     const float* b = step.operands.size() > 1
-                         ? Operand(context, step.operands[1], product, block, buffers)
+                         ? Operand(context, step.operands[1], product, block, values)
                          : nullptr;
     switch (step.op) {
       case FusedOp::kBiasAdd:
@@ -322,7 +439,7 @@ class FusedKernel final : public Kernel {
         // In operand order, as add_n sums (docs/OPS.md).
         for (int64_t i = 0; i < count; ++i) out[i] = a[i] + b[i];
         for (size_t k = 2; k < step.operands.size(); ++k) {
-          const float* x = Operand(context, step.operands[k], product, block, buffers);
+          const float* x = Operand(context, step.operands[k], product, block, values);
           for (int64_t i = 0; i < count; ++i) out[i] += x[i];
         }
         break;
@@ -347,7 +464,7 @@ class FusedKernel final : public Kernel {
         break;
       case FusedOp::kCast:
         if (step.dtype == DType::kBFloat16) {
-          for (int64_t i = 0; i < count; ++i) out[i] = ToFloat(ToBFloat16(a[i]));
+          RoundThroughBFloat16(a, out, count);
         } else {
           std::memcpy(out, a, static_cast<size_t>(count) * sizeof(float));  // Widened already.
         }
@@ -355,15 +472,21 @@ class FusedKernel final : public Kernel {
     }
   }
 
-  static void Store(void* data, const CompiledOutput& output, int64_t block, int64_t count,
-                    float (*buffers)[kBlock]) {
-    const float* value = buffers[output.buffer];
-    if (output.bfloat16) {
-      BFloat16* y = static_cast<BFloat16*>(data) + block;
-      for (int64_t i = 0; i < count; ++i) y[i] = ToBFloat16(value[i]);  // Exact: a cast's value.
-    } else {
-      std::memcpy(static_cast<float*>(data) + block, value,
-                  static_cast<size_t>(count) * sizeof(float));
+  static void Store(void* data, const CompiledOutput& output, const float* value, int64_t block,
+                    int64_t count) {
+    switch (output.store) {
+      case StoreKind::kCopy:
+        std::memcpy(static_cast<float*>(data) + block, value,
+                    static_cast<size_t>(count) * sizeof(float));
+        break;
+      case StoreKind::kTruncate:
+        TruncateToBFloat16(value, static_cast<BFloat16*>(data) + block, count);
+        break;
+      case StoreKind::kRound:
+        ConvertToBFloat16(value, static_cast<BFloat16*>(data) + block, count);
+        break;
+      case StoreKind::kProduct:
+        break;
     }
   }
 

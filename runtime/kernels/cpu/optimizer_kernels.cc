@@ -18,6 +18,7 @@
 
 #include "base/bfloat16.h"
 #include "proto/kernel_attributes.h"
+#include "runtime/kernels/cpu/bf16_arrays.h"
 #include "runtime/kernels/cpu/kernel_families.h"
 #include "runtime/kernels/cpu/kernel_signature.h"
 #include "runtime/kernels/cpu/parallel_for.h"
@@ -30,11 +31,11 @@ namespace {
 // rounded): the update's own loop, then the rounding's.
 constexpr int64_t kCopyBlock = 4096;
 
-// Rounds `count` updated weights into their bfloat16 copy, in a loop of its own that GCC
-// vectorises: rounding inside the update's loop kept that loop scalar, and the MLP bench job's
-// bf16 step took 12.1 ms against 10.6 ms with the casts left to cast actors (2026-11-28).
+// Rounds `count` updated weights into their bfloat16 copy, in a loop of its own
+// (bf16_arrays.h): rounding inside the update's loop kept that loop scalar, and the MLP bench
+// job's bf16 step took 12.1 ms against 10.6 ms with the casts left to cast actors (2026-11-28).
 void RoundIntoCopy(const float* weight, BFloat16* copy, int64_t count) {
-  for (int64_t i = 0; i < count; ++i) copy[i] = ToBFloat16(weight[i]);
+  ConvertToBFloat16(weight, copy, count);
 }
 
 // Checks (gradient, weight) of one shape, or (gradient, weight, copy) with a bfloat16 copy of

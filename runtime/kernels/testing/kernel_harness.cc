@@ -97,10 +97,23 @@ void KernelHarness::PrepareContext(ParallelRunner* runner) {
   CHECK(kernel_ != nullptr) << "Create the kernel first";
   prepared_ = KernelContext();
   for (HostTensor& input : inputs_) prepared_.inputs.push_back(input.View());
-  for (HostTensor& output : outputs_) prepared_.outputs.push_back(output.View());
+  for (size_t output = 0; output < outputs_.size(); ++output) {
+    const bool over = output < over_input_.size() && over_input_[output] >= 0;
+    prepared_.outputs.push_back(over ? inputs_[static_cast<size_t>(over_input_[output])].View()
+                                     : outputs_[output].View());
+  }
   prepared_.output_fill_begins.assign(outputs_.size(), true);
   prepared_.state = state_.empty() ? nullptr : state_.data();
   prepared_.parallel = runner;
+}
+
+void KernelHarness::WriteOutputOverInput(int output, int input) {
+  const HostTensor& written = outputs_.at(static_cast<size_t>(output));
+  const HostTensor& read = inputs_.at(static_cast<size_t>(input));
+  CHECK(written.dtype == read.dtype && written.shape == read.shape)
+      << "output " << output << " and input " << input << " differ in type or shape";
+  over_input_.resize(outputs_.size(), -1);
+  over_input_[static_cast<size_t>(output)] = input;
 }
 
 Status KernelHarness::RunPrepared() {

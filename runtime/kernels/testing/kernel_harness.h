@@ -66,6 +66,11 @@ class KernelHarness {
   void PrepareContext(ParallelRunner* runner);
   Status RunPrepared();
 
+  // Lays output `output` over input `input` (the same bytes: same type and shape), as the
+  // compiler does where plan/register_lifetimes.h KernelMayWriteOver allows it. Runs then write
+  // that output into input(input), which output(output) no longer sees.
+  void WriteOutputOverInput(int output, int input);
+
   HostTensor& input(int index) { return inputs_[index]; }
   HostTensor& output(int index) { return outputs_[index]; }
   std::vector<float>& state() { return state_; }
@@ -77,6 +82,7 @@ class KernelHarness {
   std::vector<float> state_;
   std::unique_ptr<Kernel> kernel_;
   KernelContext prepared_;
+  std::vector<int> over_input_;  // Per output: the input it is laid over, or -1.
 };
 
 }  // namespace runtime
