@@ -18,22 +18,13 @@ import argparse
 import collections
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
 import tempfile
 
-
-def cpu_model():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+from machine import cpu_model, load_average  # noqa: E402
 
 
 def medians(trace_path):
@@ -75,7 +66,7 @@ def main():
             fused = traced_run(args.softwire, args.job, base, args.steps, directory, "fused")
             other = traced_run(args.softwire, args.job, base + [args.against], args.steps,
                                directory, "other")
-            print(f"pair {pair + 1} (load {os.getloadavg()[0]:.1f}): us per firing, median")
+            print(f"pair {pair + 1} (load {load_average():.1f}): us per firing, median")
             total_fused = total_members = 0.0
             for name in sorted(fused):
                 if "+" not in name:
