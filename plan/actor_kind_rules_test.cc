@@ -455,8 +455,8 @@ TEST(ActorKindRulesTest, ASendMayHaveSeveralFillsInFlightButARecvMayNot) {
   plan = MovingAValue();
   plan.mutable_actor(3)->set_max_in_flight(2);  // recv.
   EXPECT_EQ(KindErrorOf(plan, "recv"),
-            "actor 'recv' (3): has max_in_flight 2, but only compute, copy and send actors may "
-            "have more than one firing in flight");
+            "actor 'recv' (3): recv actor has max_in_flight 2, but only compute, copy and send "
+            "actors may have more than one firing in flight");
 }
 
 TEST(ActorKindRulesTest, ARecvWritesOneValueReadOnlyFromASendActor) {

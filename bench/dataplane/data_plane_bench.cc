@@ -54,11 +54,19 @@ using Clock = std::chrono::steady_clock;
 using runtime::testing::TestActorSpec;
 constexpr actors::JobId kJob = 1;
 
-double ProcessCpuSeconds() {
+// CPU seconds (user + system) and context switches (a thread that slept and was woken, or was
+// preempted) of this whole process so far.
+struct ProcessUsage {
+  double cpu_seconds = 0;
+  int64_t switches = 0;
+};
+
+ProcessUsage UsageNow() {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   const auto seconds = [](const timeval& time) { return time.tv_sec + time.tv_usec / 1e6; };
-  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+  return {seconds(usage.ru_utime) + seconds(usage.ru_stime),
+          static_cast<int64_t>(usage.ru_nvcsw + usage.ru_nivcsw)};
 }
 
 double Median(std::vector<double> values) {
@@ -149,10 +157,12 @@ class ShareRunner {
   // Seconds the run took.
   double Run() {
     const Clock::time_point began = Clock::now();
-    const double cpu_began = ProcessCpuSeconds();
+    const ProcessUsage usage_began = UsageNow();
     Status status = run_->Run();
     const double seconds = std::chrono::duration<double>(Clock::now() - began).count();
-    cpu_seconds_ = ProcessCpuSeconds() - cpu_began;
+    const ProcessUsage usage_ended = UsageNow();
+    cpu_seconds_ = usage_ended.cpu_seconds - usage_began.cpu_seconds;
+    switches_ = usage_ended.switches - usage_began.switches;
     CHECK(status.ok()) << status;
     std::optional<trace::TraceLog> log = run_->TakeTrace();
     events_ = log ? log->events : std::vector<trace::TraceEvent>{};
@@ -164,6 +174,8 @@ class ShareRunner {
   const std::vector<trace::TraceEvent>& events() const { return events_; }
   // User and system CPU seconds of this whole process (every thread) during the last run.
   double cpu_seconds() const { return cpu_seconds_; }
+  // Context switches of this process's threads during the last run.
+  int64_t switches() const { return switches_; }
 
  private:
   const proto::Plan& plan_;
@@ -175,6 +187,7 @@ class ShareRunner {
   std::unique_ptr<runtime::net::DataPlaneAttachment> attached_;
   std::vector<trace::TraceEvent> events_;
   double cpu_seconds_ = 0;
+  int64_t switches_ = 0;
 };
 
 // The child: hosts node0 of the plan in `plan_file`, with node1 at `peer`.
@@ -199,7 +212,7 @@ int RunChild(const std::string& plan_file, const std::string& peer, int shm_chun
     if (!std::getline(std::cin, line) || line != "run") break;
     share.Run();
     if (!traced) continue;
-    std::cout << "cpu " << share.cpu_seconds() << "\n";
+    std::cout << "cpu " << share.cpu_seconds() << " " << share.switches() << "\n";
     std::cout << "firings " << share.events().size() << "\n";
     for (const trace::TraceEvent& event : share.events()) std::cout << FiringLine(event) << "\n";
     std::cout << std::flush;
@@ -325,8 +338,15 @@ Rates MeasureRates(int64_t size, int64_t total, int repeats, int wire_slots, int
       }
       FillTimeline fills =
           AnalyseFills(sender, share.events(), ActorId(plan, "send:x"), ActorId(plan, "recv:x"));
-      fills.sender_cpu_us = std::stod(cpu.substr(4)) * 1e6 / static_cast<double>(pieces);
-      fills.receiver_cpu_us = share.cpu_seconds() * 1e6 / static_cast<double>(pieces);
+      std::istringstream usage(cpu.substr(4));
+      double sender_cpu = 0;
+      int64_t sender_switches = 0;
+      usage >> sender_cpu >> sender_switches;
+      const double fill_count = static_cast<double>(pieces);
+      fills.sender_cpu_us = sender_cpu * 1e6 / fill_count;
+      fills.receiver_cpu_us = share.cpu_seconds() * 1e6 / fill_count;
+      fills.sender_switches = static_cast<double>(sender_switches) / fill_count;
+      fills.receiver_switches = static_cast<double>(share.switches()) / fill_count;
       timeline = Describe(fills);
     }
   }

@@ -102,13 +102,15 @@ std::string Describe(const FillTimeline& timeline) {
   std::snprintf(text, sizeof(text),
                 "fills %lld; send launched after input/release/previous %lld/%lld/%lld; "
                 "write %.1f us, gap %.1f us, period %.1f us; Ready across %.1f us; "
-                "recv period %.1f us; cpu per fill: sender %.1f us, receiver %.1f us",
+                "recv period %.1f us; per fill: cpu sender %.1f us, receiver %.1f us; context "
+                "switches sender %.1f, receiver %.1f",
                 static_cast<long long>(timeline.fills),
                 static_cast<long long>(timeline.send_after_input),
                 static_cast<long long>(timeline.send_after_release),
                 static_cast<long long>(timeline.send_after_previous), timeline.send_write_us,
                 timeline.send_gap_us, timeline.send_period_us, timeline.ready_transit_us,
-                timeline.recv_period_us, timeline.sender_cpu_us, timeline.receiver_cpu_us);
+                timeline.recv_period_us, timeline.sender_cpu_us, timeline.receiver_cpu_us,
+                timeline.sender_switches, timeline.receiver_switches);
   return text;
 }
 

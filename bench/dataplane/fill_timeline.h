@@ -41,6 +41,9 @@ struct FillTimeline {
   // time, it moves little with other tenants' load. Set by the caller.
   double sender_cpu_us = 0;
   double receiver_cpu_us = 0;
+  // Context switches per fill of each process (threads put to sleep and woken, or preempted).
+  double sender_switches = 0;
+  double receiver_switches = 0;
 };
 
 // `sender` and `receiver`: the two processes' firing events; `send` and `recv`: the actors.
