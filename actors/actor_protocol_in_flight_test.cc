@@ -121,13 +121,14 @@ TEST(ActorProtocolInFlightTest, ACompletionOfAFiringNotInFlightOrTwiceIsAnIntern
   EXPECT_THAT(status.message(), HasSubstr("and its completion already came"));
 }
 
-TEST(ActorProtocolInFlightTest, OnlyComputeAndCopyActorsMayHaveSeveralFiringsInFlight) {
+TEST(ActorProtocolInFlightTest, OnlyComputeCopyAndSendActorsMayHaveSeveralFiringsInFlight) {
   proto::Plan plan = Chain(2, 2, 1);
   plan.mutable_actor(2)->set_max_in_flight(2);  // The sink.
   StatusOr<std::vector<ActorDescription>> described = DescribeActors(plan);
   ASSERT_FALSE(described.ok());
   EXPECT_THAT(described.status().message(),
-              HasSubstr("'sink' (2): sink actor has max_in_flight 2, but only compute and copy"));
+              HasSubstr("'sink' (2): sink actor has max_in_flight 2, but only compute, copy "
+                        "and send"));
   plan.mutable_actor(2)->set_max_in_flight(0);
   plan.mutable_actor(1)->set_max_in_flight(-1);
   described = DescribeActors(plan);

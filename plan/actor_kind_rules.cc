@@ -304,7 +304,8 @@ Status CheckBoxing(const KindCheck& check) {
 }
 
 // Several firings in flight need a kernel that a device queue runs in launch order and no
-// state carried from one firing to the next on the host (docs/PROTOCOL.md).
+// state carried from one firing to the next on the host (docs/PROTOCOL.md); a send's transfers
+// go out on one stream in launch order (runtime/host/wire_transport.h).
 Status CheckMaxInFlight(const KindCheck& check) {
   const int32_t max_in_flight = check.actor.max_in_flight();
   if (max_in_flight < 0) {
@@ -313,9 +314,13 @@ Status CheckMaxInFlight(const KindCheck& check) {
   }
   if (max_in_flight <= 1) return Status::Ok();
   const proto::ActorKind kind = check.actor.kind();
-  if (kind == proto::ACTOR_KIND_COMPUTE || kind == proto::ACTOR_KIND_COPY) return Status::Ok();
-  return check.Error("has max_in_flight " + std::to_string(max_in_flight) +
-                     ", but only compute and copy actors may have more than one firing in flight");
+  if (kind == proto::ACTOR_KIND_COMPUTE || kind == proto::ACTOR_KIND_COPY ||
+      kind == proto::ACTOR_KIND_SEND) {
+    return Status::Ok();
+  }
+  return check.Error(
+      "has max_in_flight " + std::to_string(max_in_flight) +
+      ", but only compute, copy and send actors may have more than one firing in flight");
 }
 
 }  // namespace

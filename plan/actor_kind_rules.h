@@ -27,8 +27,9 @@
 //   boxing      any (none: a fill of zeros) >= 1                         any      as the value
 //
 // Every kind: max_in_flight is 0 (unset, meaning 1) or more; above 1 only for compute and copy
-// actors, whose kernels run on a device queue (docs/PROTOCOL.md, "Several firings in flight").
-// Sources, sinks, variables, accumulate and update actors, send, recv and boxing stay at 1.
+// actors, whose kernels run on a device queue, and send actors, whose transfers the data plane
+// writes in order (docs/PROTOCOL.md, "Several firings in flight"). Sources, sinks, variables,
+// accumulate and update actors, recv and boxing stay at 1.
 //
 // And of the plan as a whole: every actor has one of these kinds; each PlanOutput is reported
 // by a sink actor naming it; each variable part is written by a variable actor.

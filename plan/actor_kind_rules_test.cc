@@ -446,6 +446,19 @@ TEST(ActorKindRulesTest, ASendHandsOneValueToRecvActorsOnly) {
             "reads it");
 }
 
+TEST(ActorKindRulesTest, ASendMayHaveSeveralFillsInFlightButARecvMayNot) {
+  proto::Plan plan = MovingAValue();
+  plan.mutable_actor(2)->set_max_in_flight(8);  // send: its transfers go out in order.
+  EXPECT_TRUE(CheckActorKindRules(plan).ok()) << CheckActorKindRules(plan);
+  EXPECT_EQ(MaxInFlight(plan.actor(2)), 8);
+
+  plan = MovingAValue();
+  plan.mutable_actor(3)->set_max_in_flight(2);  // recv.
+  EXPECT_EQ(KindErrorOf(plan, "recv"),
+            "actor 'recv' (3): recv actor has max_in_flight 2, but only compute, copy and send "
+            "actors may have more than one firing in flight");
+}
+
 TEST(ActorKindRulesTest, ARecvWritesOneValueReadOnlyFromASendActor) {
   PlanBuilder builder(2, 1);
   builder.AddRegister("x", 1).AddRegister("y", 1).AddRegister("z", 1);

@@ -151,6 +151,7 @@ int Main(int argc, char** argv) {
   int64_t repeats = 7;
   int64_t shm_chunks = 8;
   bool trace = false;
+  int64_t sub_chunks_flag = 0;
   std::string python = "/usr/bin/python3";
   std::string gloo_script = BesideThisBinary("gloo_all_reduce.py");
   cli::FlagParser flags;
@@ -158,6 +159,9 @@ int Main(int argc, char** argv) {
   flags.AddInt("repeats", &repeats, "N", "measurements per figure (median)");
   flags.AddInt("shm-chunks", &shm_chunks, "N", "cells of the same-host ring (1 MiB each)");
   flags.AddBool("trace", &trace, "print node1's firings of one more TCP run after the figures");
+  flags.AddInt("sub-chunks", &sub_chunks_flag, "N",
+               "sub-chunks per member (default: the compiler's RingSubChunks; more: a deeper "
+               "pipeline of smaller steps)");
   flags.AddString("python", &python, "PATH", "python with torch, for the gloo baseline");
   flags.AddString("gloo-script", &gloo_script, "PATH", "the gloo baseline script");
   std::vector<std::string> positional;
@@ -168,7 +172,8 @@ int Main(int argc, char** argv) {
               << flags.Help();
     return 2;
   }
-  const int sub_chunks = compiler::RingSubChunks(bytes / 2);
+  const int sub_chunks =
+      sub_chunks_flag > 0 ? static_cast<int>(sub_chunks_flag) : compiler::RingSubChunks(bytes / 2);
   const proto::Plan plan = RingAllReducePlan(bytes, sub_chunks);
   const std::string plan_file = "/tmp/all_reduce_bench." + std::to_string(getpid()) + ".plan";
   CHECK(WriteFileAtomically(plan_file, plan.SerializeAsString()).ok());

@@ -16,23 +16,27 @@
 //   data_plane_bench                                   # 64 KiB .. 64 MiB, 256 MiB each, 5 repeats
 //   data_plane_bench --sizes 1048576 --bytes 1073741824 --repeats 7
 #include <glog/logging.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <functional>
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "base/file.h"
 #include "bench/common/child_process.h"
+#include "bench/dataplane/fill_timeline.h"
 #include "cli/flag_parser.h"
 #include "runtime/host/execution.h"
 #include "runtime/host/hosted_plan.h"
@@ -40,6 +44,7 @@
 #include "runtime/host/test_plans.h"
 #include "runtime/net/data_plane.h"
 #include "runtime/net/socket.h"
+#include "trace/trace_model.h"
 
 namespace softwire {
 namespace bench {
@@ -49,13 +54,29 @@ using Clock = std::chrono::steady_clock;
 using runtime::testing::TestActorSpec;
 constexpr actors::JobId kJob = 1;
 
+// CPU seconds (user + system) and context switches (a thread that slept and was woken, or was
+// preempted) of this whole process so far.
+struct ProcessUsage {
+  double cpu_seconds = 0;
+  int64_t switches = 0;
+};
+
+ProcessUsage UsageNow() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  const auto seconds = [](const timeval& time) { return time.tv_sec + time.tv_usec / 1e6; };
+  return {seconds(usage.ru_utime) + seconds(usage.ru_stime),
+          static_cast<int64_t>(usage.ru_nvcsw + usage.ru_nivcsw)};
+}
+
 double Median(std::vector<double> values) {
   std::sort(values.begin(), values.end());
   return values[values.size() / 2];
 }
 
-// source -> send -> wire (node1) -> recv -> sink, `pieces` pieces of `bytes` each.
-proto::Plan TransferPlan(int64_t bytes, int64_t pieces, int wire_slots) {
+// source -> send -> wire (node1) -> recv -> sink, `pieces` pieces of `bytes` each; the send
+// with `send_in_flight` firings in flight (the compiler gives it the wire register's slots).
+proto::Plan TransferPlan(int64_t bytes, int64_t pieces, int wire_slots, int send_in_flight) {
   const int64_t floats = std::max<int64_t>(1, bytes / 4);
   runtime::testing::TestPlan builder(/*steps=*/1, pieces);
   // The recv's output is a scalar: its kernel is a no-op and the sink reports scalars.
@@ -71,6 +92,7 @@ proto::Plan TransferPlan(int64_t bytes, int64_t pieces, int wire_slots) {
   proto::Plan plan = builder.Build();
   // What insert_send_recv does: the wire register lies on the receiving device, another node.
   plan.mutable_device(1)->set_node("node1");
+  plan.mutable_actor(1)->set_max_in_flight(send_in_flight);
   proto::RegisterDef* wire = plan.mutable_register_def(1);
   proto::PlanDevice* receiver = plan.mutable_device(1);
   wire->set_device(1);
@@ -85,6 +107,9 @@ std::unique_ptr<runtime::NodeRuntime> RuntimeFor(const proto::Plan& plan, const 
                                                  const runtime::KernelRegistry* kernels) {
   runtime::NodeRuntimeOptions options;
   options.kernels.cpu = kernels;
+  if (const char* spin = std::getenv("DATA_PLANE_BENCH_WORKER_SPIN_US")) {
+    options.caf.worker_spin_us = std::atoi(spin);
+  }
   for (const proto::PlanDevice& device : plan.device()) {
     if (device.node() != node) continue;
     runtime::DeviceSpec spec;
@@ -115,10 +140,11 @@ class ShareRunner {
     hosted_.reset();
     runtime_.reset();
   }
-  // Attaches a new run; call Run after every process attached.
-  void Attach(const std::map<std::string, std::string>& peers) {
+  // Attaches a new run; call Run after every process attached. `trace`: record its firings.
+  void Attach(const std::map<std::string, std::string>& peers, bool trace = false) {
     runtime::ExecutionOptions options;
     options.stall_timeout = std::chrono::seconds(30);
+    options.trace.enabled = trace;
     StatusOr<std::unique_ptr<runtime::Execution>> run =
         runtime::Execution::Create(runtime_.get(), hosted_.get(), options);
     CHECK(run.ok()) << run.status();
@@ -131,13 +157,25 @@ class ShareRunner {
   // Seconds the run took.
   double Run() {
     const Clock::time_point began = Clock::now();
+    const ProcessUsage usage_began = UsageNow();
     Status status = run_->Run();
     const double seconds = std::chrono::duration<double>(Clock::now() - began).count();
+    const ProcessUsage usage_ended = UsageNow();
+    cpu_seconds_ = usage_ended.cpu_seconds - usage_began.cpu_seconds;
+    switches_ = usage_ended.switches - usage_began.switches;
     CHECK(status.ok()) << status;
+    std::optional<trace::TraceLog> log = run_->TakeTrace();
+    events_ = log ? log->events : std::vector<trace::TraceEvent>{};
     attached_.reset();
     run_.reset();
     return seconds;
   }
+  // The firings of the last run, if it was traced.
+  const std::vector<trace::TraceEvent>& events() const { return events_; }
+  // User and system CPU seconds of this whole process (every thread) during the last run.
+  double cpu_seconds() const { return cpu_seconds_; }
+  // Context switches of this process's threads during the last run.
+  int64_t switches() const { return switches_; }
 
  private:
   const proto::Plan& plan_;
@@ -147,6 +185,9 @@ class ShareRunner {
   std::unique_ptr<runtime::HostedPlan> hosted_;
   std::unique_ptr<runtime::Execution> run_;
   std::unique_ptr<runtime::net::DataPlaneAttachment> attached_;
+  std::vector<trace::TraceEvent> events_;
+  double cpu_seconds_ = 0;
+  int64_t switches_ = 0;
 };
 
 // The child: hosts node0 of the plan in `plan_file`, with node1 at `peer`.
@@ -164,11 +205,17 @@ int RunChild(const std::string& plan_file, const std::string& peer, int shm_chun
   ShareRunner share(plan, "node0", plane->get());
   std::cout << "address " << (*plane)->address() << std::endl;
   std::string line;
-  while (std::getline(std::cin, line) && line == "attach") {
-    share.Attach({{"node1", peer}});
+  while (std::getline(std::cin, line) && (line == "attach" || line == "attach traced")) {
+    const bool traced = line == "attach traced";
+    share.Attach({{"node1", peer}}, traced);
     std::cout << "attached" << std::endl;
     if (!std::getline(std::cin, line) || line != "run") break;
     share.Run();
+    if (!traced) continue;
+    std::cout << "cpu " << share.cpu_seconds() << " " << share.switches() << "\n";
+    std::cout << "firings " << share.events().size() << "\n";
+    for (const trace::TraceEvent& event : share.events()) std::cout << FiringLine(event) << "\n";
+    std::cout << std::flush;
   }
   return 0;
 }
@@ -230,19 +277,28 @@ double MemcpyRate(int64_t size, int64_t total) {
   return static_cast<double>(total) / seconds;
 }
 
+int32_t ActorId(const proto::Plan& plan, const std::string& name) {
+  for (const proto::ActorDef& actor : plan.actor()) {
+    if (actor.name() == name) return static_cast<int32_t>(actor.id());
+  }
+  LOG(FATAL) << "no actor " << name;
+  return -1;
+}
+
 struct Rates {
   double baseline = 0;
   double plane = 0;
+  std::string timeline;  // Of one more, traced run (--trace); empty otherwise.
 };
 
 // Bytes per second of `repeats` runs moving `total` bytes in pieces of `size` (median), each
 // right after a measurement of `baseline` over the same bytes (so both see the same load).
 // `shm_chunks`: both data planes' shared_memory_chunks (0: over TCP).
-Rates MeasureRates(int64_t size, int64_t total, int repeats, int wire_slots, int shm_chunks,
-                   const std::string& plan_file,
+Rates MeasureRates(int64_t size, int64_t total, int repeats, int wire_slots, int send_in_flight,
+                   int shm_chunks, bool traced, const std::string& plan_file,
                    const std::function<double(int64_t size, int64_t total)>& baseline) {
   const int64_t pieces = std::max<int64_t>(8, total / size);
-  const proto::Plan plan = TransferPlan(size, pieces, wire_slots);
+  const proto::Plan plan = TransferPlan(size, pieces, wire_slots, send_in_flight);
   CHECK(WriteFileAtomically(plan_file, plan.SerializeAsString()).ok());
   runtime::net::DataPlaneOptions options;
   options.shared_memory_chunks = shm_chunks;
@@ -251,6 +307,7 @@ Rates MeasureRates(int64_t size, int64_t total, int repeats, int wire_slots, int
   CHECK(plane.ok()) << plane.status();
   std::vector<double> rates;
   std::vector<double> baselines;
+  std::string timeline;
   {
     ShareRunner share(plan, "node1", plane->get());
     ProcessPipe child(
@@ -265,8 +322,35 @@ Rates MeasureRates(int64_t size, int64_t total, int repeats, int wire_slots, int
       const double seconds = share.Run();
       rates.push_back(static_cast<double>(pieces * size) / seconds);
     }
+    if (traced) {  // One more run, both processes tracing their firings.
+      child.Send("attach traced");
+      CHECK_EQ(child.ReadLine(), "attached");
+      share.Attach({{"node0", address}}, /*trace=*/true);
+      child.Send("run");
+      share.Run();
+      const std::string cpu = child.ReadLine();
+      CHECK_EQ(cpu.rfind("cpu ", 0), 0u) << cpu;
+      const std::string count = child.ReadLine();
+      CHECK_EQ(count.rfind("firings ", 0), 0u) << count;
+      std::vector<trace::TraceEvent> sender;
+      for (int64_t n = std::stoll(count.substr(8)); n > 0; --n) {
+        sender.push_back(ParseFiringLine(child.ReadLine()));
+      }
+      FillTimeline fills =
+          AnalyseFills(sender, share.events(), ActorId(plan, "send:x"), ActorId(plan, "recv:x"));
+      std::istringstream usage(cpu.substr(4));
+      double sender_cpu = 0;
+      int64_t sender_switches = 0;
+      usage >> sender_cpu >> sender_switches;
+      const double fill_count = static_cast<double>(pieces);
+      fills.sender_cpu_us = sender_cpu * 1e6 / fill_count;
+      fills.receiver_cpu_us = share.cpu_seconds() * 1e6 / fill_count;
+      fills.sender_switches = static_cast<double>(sender_switches) / fill_count;
+      fills.receiver_switches = static_cast<double>(share.switches()) / fill_count;
+      timeline = Describe(fills);
+    }
   }
-  return Rates{Median(baselines), Median(rates)};
+  return Rates{Median(baselines), Median(rates), timeline};
 }
 
 int Main(int argc, char** argv) {
@@ -282,7 +366,14 @@ int Main(int argc, char** argv) {
   int64_t repeats = 5;
   int64_t wire_slots = 0;
   int64_t shm_chunks = 8;
+  bool traced = false;
+  int64_t send_in_flight = 0;
   cli::FlagParser flags;
+  flags.AddInt("send-in-flight", &send_in_flight, "N",
+               "the send's firings in flight (default: the wire slots, as the compiler gives; "
+               "1: one fill at a time)");
+  flags.AddBool("trace", &traced,
+                "after each figure, one more traced run: where its fills' time went");
   flags.AddInt("shm-chunks", &shm_chunks, "N", "cells of the same-host ring (1 MiB each)");
   flags.AddInt(
       "wire-slots", &wire_slots, "N",
@@ -309,13 +400,15 @@ int Main(int argc, char** argv) {
         wire_slots > 0
             ? static_cast<int>(wire_slots)
             : static_cast<int>(std::clamp<int64_t>(((int64_t{4} << 20) + size - 1) / size, 2, 8));
-    const Rates tcp =
-        MeasureRates(size, bytes, static_cast<int>(repeats), slots, 0, plan_file, RawTcpRate);
-    const Rates shm = MeasureRates(size, bytes, static_cast<int>(repeats), slots,
-                                   static_cast<int>(shm_chunks), plan_file, MemcpyRate);
+    const int in_flight = send_in_flight > 0 ? static_cast<int>(send_in_flight) : slots;
+    const Rates tcp = MeasureRates(size, bytes, static_cast<int>(repeats), slots, in_flight, 0,
+                                   traced, plan_file, RawTcpRate);
+    const Rates shm = MeasureRates(size, bytes, static_cast<int>(repeats), slots, in_flight,
+                                   static_cast<int>(shm_chunks), traced, plan_file, MemcpyRate);
     std::printf("%-10lld %9.2f %9.2f %5.0f%%   %9.2f %9.2f %5.0f%%\n", static_cast<long long>(size),
                 tcp.baseline / 1e9, tcp.plane / 1e9, 100.0 * tcp.plane / tcp.baseline,
                 shm.baseline / 1e9, shm.plane / 1e9, 100.0 * shm.plane / shm.baseline);
+    if (traced) std::printf("  TCP: %s\n  shm: %s\n", tcp.timeline.c_str(), shm.timeline.c_str());
     std::fflush(stdout);
   }
   std::remove(plan_file.c_str());

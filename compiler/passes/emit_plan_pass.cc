@@ -133,6 +133,14 @@ void EmitActor(const Compilation& compilation,
       (task.kind == proto::ACTOR_KIND_COMPUTE || task.kind == proto::ACTOR_KIND_COPY)) {
     actor->set_max_in_flight(max_in_flight);
   }
+  // A send has as many fills in flight as its wire register has slots (plan_registers: ~4 MiB,
+  // 2 to 8), so the next fill's bytes go out while the last one's completion, Ready and
+  // Release travel (docs/DATA_PLANE.md, "Several fills in flight"). Its input's slots bound
+  // it too: the protocol never begins more fills than a register has slots.
+  if (task.kind == proto::ACTOR_KIND_SEND && task.outputs.size() == 1) {
+    const int wire_slots = tasks.register_at(task.outputs[0]).slots;
+    if (wire_slots > 1) actor->set_max_in_flight(wire_slots);
+  }
   actor->mutable_input_register()->Reserve(static_cast<int>(task.inputs.size()));
   for (RegisterId input : task.inputs) actor->add_input_register(input);
   actor->mutable_output_register()->Reserve(static_cast<int>(task.outputs.size()));

@@ -3,6 +3,7 @@
 // node keep their copies.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "compiler/compiler.h"
@@ -72,6 +73,8 @@ void ExpectPairsAcrossEveryNodeEdge(const proto::Plan& plan) {
     } else {
       EXPECT_EQ(wire.slots(), 1) << wire.name();
     }
+    // As many fills in flight as the wire register has slots (emit_plan).
+    EXPECT_EQ(std::max(1, actor.max_in_flight()), wire.slots()) << actor.name();
     // Priced by the inter-node link (20 us latency by default), not as a local copy.
     EXPECT_GE(actor.estimated_seconds(), 20e-6) << actor.name();
   }

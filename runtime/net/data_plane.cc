@@ -19,6 +19,7 @@
 #include "runtime/net/frame.h"
 #include "runtime/net/frame_reader.h"
 #include "runtime/net/outbound_stream.h"
+#include "runtime/net/receive_buffer.h"
 #include "runtime/net/shm_ring.h"
 #include "runtime/net/socket.h"
 
@@ -250,14 +251,14 @@ void TcpDataPlane::AcceptLoop() {
   }
 }
 
-// An inbound connection's socket and ring, as the frame reader reads them.
+// An inbound connection's socket and ring, as the frame reader reads them: the socket through
+// a small buffer, so that frames queued one after another (a fill's header, Readies,
+// Releases) come in with one system call (receive_buffer.h).
 class ConnectionSource final : public FrameSource {
  public:
   ConnectionSource(InboundConnection* connection, const std::atomic<bool>* stopping)
-      : connection_(connection), stopping_(stopping) {}
-  Status ReceiveAll(void* data, int64_t bytes) override {
-    return connection_->socket.ReceiveAll(data, bytes);
-  }
+      : connection_(connection), stopping_(stopping), buffer_(&connection->socket) {}
+  Status ReceiveAll(void* data, int64_t bytes) override { return buffer_.ReceiveAll(data, bytes); }
   Status ReceiveRing(char* into, int64_t bytes) override {
     return connection_->ring->Read(
         into, bytes, [this] { return !stopping_->load() && !connection_->socket.PeerClosed(); });
@@ -266,6 +267,7 @@ class ConnectionSource final : public FrameSource {
  private:
   InboundConnection* const connection_;
   const std::atomic<bool>* const stopping_;
+  ReceiveBuffer buffer_;
 };
 
 // Frames to the attached runs, by the job they name; the reader holds jobs_mutex_ shared while

@@ -191,9 +191,16 @@ Status OutboundStream::WriteMessages(std::deque<Item>& batch) {
 Status OutboundStream::WriteBytes(Item& item) {
   if (ring_ != nullptr) {  // The header on the socket, the bytes through the ring.
     item.header.type = FrameType::kShmBytes;
+    const auto keep_waiting = [this] { return !stop_requested_.load() && !socket_.PeerClosed(); };
+    // The first cell before the header: the reader, woken by the header, finds a small fill's
+    // bytes there already instead of waiting on the ring for them (a sleep and a wake-up).
+    // Later cells follow the header, so a large fill's two copies still overlap.
+    const int64_t total = item.header.payload_bytes;
+    const int64_t first = std::min(total, ring_->cell_bytes());
+    SOFTWIRE_RETURN_IF_ERROR(ring_->Write(item.data, first, keep_waiting));
     SOFTWIRE_RETURN_IF_ERROR(socket_.SendAll(&item.header, sizeof(FrameHeader)));
-    return ring_->Write(item.data, item.header.payload_bytes,
-                        [this] { return !stop_requested_.load() && !socket_.PeerClosed(); });
+    if (first == total) return Status::Ok();
+    return ring_->Write(item.data + first, total - first, keep_waiting);
   }
   iovec parts[2] = {{&item.header, sizeof(FrameHeader)}, {nullptr, 0}};
   int64_t sent = 0;

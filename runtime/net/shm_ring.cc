@@ -3,10 +3,12 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <cstring>
 #include <thread>
 
@@ -17,6 +19,22 @@ namespace {
 
 constexpr int64_t kStateBytes = 64;  // One cache line per cell state: no false sharing.
 constexpr auto kTimeout = std::chrono::seconds(30);
+// How long one futex wait lasts before the waiter checks `keep_waiting` again.
+constexpr int64_t kWaitStepNs = 2'000'000;
+
+// The futex calls on a word of shared memory (not FUTEX_PRIVATE: the two sides are processes).
+// The operation numbers of <linux/futex.h> (kernel ABI), spelled here to keep the includes POSIX.
+constexpr int kFutexWait = 0;
+constexpr int kFutexWake = 1;
+
+void FutexWait(std::atomic<int32_t>* word, int32_t while_value) {
+  timespec step{0, kWaitStepNs};
+  syscall(SYS_futex, reinterpret_cast<int32_t*>(word), kFutexWait, while_value, &step, nullptr, 0);
+}
+
+void FutexWakeAll(std::atomic<int32_t>* word) {
+  syscall(SYS_futex, reinterpret_cast<int32_t*>(word), kFutexWake, INT_MAX, nullptr, nullptr, 0);
+}
 
 }  // namespace
 
@@ -46,7 +64,10 @@ StatusOr<std::unique_ptr<ShmRing>> ShmRing::Create(int cells, int64_t cell_bytes
   std::unique_ptr<ShmRing> ring(new ShmRing(name, /*owner=*/true, base, bytes));
   ring->header_->cells = cells;
   ring->header_->cell_bytes = cell_bytes;
-  for (int64_t c = 0; c < cells; ++c) new (ring->state(c)) std::atomic<int32_t>(0);
+  for (int64_t c = 0; c < cells; ++c) {
+    new (ring->state(c)) std::atomic<int32_t>(0);
+    new (ring->sleeper(c)) std::atomic<int32_t>(0);
+  }
   return ring;
 }
 
@@ -106,6 +127,14 @@ std::atomic<int32_t>* ShmRing::state(int64_t c) const {
   return reinterpret_cast<std::atomic<int32_t>*>(static_cast<char*>(base_) + kStateBytes * (1 + c));
 }
 
+int64_t ShmRing::cell_bytes() const {
+  return header_->cell_bytes;
+}
+
+std::atomic<int32_t>* ShmRing::sleeper(int64_t c) const {
+  return state(c) + 1;  // The next word of the cell's state line.
+}
+
 char* ShmRing::cell(int64_t c) const {
   return static_cast<char*>(base_) + kStateBytes * (1 + header_->cells) + c * header_->cell_bytes;
 }
@@ -115,14 +144,25 @@ Status ShmRing::Await(int64_t c, int32_t wanted, const std::function<bool()>& ke
   for (int spin = 0; spin < 2000; ++spin) {
     if (flag->load(std::memory_order_acquire) == wanted) return Status::Ok();
   }
+  // Asleep on the state word until the other side changes it (Publish wakes it). The sleeper
+  // flag is raised before the last look, and Publish stores before it looks at the flag, both
+  // sequentially consistent: either this side sees the new state or the other sees the flag;
+  // the futex itself sleeps only while the word still holds the old state.
   const auto give_up = std::chrono::steady_clock::now() + kTimeout;
-  while (flag->load(std::memory_order_acquire) != wanted) {
+  while (true) {
+    sleeper(c)->store(1, std::memory_order_seq_cst);
+    const int32_t seen = flag->load(std::memory_order_seq_cst);
+    if (seen == wanted) return Status::Ok();
     if (!keep_waiting() || std::chrono::steady_clock::now() > give_up) {
       return UnavailableError("shared-memory ring " + name_ + ": the peer stopped");
     }
-    std::this_thread::sleep_for(std::chrono::microseconds(20));
+    FutexWait(flag, seen);
   }
-  return Status::Ok();
+}
+
+void ShmRing::Publish(int64_t c, int32_t value) const {
+  state(c)->store(value, std::memory_order_seq_cst);
+  if (sleeper(c)->exchange(0, std::memory_order_seq_cst) != 0) FutexWakeAll(state(c));
 }
 
 Status ShmRing::Write(const char* data, int64_t bytes, const std::function<bool()>& keep_waiting) {
@@ -131,7 +171,7 @@ Status ShmRing::Write(const char* data, int64_t bytes, const std::function<bool(
     const int64_t c = next_;
     SOFTWIRE_RETURN_IF_ERROR(Await(c, 0, keep_waiting));
     std::memcpy(cell(c), data + at, static_cast<size_t>(std::min(cell_bytes, bytes - at)));
-    state(c)->store(1, std::memory_order_release);
+    Publish(c, 1);
     next_ = (next_ + 1) % header_->cells;
   }
   return Status::Ok();
@@ -145,7 +185,7 @@ Status ShmRing::Read(char* data, int64_t bytes, const std::function<bool()>& kee
     if (data != nullptr) {
       std::memcpy(data + at, cell(c), static_cast<size_t>(std::min(cell_bytes, bytes - at)));
     }
-    state(c)->store(0, std::memory_order_release);
+    Publish(c, 0);
     next_ = (next_ + 1) % header_->cells;
   }
   return Status::Ok();

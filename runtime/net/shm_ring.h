@@ -4,12 +4,16 @@
 // the reader copies them out into the wire slot in the same order, each as soon as a cell is
 // full (pipelined: both copies run at once, on the two processes' threads). Which fill the
 // cells carry, and the order against protocol messages, come from the TCP stream: the writer
-// sends the fill's frame header there first, the reader takes that many bytes from the ring.
+// sends the fill's frame header there (after its first cell, outbound_stream.cc), the reader
+// takes that many bytes from the ring. A fill starts on a fresh cell: Write and Read handle
+// whole cells, the last one partly used.
 //
 // Cells change hands through an atomic state per cell (empty -> full by the writer, full ->
-// empty by the reader, release/acquire). A side waits by spinning briefly, then sleeping in
-// short steps, and gives up with Unavailable when `keep_waiting` says so (its stream broke, the
-// data plane stops) or after `timeout` without progress.
+// empty by the reader). A side waits by spinning briefly, then asleep on the state word (a
+// futex on the shared page, woken by the other side's change: a wake-up costs the waker a
+// system call only when a sleeper flagged itself, never a fixed sleep step), and gives up with
+// Unavailable when `keep_waiting` says so (checked every 2 ms: its stream broke, the data plane
+// stops) or after 30 s without progress.
 //
 // Ownership: the creator (the writer) names the segment and unlinks it when destroyed; the
 // reader unlinks it as soon as it has mapped it, so a segment outlives neither process.
@@ -46,6 +50,7 @@ class ShmRing {
   ShmRing& operator=(const ShmRing&) = delete;
 
   const std::string& name() const { return name_; }
+  int64_t cell_bytes() const;
 
   // Writer: the `bytes` at `data`, cell by cell.
   Status Write(const char* data, int64_t bytes, const std::function<bool()>& keep_waiting);
@@ -56,6 +61,10 @@ class ShmRing {
   struct Header;
   ShmRing(std::string name, bool owner, void* base, int64_t mapped_bytes);
   std::atomic<int32_t>* state(int64_t cell) const;
+  // Raised by a side about to sleep on the cell's state; the other side wakes it.
+  std::atomic<int32_t>* sleeper(int64_t cell) const;
+  // Stores the cell's new state and wakes a side asleep on it.
+  void Publish(int64_t cell, int32_t value) const;
   char* cell(int64_t cell) const;
   Status Await(int64_t cell, int32_t wanted, const std::function<bool()>& keep_waiting) const;
 

@@ -182,6 +182,15 @@ Status Socket::ReceiveAll(void* data, int64_t bytes) {
   return Status::Ok();
 }
 
+StatusOr<int64_t> Socket::ReceiveSome(void* data, int64_t bytes) {
+  while (true) {
+    const ssize_t got = recv(fd_, data, static_cast<size_t>(bytes), 0);
+    if (got > 0) return static_cast<int64_t>(got);
+    if (got == 0) return UnavailableError("the peer closed the connection");
+    if (errno != EINTR) return UnavailableError("receive: " + ErrnoText());
+  }
+}
+
 bool Socket::PeerClosed() const {
   pollfd state{fd_, POLLRDHUP, 0};
   return poll(&state, 1, 0) > 0 && (state.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0;

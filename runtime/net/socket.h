@@ -47,6 +47,9 @@ class Socket {
   StatusOr<int64_t> TrySend(const struct iovec* iov, int count);
   // Receives exactly `bytes`; Unavailable on end of stream (or shutdown) before them.
   Status ReceiveAll(void* data, int64_t bytes);
+  // Receives what the socket has, 1 to `bytes` bytes, waiting only for the first: how many;
+  // Unavailable on end of stream (or shutdown).
+  StatusOr<int64_t> ReceiveSome(void* data, int64_t bytes);
 
   // Whether the peer closed or reset the connection (without reading from it). Thread-safe.
   bool PeerClosed() const;
