@@ -1,6 +1,8 @@
 #include "runtime/net/shm_ring.h"
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -10,6 +12,7 @@
 #include <cerrno>
 #include <climits>
 #include <cstring>
+#include <mutex>
 #include <thread>
 
 namespace softwire {
@@ -43,7 +46,27 @@ struct ShmRing::Header {
   int64_t cell_bytes;
 };
 
+int RemoveOrphanedRings() {
+  DIR* directory = opendir("/dev/shm");  // Where Linux keeps POSIX shared memory.
+  if (directory == nullptr) return 0;
+  int removed = 0;
+  while (const dirent* entry = readdir(directory)) {
+    const std::string name = std::string("/") + entry->d_name;
+    if (!IsRingName(name)) continue;
+    const size_t pid_begin = std::strlen("/softwire-dp-");
+    const std::string pid_text = name.substr(pid_begin, name.find('-', pid_begin) - pid_begin);
+    if (pid_text.size() > 9) continue;  // Not a pid this system gives.
+    const pid_t pid = static_cast<pid_t>(std::stol(pid_text));
+    if (pid <= 0 || kill(pid, 0) == 0 || errno != ESRCH) continue;  // Alive, or not ours to ask.
+    if (shm_unlink(name.c_str()) == 0) ++removed;
+  }
+  closedir(directory);
+  return removed;
+}
+
 StatusOr<std::unique_ptr<ShmRing>> ShmRing::Create(int cells, int64_t cell_bytes) {
+  static std::once_flag swept;
+  std::call_once(swept, [] { RemoveOrphanedRings(); });
   static std::atomic<int> counter{0};
   const std::string name =
       "/softwire-dp-" + std::to_string(getpid()) + "-" + std::to_string(counter.fetch_add(1));

@@ -16,7 +16,10 @@
 // stops) or after 30 s without progress.
 //
 // Ownership: the creator (the writer) names the segment and unlinks it when destroyed; the
-// reader unlinks it as soon as it has mapped it, so a segment outlives neither process.
+// reader unlinks it as soon as it has mapped it, so a segment outlives neither process. A
+// creator killed before its reader mapped the segment leaves it behind (8 MiB of /dev/shm, and
+// a name that a later process of the same pid could not create): the first Create of every
+// process removes such orphans (RemoveOrphanedRings).
 // Threading: one writing thread and one reading thread at a time.
 #ifndef SOFTWIRE_RUNTIME_NET_SHM_RING_H_
 #define SOFTWIRE_RUNTIME_NET_SHM_RING_H_
@@ -36,6 +39,13 @@ namespace net {
 
 // Whether `name` has the form Create gives segments: "/softwire-dp-<digits>-<digits>".
 bool IsRingName(const std::string& name);
+
+// Unlinks every segment in /dev/shm named as Create names them whose creating process (the pid
+// in the name) no longer runs; returns how many. Segments of live processes are left alone,
+// also when the pid has been reused by another program (their name then only wastes memory).
+// Assumes the processes that share this /dev/shm share its pid namespace, as processes of one
+// host or container do.
+int RemoveOrphanedRings();
 
 class ShmRing {
  public:

@@ -3,12 +3,17 @@
 // fills than the ring has cells, and a waiter told to stop gives up with Unavailable.
 #include "runtime/net/shm_ring.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
 #include <memory>
 #include <numeric>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -89,6 +94,30 @@ TEST(ShmRingTest, AWaiterToldToStopGivesUp) {
   stopper.join();
   EXPECT_EQ(status.code(), StatusCode::kUnavailable) << status;
   EXPECT_LT(Clock::now() - began, 5s);
+}
+
+// A segment whose creator was killed before its reader mapped it is removed by the next
+// process's first Create; a live process's segment is not.
+TEST(ShmRingTest, SegmentsOfProcessesThatNoLongerRunAreRemoved) {
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) _exit(0);
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);  // Reaped: the pid runs nothing now.
+  const std::string orphan = "/softwire-dp-" + std::to_string(child) + "-7";
+  const std::string live = "/softwire-dp-" + std::to_string(getpid()) + "-999999";
+  for (const std::string& name : {orphan, live}) {
+    const int fd = shm_open(name.c_str(), O_CREAT | O_EXCL | O_RDWR, 0600);
+    ASSERT_GE(fd, 0) << name;
+    close(fd);
+  }
+  EXPECT_GE(RemoveOrphanedRings(), 1);
+  EXPECT_LT(shm_open(orphan.c_str(), O_RDWR, 0), 0) << orphan << " is still there";
+  const int kept = shm_open(live.c_str(), O_RDWR, 0);
+  EXPECT_GE(kept, 0) << live << " was removed";
+  if (kept >= 0) close(kept);
+  shm_unlink(live.c_str());
+  shm_unlink(orphan.c_str());
 }
 
 }  // namespace
