@@ -11,7 +11,9 @@
 // Contract:
 // - A weight-gradient task W: a compute task of the backward pass from which an optimizer
 //   update's gradient input is reached through transfers only (copy, boxing, accumulate, send,
-//   recv tasks) or through add_n tasks summing the gradient's terms. Found from every update,
+//   recv tasks) or through compute tasks that only sum, move or reshape the gradient (add_n
+//   summing its terms, a transpose of a weight read transposed, reshape, identity, cast,
+//   scale). Found from every update,
 //   so it holds for every layout (dp buckets, tp and pp parts, shard_updates' slices) and for
 //   fused tasks (a product epilogue that sums the gradient counts as W).
 // - Its siblings: the other backward compute tasks on W's device that read a register W reads
@@ -48,6 +50,13 @@ bool IsTransfer(proto::ActorKind kind) {
          kind == proto::ACTOR_KIND_RECV;
 }
 
+// Ops between a weight-gradient product and its update that only sum, move or reshape the
+// gradient: the search goes on through them to the product.
+bool PassesOn(const std::string& op_type) {
+  return op_type == "add_n" || op_type == "transpose" || op_type == "reshape" ||
+         op_type == "identity" || op_type == "cast" || op_type == "scale";
+}
+
 class GradientOrderer {
  public:
   explicit GradientOrderer(Compilation& compilation)
@@ -74,12 +83,12 @@ class GradientOrderer {
     while (!queue.empty()) {
       const TaskDef& task = tasks_.task(queue.front());
       queue.pop_front();
-      const bool sum = task.kind == proto::ACTOR_KIND_COMPUTE && task.op_type == "add_n";
-      if (task.kind == proto::ACTOR_KIND_COMPUTE && !sum) {
+      const bool passes_on = task.kind == proto::ACTOR_KIND_COMPUTE && PassesOn(task.op_type);
+      if (task.kind == proto::ACTOR_KIND_COMPUTE && !passes_on) {
         if (RoleOf(task.id) == OpRole::kBackward && !task.outputs.empty()) found.insert(task.id);
         continue;
       }
-      if (!sum && !IsTransfer(task.kind)) continue;
+      if (!passes_on && !IsTransfer(task.kind)) continue;
       for (RegisterId input : task.inputs) {
         const TaskId producer = tasks_.register_at(input).producer;
         if (seen[producer]) continue;

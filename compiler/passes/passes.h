@@ -142,13 +142,13 @@ Status FuseElementwisePass(Compilation& compilation);
 Status FoldWeightCastsPass(Compilation& compilation);
 
 // Ordering edges (docs/PROTOCOL.md, "Ordering inputs"): each weight-gradient product (a
-// backward compute task whose output reaches an optimizer update through transfers and sums)
-// becomes an ordering input of the backward compute tasks on its device that read an output of
-// its siblings (the other backward readers of the gradient it reads: the data-gradient
-// product), so it fires before the backward pass goes on and the activations it reads die as
-// backward goes. Never makes a cycle (edges only forward in a topological order). Training
-// only; off with CompileOptions::ordering_edges = false (`--no-ordering-edges`). Counts the
-// edges in Compilation::ordering_edges.
+// backward compute task whose output reaches an optimizer update through transfers, sums,
+// transposes, reshapes and casts) becomes an ordering input of the backward compute tasks on its
+// device that read an output of its siblings (the other backward readers of the gradient it reads:
+// the data-gradient product), so it fires before the backward pass goes on and the activations it
+// reads die as backward goes. Never makes a cycle (edges only forward in a topological order).
+// Training only; off with CompileOptions::ordering_edges = false (`--no-ordering-edges`). Counts
+// the edges in Compilation::ordering_edges.
 Status OrderWeightGradientsPass(Compilation& compilation);
 
 // Copies between devices of different nodes become send/recv pairs joined by a wire register on

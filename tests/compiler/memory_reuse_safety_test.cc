@@ -250,11 +250,14 @@ TEST_P(ReusedPlan, NeverBeginsAFillInBytesAnotherRegisterStillHolds) {
       GetParam(), /*steps=*/4, /*fusion=*/true, /*epilogues=*/false, SbpSearchMethod::kGreedy);
   ASSERT_GT(SharedPairs(without_epilogues) + SharedPairs(greedy_without_epilogues), 0)
       << GetParam() << " shares nothing: the test proves nothing";
-  // Every job trains a weight through a product (or a bias gradient) below another backward
-  // op, so each default plan waits on ordering edges (order_weight_gradients), and the random
-  // orders below respect them; without them the plans differ.
+  // The default plans wait on ordering edges (order_weight_gradients), which the random orders
+  // below respect; all but frozen_and_repeated's, whose one product that an op after its
+  // sibling could overtake (backward.grad_b) already precedes that op through data (the op sums
+  // w's two gradient terms).
   const proto::Plan compiled = Compile(GetParam(), /*steps=*/4);
-  EXPECT_GT(OrderingInputs(compiled), 0) << GetParam() << " has no ordering edge";
+  if (GetParam().find("frozen") == std::string::npos) {
+    EXPECT_GT(OrderingInputs(compiled), 0) << GetParam() << " has no ordering edge";
+  }
   constexpr int kRuns = 40;
   int64_t shared_writes = 0;
   int64_t view_reads = 0;
