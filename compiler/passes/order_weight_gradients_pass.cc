@@ -13,7 +13,8 @@
 //   update's gradient input is reached through transfers only (copy, boxing, accumulate, send,
 //   recv tasks) or through compute tasks that only sum, move or reshape the gradient (add_n
 //   summing its terms, a transpose of a weight read transposed, reshape, identity, cast,
-//   scale). Found from every update,
+//   scale), and whose outputs all go that way (a task that also makes a data gradient, such as
+//   layer_norm_grad, is ordered by the data it feeds). Found from every update,
 //   so it holds for every layout (dp buckets, tp and pp parts, shard_updates' slices) and for
 //   fused tasks (a product epilogue that sums the gradient counts as W).
 // - Its siblings: the other backward compute tasks on W's device that read a register W reads
@@ -85,7 +86,7 @@ class GradientOrderer {
       queue.pop_front();
       const bool passes_on = task.kind == proto::ACTOR_KIND_COMPUTE && PassesOn(task.op_type);
       if (task.kind == proto::ACTOR_KIND_COMPUTE && !passes_on) {
-        if (RoleOf(task.id) == OpRole::kBackward && !task.outputs.empty()) found.insert(task.id);
+        if (RoleOf(task.id) == OpRole::kBackward && OnlyFeedsUpdates(task)) found.insert(task.id);
         continue;
       }
       if (!passes_on && !IsTransfer(task.kind)) continue;
@@ -97,6 +98,25 @@ class GradientOrderer {
       }
     }
     return {found.begin(), found.end()};
+  }
+
+  // Whether every output of `task` is read only on the way to updates: by transfers, updates
+  // and tasks that pass a gradient on (PassesOn). Not so for a task that also makes a data
+  // gradient (layer_norm_grad's grad_x beside grad_gamma): the next backward op reads that, so
+  // data already orders it.
+  bool OnlyFeedsUpdates(const TaskDef& task) const {
+    if (task.outputs.empty()) return false;
+    for (RegisterId output : task.outputs) {
+      for (const RegisterReader& reader : tasks_.register_at(output).readers) {
+        const TaskDef& next = tasks_.task(reader.task);
+        if (next.kind == proto::ACTOR_KIND_COMPUTE
+                ? !PassesOn(next.op_type)
+                : !IsTransfer(next.kind) && next.kind != proto::ACTOR_KIND_UPDATE) {
+          return false;
+        }
+      }
+    }
+    return true;
   }
 
   // The targets of weight-gradient task `w` (see the contract).
