@@ -32,6 +32,9 @@ void AddParallelFlags(FlagParser* parser, ParallelFlags* flags) {
   parser->AddBool("no-epilogues", &flags->no_epilogues,
                   "keep products out of fused actors: element-wise chains still fuse, but not "
                   "into the product that feeds them (product epilogues off, to compare)");
+  parser->AddBool("no-ordering-edges", &flags->no_ordering_edges,
+                  "add no ordering edge after weight-gradient products (they may then run last "
+                  "and keep what they read live through the backward pass; to compare)");
   parser->AddBool("no-weight-cast-folding", &flags->no_weight_cast_folding,
                   "under bf16, cast each variable to bfloat16 every step instead of having its "
                   "optimizer update write the next step's copy (to compare)");
@@ -92,6 +95,7 @@ Status ApplyParallelFlags(const ParallelFlags& flags, compiler::CompileOptions* 
   options->recompute = static_cast<int32_t>(flags.recompute);
   options->fuse_elementwise = !flags.no_fusion;
   options->fuse_epilogues = !flags.no_epilogues;
+  options->ordering_edges = !flags.no_ordering_edges;
   options->fold_weight_casts = !flags.no_weight_cast_folding;
   SOFTWIRE_ASSIGN_OR_RETURN(options->precision, ParsePrecision(flags.precision));
   if (!flags.layouts.empty()) {

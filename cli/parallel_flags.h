@@ -40,6 +40,7 @@ struct ParallelFlags {
   int64_t recompute = 0;                // Activations recomputed in backward whatever the budget.
   bool no_fusion = false;               // Element-wise chains stay one actor per op (to compare).
   bool no_epilogues = false;            // Products stay out of fused actors (to compare).
+  bool no_ordering_edges = false;       // Weight-gradient products unordered (to compare).
   bool no_weight_cast_folding = false;  // bf16: variables cast every step (to compare).
   std::string precision;                // Empty: the job's.
   std::string layouts;                  // Empty: auto.

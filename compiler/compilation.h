@@ -210,6 +210,7 @@ class Compilation {
   LayoutReport layouts;                             // choose_layouts
   SbpSearchReport sbp_search;                       // choose_sbp
   TaskGraph tasks;                                  // expand_physical, then every task pass
+  int64_t ordering_edges = 0;                       // order_weight_gradients: edges added
   std::vector<DeviceMemoryPlan> device_memory;      // plan_memory; index = device id
   std::map<int, int64_t> view_bytes;  // fold_views: device id -> one fill of each copy folded
   std::optional<proto::Plan> plan;    // emit_plan

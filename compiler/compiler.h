@@ -94,6 +94,11 @@ struct CompileOptions {
   // too): a chain may start with the matmul that feeds it, which then runs it on each band of
   // its rows as it computes them (docs/OPS.md "fused").
   bool fuse_epilogues = true;
+  // Ordering edges (order_weight_gradients pass, `--no-ordering-edges` turns them off): the
+  // next backward op on a weight-gradient product's device waits for it (an ordering input),
+  // so it runs right after its data gradient and what it reads dies as the backward pass goes
+  // (docs/PROTOCOL.md, "Ordering inputs").
+  bool ordering_edges = true;
   // Under bf16, the optimizer update writes the next step's bfloat16 copy of its variable in
   // its pass over the weight, and the variable's cast casts on the first step only
   // (fold_weight_casts pass, `--no-weight-cast-folding` turns it off; docs/PRECISION.md).

@@ -11,6 +11,7 @@
 #include "compiler/ir/graph_text.h"
 #include "compiler/ir/tensor_type.h"
 #include "plan/labels.h"
+#include "plan/ordering_inputs.h"
 #include "plan/register_lifetimes.h"
 
 namespace softwire {
@@ -75,6 +76,8 @@ std::string InputLines(const proto::Plan& plan, const proto::ActorDef& actor) {
     if (k < actor.kernel().input_size() && Type(actor.kernel().input(k)) != Type(reg.tensor())) {
       text += " viewed as " + Type(actor.kernel().input(k));
     }
+    // An ordering input (plan/ordering_inputs.h): waited for, never read by the kernel.
+    if (plan::IsOrderingInput(actor, k)) text += " ordering only";
     text += "\n";
   }
   return text;

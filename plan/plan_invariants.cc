@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "plan/labels.h"
+#include "plan/ordering_inputs.h"
 #include "plan/steps.h"
 
 namespace softwire {
@@ -148,6 +149,7 @@ Status CheckPlanInvariants(const proto::Plan& plan) {
   SOFTWIRE_RETURN_IF_ERROR(CheckProducersAndConsumers(plan));
   SOFTWIRE_RETURN_IF_ERROR(CheckPeriods(plan));
   SOFTWIRE_RETURN_IF_ERROR(CheckPhases(plan));
+  SOFTWIRE_RETURN_IF_ERROR(CheckOrderingInputs(plan));
   return CheckArenaLayout(plan);
 }
 

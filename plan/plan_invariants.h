@@ -17,7 +17,8 @@
 namespace softwire {
 namespace plan {
 
-// All five checks below, in order.
+// All the checks below, in order, with CheckOrderingInputs (plan/ordering_inputs.h) after
+// the phases.
 Status CheckPlanInvariants(const proto::Plan& plan);
 
 // 1. The schedule is positive and within plan/steps.h's limits; device, register and actor ids

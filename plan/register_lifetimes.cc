@@ -6,6 +6,7 @@
 
 #include "plan/actor_kind_rules.h"
 #include "plan/fill_arithmetic.h"
+#include "plan/ordering_inputs.h"
 #include "proto/fused_program.h"
 
 namespace softwire {
@@ -57,12 +58,14 @@ bool KernelMayWriteOver(const proto::Plan& plan, const proto::ActorDef& writer, 
                         int64_t output) {
   if (writer.kind() != proto::ACTOR_KIND_COMPUTE) return false;
   const proto::KernelDef& kernel = writer.kernel();
-  if (kernel.input_size() != writer.input_register_size() ||
+  // The kernel reads its first KernelInputCount inputs; an ordering input it never reads.
+  const int kernel_inputs = KernelInputCount(writer);
+  if (kernel.input_size() != kernel_inputs ||
       kernel.output_size() != writer.output_register_size()) {
     return false;
   }
   int index = -1;
-  for (int k = 0; k < writer.input_register_size(); ++k) {
+  for (int k = 0; k < kernel_inputs; ++k) {
     if (writer.input_register(k) == input) index = k;
   }
   int written_index = -1;

@@ -46,8 +46,11 @@ softwire's own floor for its plan: under the protocol's rule for sharing (two re
 bytes only when every legal firing order keeps them apart), the registers live at one moment of
 any one legal order can never share, so the largest such sum is a lower bound on the plan's
 register bytes. The script replays two legal orders of one step from `softwire compile --dump`:
-the plan's actor order, and the same with every weight-gradient product moved last (nothing
-but its update reads it, so nothing orders it earlier).
+the plan's actor order, and the same with every weight-gradient product moved as late as the
+plan lets it run: last where nothing but its update reads it, else just before the first actor
+that waits for it through an ordering input (order_weight_gradients, docs/PROTOCOL.md).
+It also compiles each job without ordering edges (--no-ordering-edges) and with every recompute
+candidate (--recompute -1), with and without them, and prints their planned bytes.
 """
 
 import argparse
@@ -272,25 +275,31 @@ def pytorch_side(name, job, set_to_none):
 # ---------------------------------------------------------------------------------------------
 # softwire's side.
 
-def softwire_planned(softwire, job):
-    output = subprocess.run([softwire, "compile", job, "--json"], check=True,
+def softwire_planned(softwire, job, flags=()):
+    output = subprocess.run([softwire, "compile", job, "--json", *flags], check=True,
                             capture_output=True, text=True).stdout
     return json.loads(output)
 
 
 DUMP_ACTOR = re.compile(r"actor (\d+) '([^']+)' (\w+)")
+DUMP_ORDERING_INPUT = re.compile(r"\s+in register (\d+) '[^']+' from '[^']+' phase \d+ ordering only")
 DUMP_REGISTER = re.compile(r"\s+out register (\d+) '([^']+)' .+? device (\d+) slots (\d+) x (\d+) B "
                            r"at (\d+) period \d+ consumers \[(.*)\]")
 
 
 def read_dump(text):
-    """Actors (id -> (name, kind)) and registers (id -> dict) of `softwire compile --dump`."""
-    actors, registers, current = {}, {}, None
+    """Actors (id -> (name, kind)), registers (id -> dict) and ordering inputs (actor id -> the
+    register ids it waits for without reading them) of `softwire compile --dump`."""
+    actors, registers, ordering, current = {}, {}, {}, None
     for line in text.splitlines():
         match = DUMP_ACTOR.match(line)
         if match:
             current = int(match.group(1))
             actors[current] = (match.group(2), match.group(3))
+            continue
+        match = DUMP_ORDERING_INPUT.match(line)
+        if match:
+            ordering.setdefault(current, []).append(int(match.group(1)))
             continue
         match = DUMP_REGISTER.match(line)
         if match:
@@ -299,7 +308,7 @@ def read_dump(text):
                 "bytes": int(match.group(4)) * int(match.group(5)), "offset": int(match.group(6)),
                 "producer": current,
                 "consumers": [int(c) for c in re.findall(r"(\d+) '", match.group(7))]}
-    return actors, registers
+    return actors, registers, ordering
 
 
 def order_live_peak(actors, registers, order, device=0):
@@ -332,29 +341,52 @@ def order_live_peak(actors, registers, order, device=0):
     return live[worst], actors[order[worst]][0]
 
 
-def softwire_order_bounds(softwire, job):
+def softwire_order_bounds(softwire, job, flags=()):
     """order_live_peak for legal orders of one step: the plan's actor order (forward, backward,
-    updates), and the same with every weight-gradient product moved after the rest of backward
-    (nothing orders them earlier: only their update reads them), in plan order or reversed (the
-    larger of the two)."""
-    text = subprocess.run([softwire, "compile", job, "--dump"], check=True, capture_output=True,
-                          text=True).stdout
-    actors, registers = read_dump(text)
+    updates), and the same with every weight-gradient product moved as late as the plan lets it
+    run: after the rest of backward where nothing waits for it (only its update reads it), else
+    just before the first actor that waits for it (an ordering input, `ordering only` in the
+    dump: docs/PROTOCOL.md), in plan order or reversed (the larger of the two)."""
+    text = subprocess.run([softwire, "compile", job, "--dump", *flags], check=True,
+                          capture_output=True, text=True).stdout
+    actors, registers, ordering = read_dump(text)
     updates = {a for a, (_, kind) in actors.items() if kind == "update"}
     weight_gradients = {reg["producer"] for reg in registers.values()
                         if actors[reg["producer"]][1] == "compute" and
                         any(c in updates for c in reg["consumers"])}
+    waiters = {}  # Weight-gradient product -> the actors that wait for it.
+    for actor, waited in ordering.items():
+        for rid in waited:
+            waiters.setdefault(registers[rid]["producer"], set()).add(actor)
     plan_order = [a for a in sorted(actors) if a not in updates] + sorted(updates)
-    late = ([a for a in plan_order if a not in updates and a not in weight_gradients] +
-            sorted(weight_gradients) + sorted(updates))
-    # And in reverse, so the products that read the earliest layers' activations run last.
-    reverse = ([a for a in plan_order if a not in updates and a not in weight_gradients] +
-               sorted(weight_gradients, reverse=True) + sorted(updates))
+
+    def moved_late(products):
+        order = [a for a in plan_order if a not in updates and a not in weight_gradients]
+
+        def place(product):  # After the products that wait for it are placed (a product may).
+            if product in order:
+                return
+            for waiter in sorted(waiters.get(product, ())):
+                if waiter in weight_gradients:
+                    place(waiter)
+            if product in waiters:
+                order.insert(min(order.index(w) for w in waiters[product]), product)
+            else:
+                order.append(product)
+
+        for product in products:
+            place(product)
+        return order + sorted(updates)
+
+    # In plan order and in reverse, so the products that read the earliest layers' activations
+    # run last.
     plan_bytes, plan_at = order_live_peak(actors, registers, plan_order)
-    late_bytes, late_at = max(order_live_peak(actors, registers, late),
-                              order_live_peak(actors, registers, reverse))
+    late_bytes, late_at = max(order_live_peak(actors, registers, moved_late(sorted(weight_gradients))),
+                              order_live_peak(actors, registers,
+                                              moved_late(sorted(weight_gradients, reverse=True))))
     return {"plan_order_bytes": plan_bytes, "plan_order_at": plan_at,
-            "weight_gradients_last_bytes": late_bytes, "weight_gradients_last_at": late_at}
+            "weight_gradients_last_bytes": late_bytes, "weight_gradients_last_at": late_at,
+            "ordering_edges": sum(len(w) for w in ordering.values())}
 
 
 def softwire_peak_rss(softwire, job, steps):
@@ -437,12 +469,19 @@ def measure(arguments, name, job):
     device = plan["devices"][0]
     rss = softwire_peak_rss(arguments.softwire, job, arguments.run_steps)
     bounds = softwire_order_bounds(arguments.softwire, job)
+    # The same plan without ordering edges, and with every recompute candidate (docs/PROTOCOL.md,
+    # "Ordering inputs"; docs/PARALLELISM.md, "A memory budget the compiler meets").
+    variants = {label: softwire_planned(arguments.softwire, job, flags)["devices"][0]
+                for label, flags in (("no ordering edges", ("--no-ordering-edges",)),
+                                     ("recompute -1", ("--recompute", "-1")),
+                                     ("no ordering edges, recompute -1",
+                                      ("--no-ordering-edges", "--recompute", "-1")))}
     breakdown = softwire_rss_breakdown(arguments.softwire, job, arguments.run_steps * 5)
     bound = (peer["parameter_bytes"] + peer["optimizer_state_bytes"] +
              max(peer["saved_activation_bytes"], peer["gradient_bytes"]))
     return {"job": name, "pytorch": peer, "pytorch_other_zeroing": other,
             "lower_bound_bytes": bound, "planned": device, "peak_rss_bytes": rss,
-            "order_bounds": bounds, "rss_breakdown": breakdown,
+            "order_bounds": bounds, "variants": variants, "rss_breakdown": breakdown,
             "run_steps": arguments.run_steps}
 
 
@@ -474,6 +513,11 @@ def print_table(results):
               f" {mib(b['weight_gradients_last_bytes'])} MiB (at {b['weight_gradients_last_at']});"
               f" no layout below {mib(b['weight_gradients_last_bytes'] + fixed)} MiB planned"
               f" (+ {mib(fixed)} MiB state and workspaces)")
+        print(f"{r['job']}: planned {mib(r['planned']['planned_bytes'])} MiB with"
+              f" {b['ordering_edges']} ordering edges; " +
+              "; ".join(f"{label} {mib(v['planned_bytes'])} MiB"
+                        f" ({v['planned_bytes'] / p['peak_bytes']:.2f}x)"
+                        for label, v in r["variants"].items()))
         parts = r["rss_breakdown"] or {}
         print(f"{r['job']}: resident at the fullest smaps sample: " +
               ", ".join(f"{k} {mib(v)}" for k, v in parts.items() if isinstance(v, int)) +

@@ -214,9 +214,14 @@ TaskRegister& TaskGraph::mutable_register(RegisterId id) {
 
 std::vector<TensorType> TaskGraph::InputTypes(TaskId id) const {
   const TaskDef& reader = task(id);
-  if (!reader.input_types.empty()) return reader.input_types;
+  const size_t kernel_inputs = reader.inputs.size() - static_cast<size_t>(reader.ordering_inputs);
+  if (!reader.input_types.empty()) {
+    return std::vector<TensorType>(
+        reader.input_types.begin(),
+        reader.input_types.begin() + static_cast<int64_t>(kernel_inputs));
+  }
   std::vector<TensorType> types;
-  for (RegisterId input : reader.inputs) types.push_back(register_at(input).type);
+  for (size_t k = 0; k < kernel_inputs; ++k) types.push_back(register_at(reader.inputs[k]).type);
   return types;
 }
 
@@ -338,6 +343,11 @@ Status TaskGraph::Verify(int64_t total_pieces, bool slots_planned) const {
       return fail("period " + std::to_string(task.period) + " times firings " +
                   std::to_string(task.firings) + " is not total pieces " +
                   std::to_string(total_pieces));
+    }
+    if (task.ordering_inputs < 0 ||
+        static_cast<size_t>(task.ordering_inputs) > task.inputs.size()) {
+      return fail("has " + std::to_string(task.ordering_inputs) + " ordering inputs of " +
+                  std::to_string(task.inputs.size()) + " inputs");
     }
     if (!task.input_types.empty() && task.input_types.size() != task.inputs.size()) {
       return fail("has " + std::to_string(task.input_types.size()) + " input types for " +

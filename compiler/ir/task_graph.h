@@ -61,10 +61,13 @@ struct TaskDef {
   proto::ActorKind kind = proto::ACTOR_KIND_UNSPECIFIED;
   int device = -1;
   int queue = 0;
-  std::vector<RegisterId> inputs;  // Kernel input order.
+  std::vector<RegisterId> inputs;  // Kernel input order, then the ordering inputs.
   // Empty, or one per input: the type the kernel reads that input as. It differs from the
   // register's type only for a view (fold_views): the same bytes, reshaped.
   std::vector<TensorType> input_types;
+  // The last `ordering_inputs` of `inputs` are waited for, never read by the kernel
+  // (order_weight_gradients; plan/ordering_inputs.h). Add them last: AddReader appends.
+  int ordering_inputs = 0;
   std::vector<RegisterId> outputs;  // Kernel output order.
   int64_t period = 1;               // Pieces per firing.
   int64_t firings = 0;
@@ -136,7 +139,7 @@ class TaskGraph {
   std::vector<TaskRegister>& mutable_registers() { return registers_; }
   bool empty() const { return tasks_.empty(); }
 
-  // Types of a task's inputs and outputs, in kernel order.
+  // Types of a task's kernel inputs (not its ordering inputs) and outputs, in kernel order.
   std::vector<TensorType> InputTypes(TaskId task) const;
   std::vector<TensorType> OutputTypes(TaskId task) const;
 

@@ -153,9 +153,13 @@ void EmitActor(const Compilation& compilation,
   for (const auto& [name, value] : task.attributes.entries()) {
     AttributeToProto(name, value, kernel->add_attr());
   }
+  // The inputs the kernel reads; ordering inputs, last, have no descriptor
+  // (plan/ordering_inputs.h).
   kernel->mutable_input()->Reserve(static_cast<int>(task.inputs.size()));
   for (const TensorType& input : tasks.InputTypes(task.id))
     ToTensorDesc(input, kernel->add_input());
+  CHECK(task.ordering_inputs == 0 || kernel->input_size() > 0)
+      << task.name << ": ordering inputs need a kernel that reads an input";
   kernel->mutable_output()->Reserve(static_cast<int>(task.outputs.size()));
   for (RegisterId output : task.outputs) {
     ToTensorDesc(tasks.register_at(output).type, kernel->add_output());

@@ -141,6 +141,16 @@ Status FuseElementwisePass(Compilation& compilation);
 // CompileOptions::fold_weight_casts = false (`--no-weight-cast-folding`).
 Status FoldWeightCastsPass(Compilation& compilation);
 
+// Ordering edges (docs/PROTOCOL.md, "Ordering inputs"): each weight-gradient product (a
+// backward compute task whose output reaches an optimizer update through transfers, sums,
+// transposes, reshapes and casts) becomes an ordering input of the backward compute tasks on its
+// device that read an output of its siblings (the other backward readers of the gradient it reads:
+// the data-gradient product), so it fires before the backward pass goes on and the activations it
+// reads die as backward goes. Never makes a cycle (edges only forward in a topological order).
+// Training only; off with CompileOptions::ordering_edges = false (`--no-ordering-edges`). Counts
+// the edges in Compilation::ordering_edges.
+Status OrderWeightGradientsPass(Compilation& compilation);
+
 // Copies between devices of different nodes become send/recv pairs joined by a wire register on
 // the destination device (insert_send_recv_pass.cc). No change for single-node plans.
 Status InsertSendRecvPass(Compilation& compilation);

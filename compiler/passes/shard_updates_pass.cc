@@ -12,9 +12,17 @@
 // (moments) hold 1/dp of the variable; every reader of the variable, which still wants it
 // replicated, reads it through one all-gather (S(k) -> B) a step, which is the weights' all-gather
 // before the next forward. Variables that tp splits, or that split evenly on no axis, stay as they
-// were. choose_sbp itself is untouched; the pass only rewrites the layouts it chose for variables
-// and updates.
+// were.
+//
+// With the budget's sharding asked for, choose_sbp (compiler/sbp/sbp_problem.cc) already offers
+// such variables only sharded (ShardedOverDataParallel), so the global search lays out the rest
+// of the graph around the sharded weights (docs/DECISIONS.md, "Sharded updates are a constraint
+// of the sbp search"): its dp layout otherwise computes weight gradients whole from gathered
+// activations, where sharding alone after the fact saved nothing. This pass then finds them
+// sharded, records them, and rewrites only what the search left replicated (none today; kept
+// for a solver that does not take the constraint).
 #include "compiler/passes/passes.h"
+#include "compiler/sbp/sbp_problem.h"
 
 namespace softwire {
 namespace compiler {
@@ -32,20 +40,18 @@ Status ShardUpdatesPass(Compilation& compilation) {
     if (variable.type != "variable" || variable.placement.outputs.empty()) continue;
     const placement::DeviceMesh& mesh = compilation.meshes[variable.placement.mesh];
     const placement::NdSbp& layout = variable.placement.outputs[0];
-    if (mesh.shape[0] <= 1 || !layout[0].is_broadcast() || !placement::SplitAxes(layout).empty()) {
+    if (mesh.shape[0] <= 1) continue;
+    if (layout[0].is_split()) {  // Sharded by the search.
+      graph.mutable_op(id).placement.inputs = {layout, layout};
+      report.sharded.push_back(variable.name);
       continue;
     }
-    const std::vector<int64_t>& dims = graph.tensor(variable.outputs[0]).type.shape.dims();
-    for (int axis = 0; axis < static_cast<int>(dims.size()); ++axis) {
-      placement::NdSbp sharded = layout;
-      sharded[0] = placement::Sbp::Split(axis);
-      sharded = placement::Normalized(sharded, mesh.shape);
-      if (!placement::SplitsEvenly(dims, sharded, mesh.shape)) continue;
-      graph.mutable_op(variable_id).placement.outputs[0] = sharded;
-      graph.mutable_op(id).placement.inputs = {sharded, sharded};
-      report.sharded.push_back(variable.name);
-      break;
-    }
+    const placement::NdSbp sharded =
+        ShardedOverDataParallel(layout, graph.tensor(variable.outputs[0]), mesh);
+    if (sharded == layout) continue;
+    graph.mutable_op(variable_id).placement.outputs[0] = sharded;
+    graph.mutable_op(id).placement.inputs = {sharded, sharded};
+    report.sharded.push_back(variable.name);
   }
   return Status::Ok();
 }

@@ -28,6 +28,7 @@ std::vector<Pass> StandardPasses() {
       {"recompute_activations", RecomputeActivationsPass},
       {"fuse_elementwise", FuseElementwisePass},
       {"fold_weight_casts", FoldWeightCastsPass},
+      {"order_weight_gradients", OrderWeightGradientsPass},
       {"insert_send_recv", InsertSendRecvPass},
       {"plan_registers", PlanRegistersPass},
       {"fit_memory", FitMemoryPass},

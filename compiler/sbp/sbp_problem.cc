@@ -244,6 +244,32 @@ double SbpProblem::GradientSyncSeconds(TensorId variable, const placement::Devic
   return seconds / static_cast<double>(compilation_.schedule.pieces_per_step);
 }
 
+bool SbpProblem::ShardsUpdate(OpId update) const {
+  // The greedy choice keeps its old way (a variable takes its first reader's layout, B on dp;
+  // shard_updates rewrites it after), which no reader's candidate would match sharded.
+  if (update < 0 || !compilation_.budget.choices.shard_updates ||
+      compilation_.options().sbp_search != SbpSearchMethod::kGlobal) {
+    return false;
+  }
+  const std::string& type = graph_.op(update).type;
+  return type == "sgd_update" || type == "adam_update";
+}
+
+NdSbp ShardedOverDataParallel(const NdSbp& layout, const LogicalTensor& variable,
+                              const placement::DeviceMesh& mesh) {
+  if (mesh.shape[0] <= 1 || !layout[0].is_broadcast() || !placement::SplitAxes(layout).empty()) {
+    return layout;
+  }
+  const std::vector<int64_t>& dims = variable.type.shape.dims();
+  for (int axis = 0; axis < static_cast<int>(dims.size()); ++axis) {
+    NdSbp sharded = layout;
+    sharded[0] = Sbp::Split(axis);
+    sharded = placement::Normalized(sharded, mesh.shape);
+    if (placement::SplitsEvenly(dims, sharded, mesh.shape)) return sharded;
+  }
+  return layout;
+}
+
 std::shared_ptr<const std::vector<SbpCandidate>> SbpProblem::VariableCandidates(
     const LogicalOp& variable, OpId update) {
   const placement::DeviceMesh& mesh = compilation_.meshes[variable.placement.stage];
@@ -256,6 +282,13 @@ std::shared_ptr<const std::vector<SbpCandidate>> SbpProblem::VariableCandidates(
         layouts.push_back(sbp);
       }
     }
+  }
+  // Sharded updates asked (budget measure 3, shard_updates_pass.cc): a variable an optimizer
+  // update writes, replicated on dp and split by no tp, is S(k) over dp instead (k the first
+  // axis dp divides evenly), so the search lays the rest out around the sharded weights and
+  // their gathered reads.
+  if (ShardsUpdate(update)) {
+    for (NdSbp& layout : layouts) layout = ShardedOverDataParallel(layout, tensor, mesh);
   }
   auto candidates = std::make_shared<std::vector<SbpCandidate>>();
   for (const NdSbp& layout : layouts) {

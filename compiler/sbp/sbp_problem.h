@@ -61,6 +61,14 @@ struct SbpOpEntry {
 
 using SbpAssignment = std::vector<int>;  // Per op id: index into its candidates.
 
+// A variable's layout sharded over dp, as budget measure 3 lays out the variables optimizer
+// updates write (shard_updates_pass.cc): `layout` with S(k) on the dp axis, k the first tensor
+// axis dp divides evenly, when `layout` is B on dp and split by no tp axis and dp > 1; else
+// `layout` unchanged.
+placement::NdSbp ShardedOverDataParallel(const placement::NdSbp& layout,
+                                         const LogicalTensor& variable,
+                                         const placement::DeviceMesh& mesh);
+
 class SbpProblem {
  public:
   // Ops must be staged (partition_stages). Appends one-device meshes for sinks to
@@ -109,6 +117,10 @@ class SbpProblem {
   int SingleDeviceMesh(int device);
   int ShapeClass(TensorId tensor);
   bool OnlyUpdatesRead(TensorId tensor) const;
+  // Whether the variable `update` (an op id, or -1) writes is laid out sharded over dp: the
+  // budget driver asked for sharded updates, the compilation uses the global search, and
+  // `update` is an sgd or adam update.
+  bool ShardsUpdate(OpId update) const;
 
   struct BoxingKey {
     uint64_t high = 0;

@@ -117,6 +117,16 @@ Status PlanRun::CheckActor(int index) const {
   };
   const int inputs = actor.input_register_size();
   const int outputs = actor.output_register_size();
+  // Ordering inputs (docs/PROTOCOL.md): input registers beyond those the kernel describes.
+  if (actor.kernel().input_size() > inputs ||
+      (actor.kernel().input_size() > 0 && actor.kernel().input_size() < inputs &&
+       actor.kind() != proto::ACTOR_KIND_COMPUTE)) {
+    return InvalidArgumentError(label + ": its kernel describes " +
+                                std::to_string(actor.kernel().input_size()) + " of its " +
+                                std::to_string(inputs) +
+                                " inputs; only a compute actor may wait for inputs its kernel "
+                                "does not read, and none may describe more");
+  }
   switch (actor.kind()) {
     case proto::ACTOR_KIND_SOURCE:
       return expect(inputs == 0 && actor.period() == 1, "a source reads nothing, per piece");
@@ -226,8 +236,13 @@ bool PlanRun::CanFire(const ActorRun& run) const {
 Status PlanRun::Fire(ActorRun* run) {
   const proto::ActorDef& actor = *run->def;
   const int64_t index = run->next;
+  // The kernel reads the inputs its KernelDef describes; the rest are ordering inputs
+  // (docs/PROTOCOL.md), waited for only and released below.
   std::vector<const ReferenceTensor*> inputs;
-  for (int64_t r : actor.input_register()) {
+  const int kernel_inputs =
+      actor.kernel().input_size() > 0 ? actor.kernel().input_size() : actor.input_register_size();
+  for (int k = 0; k < kernel_inputs; ++k) {
+    const int64_t r = actor.input_register(k);
     inputs.push_back(&registers_.CompleteValue(r, FillOf(*run, r, index)));
   }
   SOFTWIRE_RETURN_IF_ERROR(Work(run, index, inputs).WithContext(plan::ActorLabel(actor.name())));

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "plan/labels.h"
+#include "plan/ordering_inputs.h"
 #include "proto/tensor_desc.h"
 #include "runtime/host/send_kernel.h"
 
@@ -72,7 +73,7 @@ StatusOr<TensorView> KernelView(const proto::Plan& plan, const proto::ActorDef& 
   std::string what = plan::ActorLabel(def.name()) + ": " + (input ? "input " : "output ") +
                      std::to_string(index) + " (" + RegisterName(plan, register_id) + ")";
   const proto::TensorDesc& desc =
-      kernel_descs.size() == (input ? def.input_register_size() : def.output_register_size())
+      kernel_descs.size() == (input ? plan::KernelInputCount(def) : def.output_register_size())
           ? kernel_descs.Get(index)
           : register_def.tensor();
   SOFTWIRE_ASSIGN_OR_RETURN(TensorView view, ViewOf(desc, what));
@@ -149,9 +150,14 @@ StatusOr<std::unique_ptr<ActorBinding>> BindActor(
   std::vector<std::vector<char*>> input_slots;
   std::vector<std::vector<char*>> output_slots;
   SOFTWIRE_RETURN_IF_ERROR(CheckRegistersHoldMemory(plan, def, devices, arenas, slots));
+  // The kernel sees its first KernelInputCount inputs; the protocol binds every input's slots,
+  // ordering inputs too (plan/ordering_inputs.h), and the kernel never reads those.
+  const int kernel_inputs = plan::KernelInputCount(def);
   for (int i = 0; i < def.input_register_size(); ++i) {
-    SOFTWIRE_ASSIGN_OR_RETURN(TensorView view, KernelView(plan, def, /*input=*/true, i));
-    context.inputs.push_back(std::move(view));
+    if (i < kernel_inputs) {
+      SOFTWIRE_ASSIGN_OR_RETURN(TensorView view, KernelView(plan, def, /*input=*/true, i));
+      context.inputs.push_back(std::move(view));
+    }
     input_slots.push_back(slots[def.input_register(i)]);
   }
   for (int i = 0; i < def.output_register_size(); ++i) {
@@ -237,7 +243,7 @@ const LaunchRequest& ActorBinding::Bind(const actors::Firing& firing, FiringTime
   const size_t outputs = output_slots_.size();
   CHECK(firing.inputs.size() == inputs && firing.outputs.size() == outputs)
       << display_name_ << ": firing binds the wrong number of registers";
-  for (size_t i = 0; i < inputs; ++i) {
+  for (size_t i = 0; i < context.inputs.size(); ++i) {  // The kernel's inputs come first.
     const size_t slot = static_cast<size_t>(firing.inputs[i].slot);
     CHECK(slot < input_slots_[i].size()) << display_name_ << ": input slot " << slot;
     context.inputs[i].data = input_slots_[i][slot];

@@ -12,6 +12,7 @@
 
 #include "compiler/compiler.h"
 #include "compiler/testing/compiler_test_util.h"
+#include "plan/ordering_inputs.h"
 #include "plan/register_lifetimes.h"
 #include "reference/interpreter/reference_interpreter.h"
 #include "trace/plan_facts.h"
@@ -69,9 +70,11 @@ TEST(Fusion, AFusedActorIsReadiedAfterTheOtherReadersOfItsInputs) {
     int shared_inputs = 0;
     for (const proto::ActorDef& actor : plan.actor()) {
       if (actor.kernel().op_type() != "fused") continue;
-      for (int64_t input : actor.input_register()) {
+      // The registers its kernel reads (an ordering input, a weight gradient it waits for, lists
+      // its readers in the order the edges were added: plan/ordering_inputs.h).
+      for (int k = 0; k < plan::KernelInputCount(actor); ++k) {
         // No unfused phase-0 reader comes after it (of two fused readers, one comes first).
-        const proto::RegisterDef& reg = plan.register_def(input);
+        const proto::RegisterDef& reg = plan.register_def(actor.input_register(k));
         bool after = false;
         for (const proto::RegisterConsumer& consumer : reg.consumer()) {
           const proto::ActorDef& reader = plan.actor(consumer.actor());

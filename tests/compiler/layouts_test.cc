@@ -13,6 +13,7 @@
 #include "compiler/emitted_plan_check.h"
 #include "compiler/testing/compiler_test_util.h"
 #include "placement/cluster_spec.h"
+#include "plan/ordering_inputs.h"
 #include "reference/interpreter/reference_interpreter.h"
 
 namespace softwire {
@@ -99,8 +100,9 @@ void ExpectOnlyLayoutKernelsSeeLayouts(const proto::Plan& plan) {
     if (laid_out) {
       EXPECT_TRUE(ReadsLayouts(actor.kernel().op_type())) << actor.name();
     }
-    // Kernel descriptors say what the registers hold.
-    for (int i = 0; i < actor.input_register_size(); ++i) {
+    // Kernel descriptors say what the registers hold (those the kernel reads: an ordering
+    // input, last, has none; plan/ordering_inputs.h).
+    for (int i = 0; i < plan::KernelInputCount(actor); ++i) {
       EXPECT_EQ(actor.kernel().input(i).layout(),
                 plan.register_def(static_cast<int>(actor.input_register(i))).tensor().layout())
           << actor.name() << " input " << i;

@@ -1,8 +1,10 @@
 // A memory budget the compiler meets (compiler/memory_budget.h; docs/PARALLELISM.md, "A memory
 // budget the compiler meets"). The MLP on two data-parallel devices, compiled against the fewest
-// bytes the budget driver can reach, fits only by sharding its updates; the transformer's gelu
-// outputs recomputed in the backward pass (forced: under the current lifetime proof they save
-// nothing, and the driver then does without). Both plans pass the emitted-plan checker and
+// bytes the budget driver can reach, fits only by sharding its updates (laid out by the global
+// sbp search around the sharded weights); the transformer's gelu outputs recomputed in the
+// backward pass, which the driver chooses at the least reachable bytes (with the ordering edges
+// of order_weight_gradients, a recomputed value dies as backward goes). Both plans pass the
+// emitted-plan checker and
 // train to the unconstrained plans' losses and weights in the double-precision reference
 // interpreter (recompute computes the same values; sharding changes only the order of the
 // gradient sums: 1e-9 relative, as parallel_equivalence_test argues). A budget below that fails
@@ -37,16 +39,15 @@ CompileOptions WithMemoryBudgetOptions(CompileOptions options, int64_t memory_by
   return options;
 }
 
-// The greedy sbp choice: these tests are about the budget measures on a known layout, in which
-// every replica all-reduces its partial weight gradients (the dp layout sharding splits). The
-// global search lays the dp-2 MLP out otherwise: its weight gradients are computed whole on each
-// replica from gathered activations, and shard_updates finds no variable to split there
-// (docs/PARALLELISM.md, "A memory budget the compiler meets").
-CompileOptions Options(int dp) {
+// The default (global) sbp search: asked to shard, it lays the dp-2 MLP out around weights
+// sharded over dp (compiler/sbp/sbp_problem.cc ShardedOverDataParallel; docs/PARALLELISM.md, "A
+// memory budget the compiler meets"). `sbp` picks the greedy choice, whose sharding
+// shard_updates does after the fact.
+CompileOptions Options(int dp, SbpSearchMethod sbp = SbpSearchMethod::kGlobal) {
   CompileOptions options;
   options.cluster = *placement::ParseClusterShorthand(std::to_string(dp) + "cpu", 8);
   options.parallel.set_data_parallel(dp);
-  options.sbp_search = SbpSearchMethod::kGreedy;
+  options.sbp_search = sbp;
   return options;
 }
 
@@ -124,17 +125,27 @@ TEST(MemoryBudget, RecomputedActivationsTrainToTheSameLossesAndTheDriverKeepsThe
   EXPECT_TRUE(CheckEmittedPlan(*recomputed).ok()) << CheckEmittedPlan(*recomputed);
   ExpectSameTraining(*roomy, *recomputed, 1e-12);
 
+  // Forced, they save bytes: the ordering edges run each weight-gradient product before the
+  // backward pass goes on, so a recomputed value dies right after its readers
+  // (order_weight_gradients; docs/PARALLELISM.md).
+  EXPECT_LT(MostPlannedBytes(*recomputed), MostPlannedBytes(*roomy));
+
   // Under a budget the driver tries them, cheapest first, and keeps them only where they
-  // lower the planned bytes; on this job the lifetime proof finds no saving (docs/
-  // PARALLELISM.md says why), so the least reachable plan does without.
+  // lower the planned bytes: the least reachable plan recomputes, and fits that budget.
   options.recompute = 0;
   const int64_t least = LeastReachableBytes(job, options);
   ASSERT_GT(least, 0);
   options.cluster = WithMemoryBudget(options.cluster, least);
   StatusOr<std::string> explained = ExplainPlacement(job, options);
   ASSERT_TRUE(explained.ok()) << explained.status();
-  EXPECT_THAT(*explained, HasSubstr("recompute: not chosen (2 candidate activations)"));
+  EXPECT_THAT(*explained,
+              ::testing::ContainsRegex("recompute: [12] of 2 candidate activations recomputed"));
   EXPECT_THAT(*explained, HasSubstr("sharding: not chosen"));
+  StatusOr<proto::Plan> tight = CompileJob(job, options);
+  ASSERT_TRUE(tight.ok()) << tight.status();
+  EXPECT_LE(MostPlannedBytes(*tight), least);
+  EXPECT_GE(CountActorsNamedWith(*tight, ".recompute"), 1);
+  ExpectSameTraining(*roomy, *tight, 1e-12);
   options.recompute = -1;
   explained = ExplainPlacement(job, WithMemoryBudgetOptions(options, 1 << 30));
   ASSERT_TRUE(explained.ok()) << explained.status();
@@ -173,6 +184,18 @@ TEST(MemoryBudget, TheMlpOnTwoReplicasFitsOnlyBySharding) {
   StatusOr<proto::Plan> one = CompileJob(job, Options(1));
   ASSERT_TRUE(one.ok()) << one.status();
   ExpectSameTraining(*one, *tight, 1e-9);
+
+  // The greedy choice shards after the fact (shard_updates) and fits too, at more bytes than
+  // the search laid out around the sharded weights.
+  const CompileOptions greedy = Options(2, SbpSearchMethod::kGreedy);
+  const int64_t greedy_least = LeastReachableBytes(job, greedy);
+  ASSERT_GT(greedy_least, 0);
+  EXPECT_LT(least, greedy_least);
+  StatusOr<proto::Plan> greedy_tight =
+      CompileJob(job, WithMemoryBudgetOptions(greedy, greedy_least));
+  ASSERT_TRUE(greedy_tight.ok()) << greedy_tight.status();
+  EXPECT_EQ(CountSplitVariables(*greedy_tight), 6 * 2);
+  ExpectSameTraining(*one, *greedy_tight, 1e-9);
 }
 
 TEST(MemoryBudget, BelowTheLeastReachableBytesFailsNamingTheDeviceTheBytesAndTheBudget) {
@@ -184,9 +207,9 @@ TEST(MemoryBudget, BelowTheLeastReachableBytesFailsNamingTheDeviceTheBytesAndThe
   StatusOr<proto::Plan> plan = CompileJob(job, options);
   ASSERT_FALSE(plan.ok());
   EXPECT_EQ(plan.status().code(), StatusCode::kResourceExhausted);
-  // The second replica holds the first one's parts of the all-gathers' inputs.
-  EXPECT_THAT(plan.status().message(), HasSubstr("device 'node0/cpu:1': the plan needs at least " +
-                                                 std::to_string(least) + " bytes"));
+  EXPECT_THAT(plan.status().message(),
+              ::testing::ContainsRegex("device 'node0/cpu:[01]': the plan needs at least " +
+                                       std::to_string(least) + " bytes"));
   EXPECT_THAT(plan.status().message(),
               HasSubstr("but its memory budget is " + std::to_string(least - 64) + " bytes"));
   EXPECT_THAT(plan.status().message(), HasSubstr("; the fewest bytes came with fewer slots ("));

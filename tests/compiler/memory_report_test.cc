@@ -194,15 +194,23 @@ TEST(MemoryReport, TheJsonSummaryCarriesTheSplit) {
 constexpr int64_t kPyTorchMlpPeak = 24217724;     // 23.1 MiB
 constexpr int64_t kPyTorchCharlmPeak = 54825088;  // 52.3 MiB
 
-// The target is planned <= 1.0x PyTorch's peak on both jobs; it is not met (1.16x and
-// 1.06x), and BENCHMARKS.md shows why no layout can meet it while weight-gradient products may
-// run last (a replayed legal order needs 24.3 and 54.4 MiB). These bounds keep the figures from
-// growing until that changes; lower them to 1.0x when it does.
+// The target is planned <= 1.0x PyTorch's peak on both jobs (0.9x a stretch). With the
+// ordering edges (order_weight_gradients: each weight-gradient product runs right after its data
+// gradient, as PyTorch runs it) charlm plans 0.93x, and 0.86x with every recompute candidate;
+// the MLP 1.04x, whose 0.77 MiB over PyTorch is the batch's second slot (the source fills the
+// next batch while the step runs; BENCHMARKS.md, "Why planned stays above PyTorch's peak").
+// These bounds are what is reached; they keep the figures from growing.
 TEST(MemoryReport, TheBenchJobsPlanWithinTheirRatioToPyTorchsLivePeak) {
   const int64_t mlp = Compile("bench/training/mlp.pbtxt").device(0).planned_bytes();
   const int64_t charlm = Compile("demos/charlm/charlm.pbtxt").device(0).planned_bytes();
-  EXPECT_LE(mlp, kPyTorchMlpPeak * 117 / 100) << mlp;
-  EXPECT_LE(charlm, kPyTorchCharlmPeak * 106 / 100) << charlm;
+  EXPECT_LE(mlp, kPyTorchMlpPeak * 104 / 100) << mlp;
+  EXPECT_LE(charlm, kPyTorchCharlmPeak * 93 / 100) << charlm;
+  CompileOptions recompute;
+  recompute.recompute = -1;
+  const int64_t recomputed =
+      Compile("demos/charlm/charlm.pbtxt", &recompute).device(0).planned_bytes();
+  EXPECT_LE(recomputed, kPyTorchCharlmPeak * 86 / 100) << recomputed;
+  EXPECT_LT(recomputed, charlm);
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "compiler/emitted_plan_check.h"
 #include "compiler/testing/compiler_test_util.h"
 #include "placement/cluster_spec.h"
+#include "plan/ordering_inputs.h"
 
 namespace softwire {
 namespace compiler {
@@ -172,7 +173,9 @@ TEST(PrecisionPolicy, TheBackwardPassKeepsTheBf16CopyOfAnActivation) {
       EXPECT_TRUE(MakesBf16Copies(ProducerOf(transformer, actor.input_register(0))));
     }
     if ((op == "matmul" || op == "batch_matmul") && IsBf16(actor.kernel().input(0))) {
-      for (int64_t id : actor.input_register()) {
+      // The registers it reads; not its ordering inputs (a weight gradient it waits for).
+      for (int k = 0; k < plan::KernelInputCount(actor); ++k) {
+        const int64_t id = actor.input_register(k);
         EXPECT_TRUE(MakesBf16Copies(ProducerOf(transformer, id))) << actor.name();
         ++bf16_product_inputs;
       }
