@@ -96,9 +96,10 @@ Status Compilation::Verify() const {
       SOFTWIRE_RETURN_IF_ERROR(tasks.VerifyAnnotations());
     }
   }
-  if (plan.has_value()) {
+  if (plan.has_value() && plan_version_ != verified_plan_version_) {
     Status plan_status = CheckEmittedPlan(*plan);
     if (!plan_status.ok()) return InternalError("emitted plan: " + plan_status.message());
+    verified_plan_version_ = plan_version_;
   }
   return Status::Ok();
 }

@@ -232,8 +232,13 @@ class Compilation {
   Status OpError(OpId op, const std::string& message) const;
 
   // Re-checks everything that should hold at this point of the pipeline. Internal on the
-  // first broken invariant.
+  // first broken invariant. The emitted plan is checked whole (CheckEmittedPlan) only when a
+  // pass marked it changed since the last check.
   Status Verify() const;
+
+  // Every pass that sets or changes `plan` calls this, so that the next Verify checks it again
+  // (a large plan's check costs as much as emitting it; passes after share_memory only read).
+  void MarkPlanChanged() { ++plan_version_; }
 
   // The graphs as text, for dumps after a pass.
   std::string Dump() const;
@@ -245,6 +250,9 @@ class Compilation {
   // The task graph structure last verified whole; later checks of an unchanged structure check
   // only its annotations (the emitted plan is checked whole again).
   mutable int64_t verified_task_structure_ = -1;
+  // The plan as MarkPlanChanged last counted it, and as Verify last checked it.
+  int64_t plan_version_ = 0;
+  mutable int64_t verified_plan_version_ = -1;
 
   const JobFile& job_file_;
   const CompileOptions& options_;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <iostream>
 #include <utility>
 
@@ -47,22 +48,37 @@ Status PassManager::Dump(const Compilation& compilation, size_t index) const {
   return WriteFileAtomically(path, compilation.Dump());
 }
 
+namespace {
+
+double ThreadCpuMilliseconds() {
+  timespec now{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  return static_cast<double>(now.tv_sec) * 1e3 + static_cast<double>(now.tv_nsec) * 1e-6;
+}
+
+}  // namespace
+
 Status PassManager::Run(Compilation& compilation, std::vector<PassTiming>* timings) const {
   const CompileOptions& options = compilation.options();
   SOFTWIRE_RETURN_IF_ERROR(CheckDumpOptions(options));
   for (size_t index = 0; index < passes_.size(); ++index) {
     const Pass& pass = passes_[index];
     auto start = std::chrono::steady_clock::now();
+    const double cpu_start = ThreadCpuMilliseconds();
     SOFTWIRE_RETURN_IF_ERROR(pass.run(compilation));
     double milliseconds =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    if (timings != nullptr) timings->push_back({pass.name, milliseconds});
+    const double cpu_pass_end = ThreadCpuMilliseconds();
     if (options.log_passes) {
       char line[128];
       std::snprintf(line, sizeof(line), "pass %s: %.3f ms\n", pass.name.c_str(), milliseconds);
       std::clog << line;
     }
     Status verified = compilation.Verify();
+    if (timings != nullptr) {
+      timings->push_back({pass.name, milliseconds, cpu_pass_end - cpu_start,
+                          ThreadCpuMilliseconds() - cpu_pass_end});
+    }
     if (!verified.ok()) {
       return InternalError("after pass '" + pass.name + "': " + verified.message());
     }

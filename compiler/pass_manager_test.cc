@@ -60,6 +60,13 @@ TEST_F(PassManagerTest, RunsTheStandardPassesAndEmitsAPlan) {
   ASSERT_EQ(timings.size(), StandardPasses().size());
   EXPECT_EQ(timings.front().name, "resolve_schedule");
   EXPECT_EQ(timings.back().name, "meet_budget");
+  double cpu = 0;
+  for (const PassTiming& timing : timings) {
+    EXPECT_GE(timing.cpu_milliseconds, 0) << timing.name;
+    EXPECT_GE(timing.verify_cpu_milliseconds, 0) << timing.name;
+    cpu += timing.cpu_milliseconds + timing.verify_cpu_milliseconds;
+  }
+  EXPECT_GT(cpu, 0);
 }
 
 TEST_F(PassManagerTest, ReportsAPassThatBreaksAnInvariantAsInternalNamingIt) {

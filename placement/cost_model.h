@@ -12,6 +12,8 @@
 //   all-to-all       (n-1) messages of bytes/n^2 received one after another per member
 // so a collective on a small tensor pays its per-step latencies, which is what makes a ring
 // all-reduce of a scalar slower than gathering it.
+//   actor firing     kActorFiringSeconds of host time per firing of any actor, whatever it
+//                    does (what the sbp search charges per boxing actor it adds)
 //
 // Borrows the ClusterModel, which must outlive it. Immutable; thread-safe.
 #ifndef SOFTWIRE_PLACEMENT_COST_MODEL_H_
@@ -23,6 +25,10 @@
 
 namespace softwire {
 namespace placement {
+
+// Host time of one actor firing beyond its kernel: bench/actor_overhead's no-op chain on the
+// CAF host, 0.46 us per firing with 2 slots (BENCHMARKS.md, "Actor overhead"), rounded up.
+constexpr double kActorFiringSeconds = 0.5e-6;
 
 class CostModel {
  public:

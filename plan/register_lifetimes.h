@@ -32,7 +32,8 @@
 // and send and recv actors move bytes outside their firings.
 //
 // Pure; thread-safe once built. Cost: O(firings x beginning firings / 64) words of memory and
-// time for two steps; a plan larger than kMaxReachabilityBits is not analyzed (nothing shares).
+// time for two steps; a plan larger than kMaxReachabilityBits is not analyzed (nothing shares),
+// which it finds out in one pass over the registers, before building the firing graph.
 #ifndef SOFTWIRE_PLAN_REGISTER_LIFETIMES_H_
 #define SOFTWIRE_PLAN_REGISTER_LIFETIMES_H_
 
@@ -107,6 +108,11 @@ class RegisterLifetimes {
   };
 
   void BuildNodes();
+  // Distinct firings that begin a fill of a register that MayShareBytes: the reachability
+  // table's columns, counted before anything else is built so that a plan too large to analyze
+  // costs one pass over its registers.
+  int64_t CountBeginningFirings() const;
+  static std::string TooLarge(int64_t nodes, int64_t columns);
   void BuildEdges();
   bool SortTopologically();
   void BuildReachability();
@@ -117,6 +123,7 @@ class RegisterLifetimes {
   bool analyzed_ = false;
   std::string why_;
   int64_t pieces_ = 0;                           // In the two-step window.
+  int64_t nodes_ = 0;                            // Firings in the window.
   std::vector<Firing> first_firing_;             // Per actor.
   std::vector<std::vector<Firing>> successors_;  // Per firing.
   std::vector<Firing> topological_order_;

@@ -197,6 +197,41 @@ TEST(RegisterLifetimesTest, APlanWithNothingToShareIsAnalyzed) {
   EXPECT_FALSE(lifetimes.NeverLiveTogether(w, w));
 }
 
+// source -> `computes` chained computes -> sink over 64 pieces a step: (computes + 2) x 128
+// firings in the two-step window, and as many beginning firings as fills the computes and the
+// source write.
+OneDevicePlan LongChain(int computes) {
+  OneDevicePlan built(64);
+  std::vector<int64_t> registers;
+  for (int k = 0; k <= computes; ++k) {
+    registers.push_back(built.AddRegister("r" + std::to_string(k), 2, 1, {{k + 1, 0}}));
+  }
+  built.AddActor("source", proto::ACTOR_KIND_SOURCE, 1, {}, {registers[0]});
+  for (int k = 1; k <= computes; ++k) {
+    built.AddActor("c" + std::to_string(k), proto::ACTOR_KIND_COMPUTE, 1, {registers[k - 1]},
+                   {registers[k]});
+  }
+  built.AddActor("sink", proto::ACTOR_KIND_SINK, 1, {registers[computes]}, {});
+  return built;
+}
+
+TEST(RegisterLifetimesTest, APlanTooLargeToAnalyzeSaysSoAndSharesNothing) {
+  // 132 x 128 = 16,896 firings x 131 x 128 = 16,768 beginning firings: above 2^28 bits.
+  OneDevicePlan large = LongChain(130);
+  RegisterLifetimes too_large(large.plan());
+  EXPECT_FALSE(too_large.analyzed());
+  EXPECT_THAT(too_large.why(), HasSubstr("too large to analyze (16896 firings x 16768 beginning"));
+  EXPECT_FALSE(too_large.NeverLiveTogether(0, 100));
+  EXPECT_EQ(too_large.FirstWriteRank(5), 0);
+  // 102 x 128 firings x 101 x 128: under the bound, analyzed (a pipeline this deep keeps every
+  // register live alongside every other, so nothing may share, but the firings are ranked).
+  OneDevicePlan smaller = LongChain(100);
+  RegisterLifetimes analyzed(smaller.plan());
+  ASSERT_TRUE(analyzed.analyzed()) << analyzed.why();
+  EXPECT_FALSE(analyzed.NeverLiveTogether(0, 1));
+  EXPECT_GT(analyzed.FirstWriteRank(100), analyzed.FirstWriteRank(0));
+}
+
 // In-place ops: b (relu) is x's only reader, so it may write y over x; when c reads x too,
 // c may still read a fill b has overwritten.
 TEST(RegisterLifetimesTest, AnElementWiseOpWritesInPlaceOverAnInputItReadsLast) {

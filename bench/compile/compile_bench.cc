@@ -12,13 +12,15 @@
 //   build/bench/compile/compile_bench --ops 19 --pp 1 --dp 4 --tp 2 --explain 1   # the placement
 //   build/bench/compile/compile_bench ... --greedy 1   # the greedy sbp choice, to compare
 //
-// Prints CompileJob's median wall time over the repeats, then one more run's per-pass times
-// (compiler::PassManager timings; the verification after each pass and the freeing of the
-// compilation are in CompileJob's time but in no pass's).
+// Prints CompileJob's median wall time over the repeats and the compiling thread's CPU time
+// (user + system, which load does not inflate), then one more run's per-pass times, wall and
+// CPU (compiler::PassManager timings: the pass's and the verification's after it; the freeing
+// of the compilation is in CompileJob's time but in no pass's).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <map>
 #include <string>
 #include <vector>
@@ -54,17 +56,32 @@ struct Run {
   std::string kinds;  // "compute 64000, copy ..."
 };
 
-// CompileJob's wall time, start to plan in hand (the compilation's own data freed).
-double TimeCompileJob(const compiler::JobFile& job_file, const compiler::CompileOptions& options) {
+double ThreadCpuSeconds() {
+  timespec now{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
+}
+
+struct CompileTime {
+  double wall_seconds = 0;
+  double cpu_seconds = 0;  // The compiling thread's, user and system: what load does not inflate.
+};
+
+// CompileJob's wall and CPU time, start to plan in hand (the compilation's own data freed).
+CompileTime TimeCompileJob(const compiler::JobFile& job_file,
+                           const compiler::CompileOptions& options) {
   auto start = std::chrono::steady_clock::now();
+  const double cpu_start = ThreadCpuSeconds();
   StatusOr<proto::Plan> plan = compiler::CompileJob(job_file, options);
-  const double seconds =
+  CompileTime time;
+  time.cpu_seconds = ThreadCpuSeconds() - cpu_start;
+  time.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!plan.ok()) {
     std::fprintf(stderr, "compile failed: %s\n", plan.status().message().c_str());
     std::exit(1);
   }
-  return seconds;
+  return time;
 }
 
 // One more run through the passes one by one, for their times and the plan's make-up.
@@ -129,9 +146,16 @@ bool Bench(const BenchSetting& setting) {
     return true;
   }
   std::vector<double> seconds;
-  for (int i = 0; i < setting.repeats; ++i) seconds.push_back(TimeCompileJob(job_file, options));
+  std::vector<double> cpu_seconds;
+  for (int i = 0; i < setting.repeats; ++i) {
+    const CompileTime time = TimeCompileJob(job_file, options);
+    seconds.push_back(time.wall_seconds);
+    cpu_seconds.push_back(time.cpu_seconds);
+  }
   std::sort(seconds.begin(), seconds.end());
+  std::sort(cpu_seconds.begin(), cpu_seconds.end());
   const double median = seconds[seconds.size() / 2];
+  const double median_cpu = cpu_seconds[cpu_seconds.size() / 2];
   const Run run = CompileOnce(job_file, options);
   const int devices = setting.pp * per_node;
   std::printf(
@@ -141,12 +165,22 @@ bool Bench(const BenchSetting& setting) {
       seconds.front(), seconds.back(), static_cast<long long>(run.actors),
       static_cast<long long>(run.registers), setting.target_seconds,
       median < setting.target_seconds ? "met" : "MISSED");
-  std::printf("  actors by kind: %s\n  passes:", run.kinds.c_str());
+  std::printf("  CPU time of the compiling thread: median %.3f s (min %.3f, max %.3f)\n",
+              median_cpu, cpu_seconds.front(), cpu_seconds.back());
+  std::printf(
+      "  actors by kind: %s\n  passes (wall ms; CPU ms of the pass + of the verification "
+      "after it):",
+      run.kinds.c_str());
+  double pass_cpu = 0;
+  double verify_cpu = 0;
   for (const compiler::PassTiming& timing : run.timings) {
-    if (timing.milliseconds >= 1)
-      std::printf(" %s %.0f ms;", timing.name.c_str(), timing.milliseconds);
+    pass_cpu += timing.cpu_milliseconds;
+    verify_cpu += timing.verify_cpu_milliseconds;
+    if (timing.milliseconds >= 1 || timing.cpu_milliseconds + timing.verify_cpu_milliseconds >= 1)
+      std::printf(" %s %.0f (%.0f + %.0f);", timing.name.c_str(), timing.milliseconds,
+                  timing.cpu_milliseconds, timing.verify_cpu_milliseconds);
   }
-  std::printf("\n");
+  std::printf("\n  CPU ms in passes %.0f, in verification %.0f\n", pass_cpu, verify_cpu);
   return median < setting.target_seconds;
 }
 

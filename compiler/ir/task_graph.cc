@@ -85,33 +85,32 @@ void TaskGraph::MergeTasks(TaskId into, const std::vector<TaskId>& absorbed,
                            const std::vector<RegisterId>& outputs,
                            std::vector<bool>* removed_registers) {
   ++structure_version_;
-  std::vector<bool> member(tasks_.size(), false);
-  member[into] = true;
-  for (TaskId task : absorbed) member[task] = true;
-  std::vector<bool> is_input(registers_.size(), false);
-  for (RegisterId input : inputs) is_input[input] = true;
-  std::vector<bool> is_output(registers_.size(), false);
-  for (RegisterId output : outputs) is_output[output] = true;
-  std::vector<bool> seen(registers_.size(), false);
+  // A chain has a handful of members, inputs and outputs: searched in place rather than marked
+  // in tables the size of the graph, which made fusing every chain of a large plan quadratic.
   std::vector<TaskId> members = absorbed;
   members.push_back(into);
+  auto contains = [](const auto& values, auto value) {
+    return std::find(values.begin(), values.end(), value) != values.end();
+  };
+  std::vector<RegisterId> seen;
   for (TaskId task : members) {
     for (RegisterId read : tasks_[task].inputs) {
-      if (seen[read]) continue;
-      seen[read] = true;
+      if (contains(seen, read)) continue;
+      seen.push_back(read);
+      const bool is_input = contains(inputs, read);
       std::vector<RegisterReader> readers;
       bool member_reads = false;
       for (const RegisterReader& reader : registers_[read].readers) {
-        if (!member[reader.task]) {
+        if (!contains(members, reader.task)) {
           readers.push_back(reader);
         } else {
           member_reads = true;
         }
       }
-      CHECK(member_reads || !is_input[read])
+      CHECK(member_reads || !is_input)
           << "register '" << registers_[read].name << "' is no input of the tasks merged into '"
           << tasks_[into].name << "'";
-      if (is_input[read]) {
+      if (is_input) {
         // After the other phase-0 readers (see the header): the merged task is readied last.
         auto phase_one =
             std::find_if(readers.begin(), readers.end(),
@@ -124,7 +123,7 @@ void TaskGraph::MergeTasks(TaskId into, const std::vector<TaskId>& absorbed,
   for (TaskId task : members) {
     for (RegisterId written : tasks_[task].outputs) {
       TaskRegister& reg = registers_[written];
-      if (is_output[written]) {
+      if (contains(outputs, written)) {
         reg.producer = into;
         continue;
       }

@@ -284,6 +284,7 @@ Status EmitPlanPass(Compilation& compilation) {
   schedule->set_micro_batch_size(compilation.schedule.micro_batch_size);
   EmitOutputsAndVariables(compilation, &plan);
   compilation.plan = std::move(plan);
+  compilation.MarkPlanChanged();
   return Status::Ok();
 }
 

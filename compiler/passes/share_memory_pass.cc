@@ -202,6 +202,7 @@ Status ShareMemoryPass(Compilation& compilation) {
   proto::Plan& plan = *compilation.plan;
   const plan::RegisterLifetimes lifetimes(plan);
   if (!lifetimes.analyzed()) return Status::Ok();  // Nothing is proven: nothing shares.
+  compilation.MarkPlanChanged();
   std::vector<std::vector<int64_t>> registers(plan.device_size());
   for (const proto::RegisterDef& reg : plan.register_def())
     registers[reg.device()].push_back(reg.id());

@@ -1,19 +1,22 @@
 // The boxing actors move the right numbers: for every pair of layouts on several meshes, the
 // tasks BoxingBuilder makes are run on random values (with trivial kernels for copy, slice,
 // assemble, flat_split, flat_concat, add and fill), and every destination part must hold what
-// the destination layout says (partial terms must sum to the value). Plus the structure the
-// design promises: a ring all-reduce has 2(n-1) ring steps per chunk.
+// the destination layout says (partial terms must sum to the value), and BoxingActorsPerDevice
+// must count the actors built on the busiest device. Plus the structure the design promises: a ring
+// all-reduce has 2(n-1) ring steps per chunk.
 #include "compiler/physical/boxing_builder.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <numeric>
 #include <random>
 
 #include "compiler/ops/op_registry.h"
+#include "compiler/physical/boxing_actor_count.h"
 #include "compiler/testing/compiler_test_util.h"
 #include "placement/cluster_spec.h"
 
@@ -189,13 +192,27 @@ class BoxingHarness {
     edge.to_mesh = to_mesh;
     edge.to = to;
     const placement::CostModel cost(*compilation_.cluster);
-    edge.plan = placement::PlanBoxing(
-        cost,
-        {&source, from, &target, to, &compilation_.graph.tensor(tensor).type.shape.dims(), 4});
-    if (!edge.plan.needed) return "none";
+    const placement::BoxingRequest request{
+        &source, from, &target, to, &compilation_.graph.tensor(tensor).type.shape.dims(), 4};
+    edge.plan = placement::PlanBoxing(cost, request);
+    if (!edge.plan.needed) {
+      EXPECT_EQ(BoxingActorsPerDevice(edge.plan, request), 0);
+      return "none";
+    }
     BoxingBuilder builder(compilation_, tasks);
     const TaskId first = static_cast<TaskId>(tasks.tasks().size());
     std::vector<RegisterId> result = builder.Build(edge, parts, name);
+    // What the sbp search charges for: the actors on the busiest device.
+    std::map<int, int> actors_per_device;
+    for (TaskId id = first; id < static_cast<TaskId>(tasks.tasks().size()); ++id) {
+      ++actors_per_device[tasks.task(id).device];
+    }
+    int most = 0;
+    for (const auto& [device, actors] : actors_per_device) most = std::max(most, actors);
+    EXPECT_EQ(BoxingActorsPerDevice(edge.plan, request), most)
+        << placement::NdSbpToString(from) << " on " << source.ToString() << " -> "
+        << placement::NdSbpToString(to) << " on " << target.ToString() << ": "
+        << edge.plan.Describe();
     // Tasks come after their inputs: run them in creation order.
     for (TaskId id = first; id < static_cast<TaskId>(tasks.tasks().size()); ++id) {
       const TaskDef& task = tasks.task(id);

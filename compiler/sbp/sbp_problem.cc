@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "compiler/ops/sbp_signatures.h"
+#include "compiler/physical/boxing_actor_count.h"
 #include "compiler/physical/op_cost.h"
 #include "placement/boxing_plan.h"
 
@@ -385,7 +386,10 @@ double SbpProblem::Boxing(TensorId tensor, int from_mesh, const NdSbp& from, int
     planned = !plan.general;
   }
   if (!planned) plan = placement::PlanBoxing(cost_, request);
-  const double seconds = plan.seconds / static_cast<double>(value.period);
+  // Every actor the boxing adds costs its firing on the host, even one that only slices.
+  const int actors = BoxingActorsPerDevice(plan, request, planned);
+  const double seconds =
+      (plan.seconds + actors * placement::kActorFiringSeconds) / static_cast<double>(value.period);
   boxing_memo_.emplace(key, seconds);
   return seconds;
 }

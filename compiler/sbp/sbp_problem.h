@@ -14,7 +14,9 @@
 //
 // An Assignment gives each op the index of its candidate (0 for fixed ops, ignored for updates).
 // Evaluate sums, per piece: every chosen candidate's seconds and every input's boxing from its
-// producer's layout (PlanBoxing, per-step tensors divided by the pieces of a step). That total is
+// producer's layout (PlanBoxing, per-step tensors divided by the pieces of a step), a boxing's
+// seconds including the firings of the actors it adds on its busiest device
+// (placement::kActorFiringSeconds each; compiler/physical/boxing_actor_count.h). That total is
 // what the solvers minimize: the step's estimated time as a sum, without overlap.
 //
 // Costs are memoized: candidates and their compute per (stage, op type, types, attributes),

@@ -77,20 +77,22 @@ bool Near(double a, double b) {
   return std::fabs(a - b) <= 1e-9 * std::max(std::fabs(a), std::fabs(b));
 }
 
-// x [4, 2048] -> relu -> reduce_sum over the rows' last axis. On tp 2 the greedy relu splits
-// its input on the last axis (half the work, the slice of a replicated input is free), which
-// the reduction then has to gather back or reduce across devices; keeping the rows whole (or
-// splitting rows) costs the relu a little more and the reduction nothing.
+// x [1, 64] -> matmul by w [64, 64] -> softmax -> reduce_sum. On tp 2 the greedy matmul
+// splits w's columns (half the product; the variable takes that layout for free, as nothing
+// trains it), and the softmax, which needs whole rows, then has to gather them back across the
+// devices (a transfer's latency and the gather's actors); computing the whole small product on
+// every device costs a little more there and nothing after.
 const char kMyopicChain[] = R"job(
 name: "myopic_chain"
 source {
   name: "data"
-  output { name: "x" dtype: DATA_TYPE_FLOAT32 sample_dims: [2048] }
+  output { name: "x" dtype: DATA_TYPE_FLOAT32 sample_dims: [64] }
   synthetic { seed: 1 }
 }
-op { name: "act" type: "relu" input: "x" output: "a" }
-op { name: "scale" type: "scale" input: "a" output: "s" attr { name: "factor" float: 2 } }
-op { name: "soft" type: "softmax" input: "s" output: "p" }
+variable { name: "w" dtype: DATA_TYPE_FLOAT32 dims: [64, 64]
+           initializer { normal { stddev: 0.1 seed: 1 } } }
+op { name: "product" type: "matmul" input: ["x", "w"] output: "y" }
+op { name: "soft" type: "softmax" input: "y" output: "p" }
 op { name: "total" type: "reduce_sum" input: "p" output: "sum" }
 metric: "sum"
 steps: 1
@@ -134,21 +136,22 @@ TEST(SbpSearchTest, JoinReachesTheExhaustiveOptimumAndNeverLosesToGreedy) {
 
 TEST(SbpSearchTest, HintsStayHardConstraints) {
   {
-    // Unhinted, the search keeps the relu's rows whole on tp.
+    // Unhinted, the search keeps the product's rows whole on tp.
     StagedCompilation staged(kMyopicChain, TensorParallel(2));
     ASSERT_TRUE(staged.RunThrough("choose_sbp").ok());
-    EXPECT_NE(placement::NdSbpToString(staged.op("act").placement.outputs[0]), "(B, S(1))");
+    EXPECT_NE(placement::NdSbpToString(staged.op("product").placement.outputs[0]), "(B, S(1))");
   }
   std::string job = kMyopicChain;
-  // Force the myopic layout: split the relu's output on its last axis.
-  const std::string plain = R"job(op { name: "act" type: "relu" input: "x" output: "a" })job";
+  // Force the myopic layout: split the product's output on its last axis.
+  const std::string plain =
+      R"job(op { name: "product" type: "matmul" input: ["x", "w"] output: "y" })job";
   job.replace(
       job.find(plain), plain.size(),
-      R"job(op { name: "act" type: "relu" input: "x" output: "a" attr { name: "sbp" string: "S(1)" } })job");
+      R"job(op { name: "product" type: "matmul" input: ["x", "w"] output: "y" attr { name: "sbp" string: "S(1)" } })job");
   StagedCompilation staged(job, TensorParallel(2));
   ASSERT_TRUE(staged.RunThrough("choose_sbp").ok());
-  const LogicalOp& act = staged.op("act");
-  EXPECT_EQ(placement::NdSbpToString(act.placement.outputs[0]), "(B, S(1))");
+  const LogicalOp& product = staged.op("product");
+  EXPECT_EQ(placement::NdSbpToString(product.placement.outputs[0]), "(B, S(1))");
   EXPECT_LE(staged.compilation().sbp_search.chosen_seconds,
             staged.compilation().sbp_search.greedy_seconds * (1 + 1e-12));
 }
