@@ -3,6 +3,7 @@
 #include <glog/logging.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -40,6 +41,20 @@ std::vector<proto::NodeReport> TraceChunkReports(int64_t run_id, const trace::Tr
     reports.push_back(std::move(report));
   } while (first < total);
   return reports;
+}
+
+std::map<std::string, trace::NodeClockOffset> TraceClockOffsets(
+    const std::vector<proto::NodeInfo>& nodes) {
+  std::map<std::string, trace::NodeClockOffset> offsets;
+  for (const proto::NodeInfo& node : nodes) {
+    if (node.clock_probes() == 0) continue;
+    trace::NodeClockOffset offset;
+    offset.node = node.node().name();
+    offset.offset_ns = -std::llround(node.clock_offset_seconds() * 1e9);
+    offset.error_ns = std::llround(node.clock_round_trip_seconds() * 0.5e9);
+    offsets[offset.node] = offset;
+  }
+  return offsets;
 }
 
 Status NodeTraceAssembler::Add(const std::string& node, const proto::TraceChunk& chunk) {
