@@ -80,7 +80,8 @@ class RunReports final : public service::NodeRegistry::RunListener {
 
  private:
   std::vector<proto::SinkValue> values_;
-  service::GatheredVariables variables_;
+  // As for a plan whose variables take 64 MiB (ClusterExecution passes its plan's bytes).
+  service::GatheredVariables variables_{int64_t{64} << 20};
   service::NodeTraceAssembler traces_;
 };
 

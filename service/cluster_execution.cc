@@ -123,7 +123,8 @@ ClusterExecution::ClusterExecution(NodeRegistry* nodes, JobRunSpec spec,
       listener_(listener),
       options_(options),
       run_id_(nodes->NewRunId()),
-      plan_nodes_(plan::PlanNodes(spec_.plan)) {
+      plan_nodes_(plan::PlanNodes(spec_.plan)),
+      variables_(PlanVariableBytes(spec_.plan)) {
   if (spec_.settings.checkpoint_every() > 0) {
     CheckpointGathererOptions gathered;
     gathered.directory = spec_.results_directory + "/" + kCheckpointFolder;
