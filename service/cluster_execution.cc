@@ -123,7 +123,8 @@ ClusterExecution::ClusterExecution(NodeRegistry* nodes, JobRunSpec spec,
       listener_(listener),
       options_(options),
       run_id_(nodes->NewRunId()),
-      plan_nodes_(plan::PlanNodes(spec_.plan)) {
+      plan_nodes_(plan::PlanNodes(spec_.plan)),
+      variables_(PlanVariableBytes(spec_.plan)) {
   if (spec_.settings.checkpoint_every() > 0) {
     CheckpointGathererOptions gathered;
     gathered.directory = spec_.results_directory + "/" + kCheckpointFolder;
@@ -354,16 +355,7 @@ std::string ClusterExecution::NodeClocksJson() const {
 }
 
 Status ClusterExecution::WriteTrace() {
-  std::map<std::string, trace::NodeClockOffset> offsets;
-  for (const proto::NodeInfo& node : nodes_->Nodes()) {
-    if (node.clock_probes() == 0) continue;
-    trace::NodeClockOffset offset;
-    offset.node = node.node().name();
-    // NodeInfo's offset is node - server; a trace's is what takes node time to server time.
-    offset.offset_ns = -std::llround(node.clock_offset_seconds() * 1e9);
-    offset.error_ns = std::llround(node.clock_round_trip_seconds() * 0.5e9);
-    offsets[offset.node] = offset;
-  }
+  const std::map<std::string, trace::NodeClockOffset> offsets = TraceClockOffsets(nodes_->Nodes());
   trace::StepWindow window;
   window.first = spec_.settings.trace_first_step();
   window.end = spec_.settings.trace_end_step() > 0 ? spec_.settings.trace_end_step() : -1;

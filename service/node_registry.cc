@@ -3,6 +3,7 @@
 #include <glog/logging.h>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <set>
 #include <utility>
@@ -39,6 +40,11 @@ constexpr int kQuickProbes = 8;
 constexpr std::chrono::milliseconds kQuickProbeGap{100};
 constexpr std::chrono::seconds kProbeGap{5};
 constexpr std::chrono::milliseconds kWatchPeriod{100};
+// Probe replies beyond these are ignored: a round trip over a minute answers no live probe,
+// and an offset over 2^60 ns (36 years) is no clock's; both bound the offsets traces are moved
+// by (service/node_traces.h), so that moving them cannot overflow.
+constexpr std::chrono::nanoseconds kMaxProbeRoundTrip = std::chrono::minutes(1);
+constexpr double kMaxClockOffsetNs = 1152921504606846976.0;  // 2^60.
 
 int64_t NowNanoseconds() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch())
@@ -394,15 +400,20 @@ const NodeRegistry::Node* NodeRegistry::FindLocked(const std::string& name) cons
 
 void NodeRegistry::RecordProbeLocked(Node* node, const proto::ClockProbeReply& reply) {
   const int64_t received = NowNanoseconds();
+  // A reply echoes the send time of a probe of this process: one from the future, from before
+  // this process's clock began or older than a minute is no answer to one (and would overflow).
+  if (reply.server_send_ns() < 0 || reply.server_send_ns() > received) return;
   const int64_t round_trip = received - reply.server_send_ns();
-  if (round_trip < 0) return;
+  if (round_trip > kMaxProbeRoundTrip.count()) return;
+  // NTP's estimate: the node answered halfway through the round trip.
+  const double midpoint = (static_cast<double>(reply.server_send_ns()) + received) / 2;
+  const double offset_ns = static_cast<double>(reply.node_time_ns()) - midpoint;
+  if (std::abs(offset_ns) > kMaxClockOffsetNs) return;  // No clock is that far off.
   ++node->probes_answered;
   const double round_trip_seconds = static_cast<double>(round_trip) * 1e-9;
   if (round_trip_seconds >= node->round_trip_seconds) return;
-  // NTP's estimate: the node answered halfway through the round trip.
-  const double midpoint = (static_cast<double>(reply.server_send_ns()) + received) / 2;
   node->round_trip_seconds = round_trip_seconds;
-  node->offset_seconds = (static_cast<double>(reply.node_time_ns()) - midpoint) * 1e-9;
+  node->offset_seconds = offset_ns * 1e-9;
 }
 
 void NodeRegistry::Watch() {

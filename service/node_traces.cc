@@ -3,6 +3,7 @@
 #include <glog/logging.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -42,6 +43,39 @@ std::vector<proto::NodeReport> TraceChunkReports(int64_t run_id, const trace::Tr
   return reports;
 }
 
+namespace {
+
+// Node clocks' times and offsets are bounded by 2^60 ns (36 years; the registry ignores probe
+// replies with larger offsets), so that a time moved by an offset, and the difference of two
+// such times, stay far inside int64.
+constexpr int64_t kMaxTraceTime = int64_t{1} << 60;
+
+bool TraceTimeInRange(int64_t time) {
+  return time > -kMaxTraceTime && time < kMaxTraceTime;
+}
+
+// A clock shift of AlignByFlows, kept within +-2^61 ns: times (< 2^61 after their offsets) and
+// shifts then add and subtract inside int64.
+int64_t ClampShift(int64_t shift) {
+  return std::max(-2 * kMaxTraceTime, std::min(2 * kMaxTraceTime, shift));
+}
+
+}  // namespace
+
+std::map<std::string, trace::NodeClockOffset> TraceClockOffsets(
+    const std::vector<proto::NodeInfo>& nodes) {
+  std::map<std::string, trace::NodeClockOffset> offsets;
+  for (const proto::NodeInfo& node : nodes) {
+    if (node.clock_probes() == 0) continue;
+    trace::NodeClockOffset offset;
+    offset.node = node.node().name();
+    offset.offset_ns = -std::llround(node.clock_offset_seconds() * 1e9);
+    offset.error_ns = std::llround(node.clock_round_trip_seconds() * 0.5e9);
+    offsets[offset.node] = offset;
+  }
+  return offsets;
+}
+
 Status NodeTraceAssembler::Add(const std::string& node, const proto::TraceChunk& chunk) {
   NodeTrace& trace = traces_[node];
   if (trace.complete) {
@@ -58,17 +92,26 @@ Status NodeTraceAssembler::Add(const std::string& node, const proto::TraceChunk&
                          std::to_string(chunk.events().size()) + " bytes, not whole records of " +
                          std::to_string(sizeof(trace::TraceEvent)));
   }
+  const size_t count = chunk.events().size() / sizeof(trace::TraceEvent);
+  std::vector<trace::TraceEvent> events(count);
+  if (count > 0) std::memcpy(events.data(), chunk.events().data(), chunk.events().size());
+  for (const trace::TraceEvent& event : events) {
+    if (!TraceTimeInRange(event.launch) || !TraceTimeInRange(event.start) ||
+        !TraceTimeInRange(event.end)) {
+      return DataLossError("node '" + node + "' sent a trace event of actor " +
+                           std::to_string(event.actor) + " with a time beyond +-2^60 ns");
+    }
+  }
+  if (chunk.sequence() == 0 && !TraceTimeInRange(chunk.origin_ns())) {
+    return DataLossError("node '" + node + "' sent a trace origin beyond +-2^60 ns");
+  }
   if (chunk.sequence() == 0) {
     trace.origin_ns = chunk.origin_ns();
     trace.event_cap = chunk.event_cap();
     trace.events_dropped = chunk.events_dropped();
     trace.outcome = chunk.outcome();
   }
-  const size_t count = chunk.events().size() / sizeof(trace::TraceEvent);
-  const size_t before = trace.events.size();
-  trace.events.resize(before + count);
-  if (count > 0)
-    std::memcpy(trace.events.data() + before, chunk.events().data(), chunk.events().size());
+  trace.events.insert(trace.events.end(), events.begin(), events.end());
   bytes_ += static_cast<int64_t>(chunk.events().size());
   ++trace.next_sequence;
   trace.complete = chunk.last();
@@ -173,8 +216,10 @@ Status AlignByFlows(trace::TraceLog* log) {
         if (need[a][b] == INT64_MIN) continue;
         const int64_t violation = need[a][b] - (shift[b] - shift[a]);
         if (violation <= 0) continue;
-        shift[b] += violation - violation / 2;
-        shift[a] -= violation / 2;
+        // Clamped: an inconsistent set (a cycle of flows each arriving before it left) would
+        // otherwise grow the shifts every round.
+        shift[b] = ClampShift(shift[b] + (violation - violation / 2));
+        shift[a] = ClampShift(shift[a] - violation / 2);
         moved = true;
       }
     }

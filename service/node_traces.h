@@ -55,6 +55,12 @@ std::vector<proto::NodeReport> TraceChunkReports(int64_t run_id, const trace::Tr
 // beyond a node's error bound is logged (it means the order and the probes disagree).
 Status AlignByFlows(trace::TraceLog* log);
 
+// The clock offsets of the nodes that answered a clock probe, as Merge takes them, from the
+// registry's view of its nodes (NodeRegistry::Nodes): NodeInfo's offset is node time - server
+// time; a trace's is what takes node time to server time; the error is half the round trip.
+std::map<std::string, trace::NodeClockOffset> TraceClockOffsets(
+    const std::vector<proto::NodeInfo>& nodes);
+
 class NodeTraceAssembler {
  public:
   // One chunk of `node`'s trace.

@@ -1,7 +1,7 @@
 // Node traces (node_traces.h): a trace crosses in chunks of at most ~1 MiB and comes back whole
 // and in order; chunks out of order, a second trace and torn records are refused naming the
-// node; the merge moves each node's events by its offset; AlignByFlows moves two nodes' clocks
-// apart until no Ready between them runs backwards.
+// node, as are times beyond any clock; the merge moves each node's events by its offset;
+// AlignByFlows moves two nodes' clocks apart until no Ready between them runs backwards.
 #include "service/node_traces.h"
 
 #include <gtest/gtest.h>
@@ -92,6 +92,20 @@ TEST(NodeTracesTest, RefusesChunksOutOfOrderTornRecordsASecondTraceAndANodeWitho
   StatusOr<trace::TraceLog> merged = traces.Merge(proto::Plan(), trace::StepWindow(), {});
   EXPECT_EQ(merged.status().code(), StatusCode::kFailedPrecondition);
   EXPECT_NE(merged.status().message().find("node 'node2'"), std::string::npos);
+}
+
+// Times a node's clock cannot show (the node_reports fuzz target's: moved by an offset, they
+// overflowed) are refused naming the node, before anything of the chunk is kept.
+TEST(NodeTracesTest, RefusesTimesBeyondAnyClock) {
+  const std::vector<proto::NodeReport> far = TraceChunkReports(1, Recorded(3, int64_t{1} << 61));
+  ASSERT_EQ(far.size(), 1u);
+  NodeTraceAssembler traces;
+  Status refused = traces.Add("node3", far[0].trace());
+  EXPECT_EQ(refused.code(), StatusCode::kDataLoss);
+  EXPECT_NE(refused.message().find("node 'node3'"), std::string::npos) << refused;
+  EXPECT_TRUE(traces.empty() || traces.bytes() == 0);
+  const std::vector<proto::NodeReport> near = TraceChunkReports(1, Recorded(3, int64_t{1} << 50));
+  EXPECT_TRUE(traces.Add("node4", near[0].trace()).ok());
 }
 
 TEST(NodeTracesTest, AlignByFlowsMovesTwoNodesApartUntilNoReadyRunsBackwards) {

@@ -1,6 +1,8 @@
 #include "service/variable_parts.h"
 
 #include <algorithm>
+#include <limits>
+#include <tuple>
 
 #include "proto/tensor_desc.h"
 #include "runtime/host/tensor_slice.h"
@@ -12,6 +14,19 @@ namespace {
 
 runtime::TensorSlice SliceOf(const proto::VariablePartChunk& chunk) {
   return runtime::TensorSlice{chunk.split_axis(), chunk.split_begin(), chunk.split_end()};
+}
+
+// The bytes of a tensor of `desc`, or -1 when it is no tensor (an unknown type, a negative
+// dimension) or holds more than `limit` bytes.
+int64_t TensorBytesWithin(const proto::TensorDesc& desc, int64_t limit) {
+  int64_t bytes = SizeOf(DTypeOf(desc));
+  if (bytes == 0) return -1;
+  for (int64_t dim : desc.dims()) {
+    if (dim < 0) return -1;
+    if (dim > 0 && bytes > limit / dim) return -1;
+    bytes *= dim;
+  }
+  return bytes <= limit ? bytes : -1;
 }
 
 }  // namespace
@@ -45,23 +60,45 @@ StatusOr<std::vector<proto::NodeReport>> VariablePartReports(const runtime::Host
   return reports;
 }
 
+int64_t PlanVariableBytes(const proto::Plan& plan) {
+  int64_t bytes = 0;
+  for (const proto::PlanVariable& variable : plan.variable()) {
+    const int64_t variable_bytes =
+        TensorBytesWithin(variable.tensor(), std::numeric_limits<int64_t>::max() - bytes);
+    if (variable_bytes < 0) return std::numeric_limits<int64_t>::max();
+    bytes += variable_bytes;
+  }
+  return bytes;
+}
+
 Status GatheredVariables::Add(const std::string& node, const proto::VariablePartChunk& chunk) {
   const std::string what = "node '" + node + "': variable '" + chunk.variable() + "'";
-  Part& part =
-      parts_[{chunk.variable(), chunk.split_axis(), chunk.split_begin(), chunk.split_end()}];
-  if (part.first.variable().empty()) {
+  const auto key =
+      std::make_tuple(chunk.variable(), chunk.split_axis(), chunk.split_begin(), chunk.split_end());
+  if (parts_.find(key) == parts_.end()) {
+    // A new part: its claims are checked before anything is kept or allocated for it.
+    if (chunk.variable().empty()) return InvalidArgumentError(what + ": a part without a name");
+    if (TensorBytesWithin(chunk.logical(), max_bytes_) < 0) {
+      return InvalidArgumentError(what + ": a logical type that is no tensor or holds more than " +
+                                  "the plan's " + std::to_string(max_bytes_) +
+                                  " bytes of variables");
+    }
+    if (chunk.part_bytes() < 0 || chunk.part_bytes() > max_bytes_ - held_bytes_) {
+      return InvalidArgumentError(what + ": a part of " + std::to_string(chunk.part_bytes()) +
+                                  " bytes, past the plan's " + std::to_string(max_bytes_) +
+                                  " bytes of variables");
+    }
+    Part& part = parts_[key];
     part.owner = node;
     part.first = chunk;
     part.first.clear_data();
-    if (chunk.part_bytes() < 0 || chunk.part_bytes() > (int64_t{1} << 40)) {
-      return InvalidArgumentError(what + ": a part of " + std::to_string(chunk.part_bytes()) +
-                                  " bytes");
-    }
     part.bytes.assign(static_cast<size_t>(chunk.part_bytes()), '\0');
+    held_bytes_ += chunk.part_bytes();
   }
+  Part& part = parts_[key];
   if (node != part.owner) return Status::Ok();  // A replica on another node: equal values.
   if (chunk.part_bytes() != part.first.part_bytes() || chunk.offset() < 0 ||
-      chunk.offset() + static_cast<int64_t>(chunk.data().size()) > part.first.part_bytes() ||
+      chunk.offset() > part.first.part_bytes() - static_cast<int64_t>(chunk.data().size()) ||
       chunk.logical().SerializeAsString() != part.first.logical().SerializeAsString()) {
     return InvalidArgumentError(what + ": a chunk that does not fit its part");
   }
@@ -104,6 +141,7 @@ StatusOr<std::map<std::string, NpyArray>> GatheredVariables::Take() {
     }
   }
   parts_.clear();
+  held_bytes_ = 0;
   return variables;
 }
 

@@ -33,11 +33,19 @@ constexpr int64_t kVariableChunkBytes = 1 << 20;
 StatusOr<std::vector<proto::NodeReport>> VariablePartReports(const runtime::HostedPlan& hosted,
                                                              int64_t run_id);
 
+// The bytes of `plan`'s variables, whole: what the parts of a run's trained values can hold.
+int64_t PlanVariableBytes(const proto::Plan& plan);
+
 class GatheredVariables {
  public:
+  // The parts together, and any variable's logical tensor, may hold at most `max_bytes`: what
+  // a node claims cannot make the server allocate more than the plan's variables take.
+  explicit GatheredVariables(int64_t max_bytes = int64_t{1} << 40) : max_bytes_(max_bytes) {}
+
   // One chunk from `node`; a part that another node sent first (a replica) is ignored.
-  // InvalidArgument naming the node and variable for a chunk that does
-  // not fit (its part, offset or type disagree with the chunks before it).
+  // InvalidArgument naming the node and variable for a chunk that does not fit (its part,
+  // offset or type disagree with the chunks before it; its logical type is not a tensor, or it
+  // or its part would take the held bytes past max_bytes).
   Status Add(const std::string& node, const proto::VariablePartChunk& chunk);
   // Every variable sent, whole. FailedPrecondition naming the first variable whose parts do not
   // cover it. Variables no node sent (parts on sim devices: no values) are left out.
@@ -51,6 +59,8 @@ class GatheredVariables {
     int64_t received = 0;
   };
   std::map<std::tuple<std::string, int32_t, int64_t, int64_t>, Part> parts_;  // By variable, slice.
+  const int64_t max_bytes_;
+  int64_t held_bytes_ = 0;  // Of the parts' buffers.
 };
 
 }  // namespace service

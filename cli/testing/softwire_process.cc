@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "proto/testing/classifier_job_text.h"
+
 namespace softwire {
 namespace cli_testing {
 
@@ -35,30 +37,7 @@ double TestTimeScale() {
   return end != text && *end == '\0' && scale >= 1 ? scale : 1;
 }
 
-const char kTinyJob[] = R"(name: "tiny"
-source {
-  name: "data"
-  output { name: "x" dtype: DATA_TYPE_FLOAT32 sample_dims: 4 }
-  output { name: "labels" dtype: DATA_TYPE_INT32 }
-  synthetic { seed: 7 int_high: 3 }
-}
-variable {
-  name: "w"
-  dtype: DATA_TYPE_FLOAT32
-  dims: [4, 3]
-  initializer { normal { stddev: 0.1 seed: 1 } }
-}
-op { name: "fc" type: "matmul" input: ["x", "w"] output: "logits" }
-op { name: "xent" type: "softmax_cross_entropy" input: ["logits", "labels"] output: "losses" }
-op { name: "mean" type: "reduce_mean" input: "losses" output: "loss" }
-train {
-  loss: "loss"
-  optimizer { sgd { learning_rate: 0.1 } }
-  steps: 4
-  micro_batch_size: 8
-  micro_batches_per_step: 2
-}
-)";
+const std::string kTinyJob = proto_testing::ClassifierJobText({});
 
 }  // namespace cli_testing
 }  // namespace softwire

@@ -28,8 +28,9 @@ bool Contains(const std::string& text, const std::string& part);
 double TestTimeScale();
 
 // A small training job (synthetic data, one matmul, softmax cross-entropy; 4 steps of 2
-// micro-batches of 8), named "tiny".
-extern const char kTinyJob[];
+// micro-batches of 8), named "tiny": proto_testing::ClassifierJobText's defaults
+// (proto/testing/classifier_job_text.h, which builds variants of it).
+extern const std::string kTinyJob;
 
 }  // namespace cli_testing
 }  // namespace softwire

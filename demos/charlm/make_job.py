@@ -24,6 +24,9 @@ import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "common"))
+
+import job_text  # noqa: E402
 
 
 class JobWriter:
@@ -44,16 +47,7 @@ class JobWriter:
         parts = [f'name: "{name}"', f'type: "{op_type}"']
         parts += [f'input: "{i}"' for i in inputs]
         parts.append(f'output: "{output}"')
-        for attr_name, value in attrs.items():
-            if isinstance(value, bool):
-                text = f"bool: {'true' if value else 'false'}"
-            elif isinstance(value, (list, tuple)):
-                text = "ints { value: [" + ", ".join(str(v) for v in value) + "] }"
-            elif isinstance(value, float):
-                text = f"float: {value!r}"
-            else:
-                text = f"int: {value}"
-            parts.append(f'attr {{ name: "{attr_name}" {text} }}')
+        parts += [job_text.attr_text(attr_name, value) for attr_name, value in attrs.items()]
         self.add("op { " + " ".join(parts) + " }")
 
     def text(self):

@@ -23,7 +23,9 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "common"))
 
+import job_text  # noqa: E402
 import network  # noqa: E402
 
 TRAINING_IMAGES = 60000
@@ -36,18 +38,6 @@ def _number(value):
 def _initializer_text(initializer):
     (kind, fields), = initializer.items()
     return f"{kind} {{ " + " ".join(f"{k}: {_number(v)}" for k, v in fields.items()) + " }"
-
-
-def _attr_text(name, value):
-    if isinstance(value, bool):
-        text = f"bool: {'true' if value else 'false'}"
-    elif isinstance(value, (list, tuple)):
-        text = "ints { value: [" + ", ".join(str(v) for v in value) + "] }"
-    elif isinstance(value, float):
-        text = f"float: {value!r}"
-    else:
-        text = f"int: {value}"
-    return f'attr {{ name: "{name}" {text} }}'
 
 
 def make_job(config, decayed=False):
@@ -93,7 +83,7 @@ def make_job(config, decayed=False):
         parts = [f'name: "{op["name"]}"', f'type: "{op["type"]}"']
         parts += [f'input: "{i}"' for i in op["inputs"]]
         parts.append(f'output: "{op["output"]}"')
-        parts += [_attr_text(k, v) for k, v in op["attrs"].items()]
+        parts += [job_text.attr_text(k, v) for k, v in op["attrs"].items()]
         lines.append("op { " + " ".join(parts) + " }")
     lines += [
         "",
@@ -131,7 +121,7 @@ def make_evaluation_job(config, variables_dir, images, labels, batch):
         parts = [f'name: "{op["name"]}"', f'type: "{op["type"]}"']
         parts += [f'input: "{i}"' for i in op["inputs"]]
         parts.append(f'output: "{op["output"]}"')
-        parts += [_attr_text(k, v) for k, v in op["attrs"].items()]
+        parts += [job_text.attr_text(k, v) for k, v in op["attrs"].items()]
         lines.append("op { " + " ".join(parts) + " }")
     lines += ['metric: "accuracy"', 'metric: "loss"', f"micro_batch_size: {batch}"]
     return "\n".join(lines) + "\n"

@@ -22,10 +22,8 @@ peer of `softwire run --precision bf16`. Needs python3-torch (scripts/install-de
 """
 
 import argparse
-import json
 import os
 import sys
-import time
 
 import numpy as np
 
@@ -35,6 +33,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "common"))
 
 import model  # noqa: E402
 import network  # noqa: E402
+import peer_training  # noqa: E402
 import softwire_random  # noqa: E402
 
 
@@ -121,9 +120,8 @@ def main(argv):
                                  eps=1e-8)
     forward = build_forward(torch, config)
     batches = job_batches(config, images, labels)
-    metrics = open(arguments.metrics_out, "w") if arguments.metrics_out else None
-    started = time.perf_counter()
-    previous = started
+    log = peer_training.StepLog(arguments.metrics_out, config["batch"], steps,
+                                arguments.print_every)
     for step in range(1, steps + 1):
         if step == config["decay_step"] + 1:
             for group in optimizer.param_groups:
@@ -134,25 +132,10 @@ def main(argv):
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
-        now = time.perf_counter()
-        elapsed, step_seconds, previous = now - started, now - previous, now
-        # The layout of `softwire run --metrics-out` (cli/step_output.h): steps from 0.
-        record = {"step": step - 1, "loss": loss.item(),
-                  "samples_per_second": config["batch"] / step_seconds,
-                  "seconds": step_seconds, "accuracy": accuracy.item()}
-        if metrics:
-            metrics.write(json.dumps(record) + "\n")
-            metrics.flush()
-        if step == 1 or step % arguments.print_every == 0 or step == steps:
-            print(f"step {step:5d}  loss {loss.item():.4f}  accuracy {accuracy.item():.3f}  "
-                  f"{elapsed / step * 1000:.1f} ms/step", flush=True)
-    if metrics:
-        metrics.close()
+        log.step(step, loss.item(), accuracy.item())
+    log.close()
     if arguments.save:
-        os.makedirs(arguments.save, exist_ok=True)
-        for name, value in parameters.items():
-            np.save(os.path.join(arguments.save, name + ".npy"), value.detach().numpy())
-        print(f"saved {len(parameters)} variables to {arguments.save}")
+        peer_training.save_variables(arguments.save, parameters)
 
 
 if __name__ == "__main__":

@@ -4,64 +4,18 @@
 // relative plus 1e-6 absolute, four orders above the differences' truncation and rounding.
 #include <gtest/gtest.h>
 
-#include <cmath>
-#include <numeric>
-
-#include "base/random.h"
-#include "reference/kernels/testing/reference_kernel_runner.h"
+#include "reference/kernels/testing/finite_differences.h"
 
 namespace softwire {
 namespace reference {
 namespace {
 
-constexpr double kStep = 1e-5;
-constexpr double kTolerance = 1e-6;
-
-const ReferenceKernelTable& Table() {
-  static const ReferenceKernelTable* table = new ReferenceKernelTable(MakeReferenceKernels());
-  return *table;
-}
-
-std::vector<double> Normals(int64_t count, uint64_t seed) {
-  std::vector<double> values(count);
-  for (int64_t i = 0; i < count; ++i) values[i] = NormalAt(seed, i);
-  return values;
-}
-
-ReferenceTensor RandomTensor(const Shape& shape, uint64_t seed) {
-  return FloatTensor(shape, Normals(shape.NumElements(), seed));
-}
-
-std::vector<ReferenceTensor> Apply(const std::string& op_type,
-                                   const std::vector<proto::Attribute>& attributes,
-                                   const std::vector<ReferenceTensor>& inputs,
-                                   const std::vector<Shape>& output_shapes) {
-  StatusOr<std::vector<ReferenceTensor>> outputs =
-      RunReferenceKernel(Table(), op_type, attributes, inputs, output_shapes);
-  CHECK(outputs.ok()) << outputs.status();
-  return *outputs;
-}
-
-// Expects `analytic` to be d/d inputs[wrt] of sum(weights * op(inputs)[0]).
+// Expects `analytic` to be d/d inputs[wrt] of sum(weights * op(inputs)[0]), op's output 0 of
+// `y_shape`.
 void ExpectGradient(const std::string& op_type, const std::vector<proto::Attribute>& attributes,
-                    std::vector<ReferenceTensor> inputs, const Shape& y_shape, size_t wrt,
+                    const std::vector<ReferenceTensor>& inputs, const Shape& y_shape, size_t wrt,
                     const std::vector<double>& weights, const ReferenceTensor& analytic) {
-  ASSERT_EQ(analytic.shape, inputs[wrt].shape);
-  auto weighted_sum = [&]() {
-    const ReferenceTensor y = Apply(op_type, attributes, inputs, {y_shape})[0];
-    return std::inner_product(weights.begin(), weights.end(), y.values.begin(), 0.0);
-  };
-  for (size_t i = 0; i < analytic.values.size(); ++i) {
-    const double original = inputs[wrt].values[i];
-    inputs[wrt].values[i] = original + kStep;
-    const double plus = weighted_sum();
-    inputs[wrt].values[i] = original - kStep;
-    const double minus = weighted_sum();
-    inputs[wrt].values[i] = original;
-    const double numeric = (plus - minus) / (2 * kStep);
-    EXPECT_NEAR(analytic.values[i], numeric, kTolerance * (1 + std::abs(numeric)))
-        << op_type << ": d/d input " << wrt << " at flat index " << i;
-  }
+  ExpectGradient(Forward{op_type, attributes, {y_shape}}, inputs, wrt, weights, analytic);
 }
 
 struct ConvolutionCase {

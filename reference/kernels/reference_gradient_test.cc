@@ -2,91 +2,17 @@
 // forward op, in double precision: for random weights w, the gradient op applied to w must equal
 // d/dx sum(w * f(x)).
 //
-// Tolerance: with step h = 1e-5 the central difference has truncation error ~h^2 |f'''| ~ 1e-10
-// and rounding error ~1e-16 |sum| / h ~ 1e-10 for the sums of O(10) here, so 1e-6 relative
-// (plus 1e-6 absolute) leaves four orders of margin while any wrong term (a missing factor,
-// a transposed index) is off by O(1).
+// Tolerance (the harness is testing/finite_differences.h): with step h = 1e-5 the central
+// difference has truncation error ~h^2 |f'''| ~ 1e-10 and rounding error ~1e-16 |sum| / h ~ 1e-10
+// for the sums of O(10) here, so 1e-6 relative (plus 1e-6 absolute) leaves four orders of
+// margin while any wrong term (a missing factor, a transposed index) is off by O(1).
 #include <gtest/gtest.h>
 
-#include <cmath>
-#include <numeric>
-
-#include "base/random.h"
-#include "reference/kernels/testing/reference_kernel_runner.h"
+#include "reference/kernels/testing/finite_differences.h"
 
 namespace softwire {
 namespace reference {
 namespace {
-
-constexpr double kStep = 1e-5;
-constexpr double kTolerance = 1e-6;
-
-const ReferenceKernelTable& Table() {
-  static const ReferenceKernelTable* table = new ReferenceKernelTable(MakeReferenceKernels());
-  return *table;
-}
-
-std::vector<double> Normals(int64_t count, uint64_t seed) {
-  std::vector<double> values(count);
-  for (int64_t i = 0; i < count; ++i) values[i] = NormalAt(seed, i);
-  return values;
-}
-
-ReferenceTensor RandomTensor(const Shape& shape, uint64_t seed) {
-  return FloatTensor(shape, Normals(shape.NumElements(), seed));
-}
-
-// A forward op: op type, attributes, and the output (of `output_shapes`) whose weighted sum is
-// differentiated.
-struct Forward {
-  std::string op_type;
-  std::vector<proto::Attribute> attributes;
-  std::vector<Shape> output_shapes;
-  size_t output = 0;
-};
-
-std::vector<ReferenceTensor> Apply(const std::string& op_type,
-                                   const std::vector<proto::Attribute>& attributes,
-                                   const std::vector<ReferenceTensor>& inputs,
-                                   const std::vector<Shape>& output_shapes) {
-  StatusOr<std::vector<ReferenceTensor>> outputs =
-      RunReferenceKernel(Table(), op_type, attributes, inputs, output_shapes);
-  CHECK(outputs.ok()) << outputs.status();
-  return *outputs;
-}
-
-double WeightedSum(const Forward& forward, const std::vector<ReferenceTensor>& inputs,
-                   const std::vector<double>& weights) {
-  const ReferenceTensor y =
-      Apply(forward.op_type, forward.attributes, inputs, forward.output_shapes)[forward.output];
-  return std::inner_product(weights.begin(), weights.end(), y.values.begin(), 0.0);
-}
-
-// d/d inputs[wrt] of sum(weights * forward(inputs)) by central differences.
-std::vector<double> NumericGradient(const Forward& forward, std::vector<ReferenceTensor> inputs,
-                                    size_t wrt, const std::vector<double>& weights) {
-  std::vector<double> gradient(inputs[wrt].values.size());
-  for (size_t i = 0; i < gradient.size(); ++i) {
-    const double original = inputs[wrt].values[i];
-    inputs[wrt].values[i] = original + kStep;
-    const double plus = WeightedSum(forward, inputs, weights);
-    inputs[wrt].values[i] = original - kStep;
-    const double minus = WeightedSum(forward, inputs, weights);
-    inputs[wrt].values[i] = original;
-    gradient[i] = (plus - minus) / (2 * kStep);
-  }
-  return gradient;
-}
-
-void ExpectGradient(const Forward& forward, const std::vector<ReferenceTensor>& inputs, size_t wrt,
-                    const std::vector<double>& weights, const ReferenceTensor& analytic) {
-  ASSERT_EQ(analytic.shape, inputs[wrt].shape);
-  std::vector<double> numeric = NumericGradient(forward, inputs, wrt, weights);
-  for (size_t i = 0; i < numeric.size(); ++i) {
-    EXPECT_NEAR(analytic.values[i], numeric[i], kTolerance * (1 + std::abs(numeric[i])))
-        << forward.op_type << ": d/d input " << wrt << " at flat index " << i;
-  }
-}
 
 TEST(ReferenceGradients, ReluGradIsTheDerivativeOfRelu) {
   const Shape shape({3, 5});

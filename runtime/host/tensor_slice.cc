@@ -11,6 +11,9 @@ Status CopySlice(const TensorSlice& slice, const Shape& logical, int64_t element
                  int64_t part_bytes, char* whole, bool to_logical, const std::string& what) {
   SOFTWIRE_ASSIGN_OR_RETURN(int64_t bytes,
                             SlicePartBytes(slice, logical, element_bytes, part_bytes, what));
+  // An empty tensor (a dimension of 0) may have no memory at all: nothing to copy, and memcpy
+  // must not be handed its null pointer.
+  if (bytes == 0) return Status::Ok();
   if (slice.axis < 0) {
     if (to_logical) {
       std::memcpy(whole, part, static_cast<size_t>(bytes));

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "base/npy.h"
+#include "proto/testing/classifier_job_text.h"
 #include "service/rpc/job_client.h"
 #include "service/rpc/job_service.h"
 
@@ -22,30 +23,19 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 // A classifier whose weights (256 x 1536 floats, 1.5 MiB) take two result chunks.
-constexpr char kWideJob[] = R"(name: "wide"
-source {
-  name: "data"
-  output { name: "x" dtype: DATA_TYPE_FLOAT32 sample_dims: 256 }
-  output { name: "labels" dtype: DATA_TYPE_INT32 }
-  synthetic { seed: 3 int_high: 1536 }
+std::string WideJob() {
+  proto_testing::ClassifierJob job;
+  job.name = "wide";
+  job.features = 256;
+  job.classes = 1536;
+  job.data_seed = 3;
+  job.weight_seed = 2;
+  job.weight_stddev = 0.01;
+  job.steps = 3;
+  job.micro_batch_size = 4;
+  job.micro_batches_per_step = 1;
+  return proto_testing::ClassifierJobText(job);
 }
-variable {
-  name: "w"
-  dtype: DATA_TYPE_FLOAT32
-  dims: [256, 1536]
-  initializer { normal { stddev: 0.01 seed: 2 } }
-}
-op { name: "fc" type: "matmul" input: ["x", "w"] output: "logits" }
-op { name: "xent" type: "softmax_cross_entropy" input: ["logits", "labels"] output: "losses" }
-op { name: "mean" type: "reduce_mean" input: "losses" output: "loss" }
-train {
-  loss: "loss"
-  optimizer { sgd { learning_rate: 0.1 } }
-  steps: 3
-  micro_batch_size: 4
-  micro_batches_per_step: 1
-}
-)";
 
 class JobServerTest : public ::testing::Test {
  protected:
@@ -100,7 +90,7 @@ class JobServerTest : public ::testing::Test {
 };
 
 TEST_F(JobServerTest, AVariableLargerThanAChunkComesBackWholeAndInOrder) {
-  std::vector<proto::JobEvent> events = RunToTheEnd(kWideJob, 3);
+  std::vector<proto::JobEvent> events = RunToTheEnd(WideJob(), 3);
   ASSERT_FALSE(events.empty());
   ASSERT_TRUE(events.back().has_finished()) << events.back().DebugString();
   proto::FetchResultsRequest request;
@@ -140,7 +130,7 @@ TEST_F(JobServerTest, AVariableLargerThanAChunkComesBackWholeAndInOrder) {
 }
 
 TEST_F(JobServerTest, AWatchResumesFromAnyEventAndUnknownJobsAreNotFound) {
-  std::vector<proto::JobEvent> all = RunToTheEnd(kWideJob, 3);
+  std::vector<proto::JobEvent> all = RunToTheEnd(WideJob(), 3);
   ASSERT_GE(all.size(), 4u);
   for (size_t i = 0; i < all.size(); ++i) EXPECT_EQ(all[i].sequence(), static_cast<int64_t>(i + 1));
   const int64_t from = all[all.size() - 2].sequence();
@@ -166,7 +156,7 @@ TEST_F(JobServerTest, AWatchResumesFromAnyEventAndUnknownJobsAreNotFound) {
 
 TEST_F(JobServerTest, AStoppingServerEndsItsWatchStreamsAtOnce) {
   proto::JobSubmission submission;
-  submission.set_job_text(kWideJob);
+  submission.set_job_text(WideJob());
   submission.mutable_settings()->set_steps(100000000);
   StatusOr<proto::SubmitJobResponse> submitted = client_->Submit(submission);
   ASSERT_TRUE(submitted.ok()) << submitted.status();

@@ -14,34 +14,24 @@
 #include <string>
 #include <vector>
 
+#include "proto/testing/classifier_job_text.h"
+
 namespace softwire {
 namespace service {
 namespace {
 
-constexpr char kTinyJob[] = R"(name: "tiny"
-source {
-  name: "data"
-  output { name: "x" dtype: DATA_TYPE_FLOAT32 sample_dims: 8 }
-  output { name: "labels" dtype: DATA_TYPE_INT32 }
-  synthetic { seed: 3 int_high: 4 }
+// cli_testing::kTinyJob, wider, one micro-batch of 4 per step, 12 steps.
+std::string TinyJob() {
+  proto_testing::ClassifierJob job;
+  job.features = 8;
+  job.classes = 4;
+  job.data_seed = 3;
+  job.weight_seed = 2;
+  job.steps = 12;
+  job.micro_batch_size = 4;
+  job.micro_batches_per_step = 1;
+  return proto_testing::ClassifierJobText(job);
 }
-variable {
-  name: "w"
-  dtype: DATA_TYPE_FLOAT32
-  dims: [8, 4]
-  initializer { normal { stddev: 0.1 seed: 2 } }
-}
-op { name: "fc" type: "matmul" input: ["x", "w"] output: "logits" }
-op { name: "xent" type: "softmax_cross_entropy" input: ["logits", "labels"] output: "losses" }
-op { name: "mean" type: "reduce_mean" input: "losses" output: "loss" }
-train {
-  loss: "loss"
-  optimizer { sgd { learning_rate: 0.1 } }
-  steps: 12
-  micro_batch_size: 4
-  micro_batches_per_step: 1
-}
-)";
 
 // (sequence, kind) of each message of an SSE body.
 std::vector<std::pair<int64_t, std::string>> SseEvents(const std::string& body) {
@@ -92,9 +82,9 @@ class WebServerTest : public ::testing::Test {
     return client;
   }
 
-  // Submits kTinyJob with tracing as the jobs page's form does; its job id.
+  // Submits TinyJob() with tracing as the jobs page's form does; its job id.
   std::string SubmitTiny(httplib::Client& client) {
-    httplib::MultipartFormDataItems form = {{"job", kTinyJob, "tiny.pbtxt", "text/plain"},
+    httplib::MultipartFormDataItems form = {{"job", TinyJob(), "tiny.pbtxt", "text/plain"},
                                             {"trace", "1", "", ""}};
     httplib::Result result = client.Post("/api/jobs", {{"X-Softwire-Request", "1"}}, form);
     EXPECT_TRUE(result) << httplib::to_string(result.error());
@@ -206,7 +196,7 @@ TEST_F(WebServerTest, ErrorsNameTheFaultWithTheirHttpStatus) {
 TEST_F(WebServerTest, DiagnosesARunningJobAndCancelsIt) {
   StartWeb();
   httplib::Client client = Client();
-  httplib::MultipartFormDataItems form = {{"job", kTinyJob, "tiny.pbtxt", ""},
+  httplib::MultipartFormDataItems form = {{"job", TinyJob(), "tiny.pbtxt", ""},
                                           {"steps", "100000000", "", ""}};
   httplib::Result submitted = client.Post("/api/jobs", {{"X-Softwire-Request", "1"}}, form);
   ASSERT_TRUE(submitted);

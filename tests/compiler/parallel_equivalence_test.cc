@@ -12,39 +12,18 @@
 #include <cmath>
 
 #include "compiler/compiler.h"
-#include "compiler/testing/compiler_test_util.h"
-#include "placement/cluster_spec.h"
+#include "compiler/testing/parallel_settings.h"
 #include "reference/interpreter/reference_interpreter.h"
 
 namespace softwire {
 namespace compiler {
 namespace {
 
-struct Setting {
-  const char* name;
-  int dp;
-  int tp;
-  int pp;
-};
-
-void PrintTo(const Setting& setting, std::ostream* out) {
-  *out << setting.name;
-}
-
-const Setting kSettings[] = {{"dp2", 2, 1, 1},     {"dp4", 4, 1, 1},        {"tp2", 1, 2, 1},
-                             {"pp2", 1, 1, 2},     {"pp4", 1, 1, 4},        {"dp2_pp2", 2, 1, 2},
-                             {"dp2_tp2", 2, 2, 1}, {"dp2_tp2_pp2", 2, 2, 2}};
-
-proto::Plan Compile(const std::string& job, const Setting& setting) {
+// On exactly the setting's devices.
+proto::Plan Compile(const std::string& job, const ParallelSetting& setting) {
   StatusOr<JobFile> file = ParseJobFile("tests/compiler/jobs/" + job + ".pbtxt");
   CHECK(file.ok()) << file.status();
-  CompileOptions options;
-  const int devices = setting.dp * setting.tp * setting.pp;
-  options.cluster = *placement::ParseClusterShorthand(std::to_string(devices) + "cpu", 8);
-  options.parallel.set_data_parallel(setting.dp);
-  options.parallel.set_tensor_parallel(setting.tp);
-  options.parallel.set_pipeline_stages(setting.pp);
-  StatusOr<proto::Plan> plan = CompileJob(*file, options);
+  StatusOr<proto::Plan> plan = CompileJob(*file, ParallelOptions(setting, setting.Devices()));
   CHECK(plan.ok()) << job << " " << setting.name << ": " << plan.status();
   return std::move(plan).value();
 }
@@ -53,7 +32,8 @@ void ExpectClose(double actual, double expected, const std::string& what) {
   EXPECT_NEAR(actual, expected, 1e-9 * std::max(1.0, std::fabs(expected))) << what;
 }
 
-class ParallelEquivalence : public ::testing::TestWithParam<std::tuple<std::string, Setting>> {};
+class ParallelEquivalence
+    : public ::testing::TestWithParam<std::tuple<std::string, ParallelSetting>> {};
 
 TEST_P(ParallelEquivalence, ComputesTheSingleDeviceLossesMetricsAndWeights) {
   const auto& [job, setting] = GetParam();
@@ -84,8 +64,9 @@ TEST_P(ParallelEquivalence, ComputesTheSingleDeviceLossesMetricsAndWeights) {
 
 INSTANTIATE_TEST_SUITE_P(
     MlpAndTransformer, ParallelEquivalence,
-    ::testing::Combine(::testing::Values("mlp", "transformer"), ::testing::ValuesIn(kSettings)),
-    [](const ::testing::TestParamInfo<std::tuple<std::string, Setting>>& info) {
+    ::testing::Combine(::testing::Values("mlp", "transformer"),
+                       ::testing::ValuesIn(kParallelSettings)),
+    [](const ::testing::TestParamInfo<std::tuple<std::string, ParallelSetting>>& info) {
       return std::get<0>(info.param) + "_" + std::get<1>(info.param).name;
     });
 

@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -11,6 +12,7 @@
 #include "compiler/compiler.h"
 #include "compiler/emitted_plan_check.h"
 #include "compiler/testing/compiler_test_util.h"
+#include "compiler/testing/parallel_settings.h"
 #include "placement/cluster_spec.h"
 
 namespace softwire {
@@ -20,33 +22,16 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-struct Setting {
-  const char* name;
-  int dp;
-  int tp;
-  int pp;
-  const char* cluster;
-};
-
-void PrintTo(const Setting& setting, std::ostream* out) {
-  *out << setting.name;
+// On 4 cpu devices, or as many as the setting occupies when that is more.
+CompileOptions OptionsFor(const ParallelSetting& setting) {
+  return ParallelOptions(setting, std::max(4, setting.Devices()));
 }
 
-const Setting kSettings[] = {
-    {"dp2", 2, 1, 1, "4cpu"},     {"dp4", 4, 1, 1, "4cpu"},         {"tp2", 1, 2, 1, "4cpu"},
-    {"pp2", 1, 1, 2, "4cpu"},     {"pp4", 1, 1, 4, "4cpu"},         {"dp2_pp2", 2, 1, 2, "4cpu"},
-    {"dp2_tp2", 2, 2, 1, "4cpu"}, {"dp2_tp2_pp2", 2, 2, 2, "8cpu"},
-};
-
-StatusOr<proto::Plan> CompileExample(const std::string& job, const Setting& setting,
+StatusOr<proto::Plan> CompileExample(const std::string& job, const ParallelSetting& setting,
                                      SbpSearchMethod method = SbpSearchMethod::kGlobal) {
   SOFTWIRE_ASSIGN_OR_RETURN(JobFile file, ParseJobFile("tests/compiler/jobs/" + job + ".pbtxt"));
-  CompileOptions options;
+  CompileOptions options = OptionsFor(setting);
   options.sbp_search = method;
-  SOFTWIRE_ASSIGN_OR_RETURN(options.cluster, placement::ParseClusterShorthand(setting.cluster, 8));
-  options.parallel.set_data_parallel(setting.dp);
-  options.parallel.set_tensor_parallel(setting.tp);
-  options.parallel.set_pipeline_stages(setting.pp);
   return CompileJob(file, options);
 }
 
@@ -56,7 +41,8 @@ std::map<proto::ActorKind, int> KindCounts(const proto::Plan& plan) {
   return counts;
 }
 
-class ParallelExample : public ::testing::TestWithParam<std::tuple<std::string, Setting>> {};
+class ParallelExample : public ::testing::TestWithParam<std::tuple<std::string, ParallelSetting>> {
+};
 
 TEST_P(ParallelExample, CompilesToAPlanThatKeepsTheProtocolInvariants) {
   const auto& [job, setting] = GetParam();
@@ -95,13 +81,14 @@ TEST_P(ParallelExample, CompilesToAPlanThatKeepsTheProtocolInvariants) {
   EXPECT_EQ(counts[proto::ACTOR_KIND_SOURCE], setting.dp * setting.tp);
 }
 
-std::string SettingName(const ::testing::TestParamInfo<std::tuple<std::string, Setting>>& info) {
+std::string SettingName(
+    const ::testing::TestParamInfo<std::tuple<std::string, ParallelSetting>>& info) {
   return std::get<0>(info.param) + "_" + std::get<1>(info.param).name;
 }
 
 INSTANTIATE_TEST_SUITE_P(MlpAndTransformer, ParallelExample,
                          ::testing::Combine(::testing::Values("mlp", "transformer"),
-                                            ::testing::ValuesIn(kSettings)),
+                                            ::testing::ValuesIn(kParallelSettings)),
                          SettingName);
 
 const proto::RegisterDef& Output(const proto::Plan& plan, const std::string& actor, int index = 0) {
@@ -110,7 +97,7 @@ const proto::RegisterDef& Output(const proto::Plan& plan, const std::string& act
   return plan.register_def(found->output_register(index));
 }
 
-proto::Plan MustCompile(const std::string& job, const Setting& setting,
+proto::Plan MustCompile(const std::string& job, const ParallelSetting& setting,
                         SbpSearchMethod method = SbpSearchMethod::kGlobal) {
   StatusOr<proto::Plan> plan = CompileExample(job, setting, method);
   CHECK(plan.ok()) << plan.status();
@@ -122,7 +109,7 @@ proto::Plan MustCompile(const std::string& job, const Setting& setting,
 // than the per-step all-reduce (docs/PARALLELISM.md, "Sbp"); its plans are checked against one
 // device in compiler_parallel_equivalence_test.
 TEST(DataParallelMlp, SplitsEachMicroBatchReplicatesWeightsAndAllReducesGradientsPerStep) {
-  proto::Plan plan = MustCompile("mlp", {"dp4", 4, 1, 1, "4cpu"}, SbpSearchMethod::kGreedy);
+  proto::Plan plan = MustCompile("mlp", {"dp4", 4, 1, 1}, SbpSearchMethod::kGreedy);
   for (int replica = 0; replica < 4; ++replica) {
     const proto::ActorDef* source = FindActor(plan, "data@" + std::to_string(replica));
     ASSERT_NE(source, nullptr);
@@ -206,7 +193,7 @@ TEST(DataParallelMlp, BucketsSpanningNodesCloseAtFourMiBAndOnOneNodeHoldTheWhole
 }
 
 TEST(PipelinedMlp, GivesActivationsKeptForBackwardOnStageSPMinusSSlots) {
-  proto::Plan plan = MustCompile("mlp", {"pp2", 1, 1, 2, "4cpu"});
+  proto::Plan plan = MustCompile("mlp", {"pp2", 1, 1, 2});
   // pp = 2 and two pieces per step: stage 0 keeps its activations for 2 pieces, stage 1 for 1.
   for (const proto::ActorDef& actor : plan.actor()) {
     if (actor.kind() != proto::ACTOR_KIND_COMPUTE || actor.period() != 1) continue;
@@ -231,7 +218,7 @@ TEST(PipelinedMlp, GivesActivationsKeptForBackwardOnStageSPMinusSSlots) {
 }
 
 TEST(PipelinedTransformer, KeepsTheTiedEmbeddingWithItsFirstReaderAndCopiesItPerStep) {
-  proto::Plan plan = MustCompile("transformer", {"pp2", 1, 1, 2, "4cpu"});
+  proto::Plan plan = MustCompile("transformer", {"pp2", 1, 1, 2});
   const proto::ActorDef* wte = FindActor(plan, "wte");
   ASSERT_NE(wte, nullptr);
   EXPECT_EQ(wte->stage(), 0);
@@ -294,7 +281,7 @@ TEST(TensorParallelMlp, GreedySplitsEveryWeightAcrossTheTensorParallelGroupAsMeg
 // finds the boxing cheaper (here w2 by columns, after gathering the first layer's activations),
 // but still splits every one.
 TEST(TensorParallelMlp, GlobalSearchSplitsEveryWeightAcrossTheTensorParallelGroup) {
-  ExpectEveryWeightSplitAcrossTwoDevices(MustCompile("mlp", {"tp2", 1, 2, 1, "4cpu"}), nullptr);
+  ExpectEveryWeightSplitAcrossTwoDevices(MustCompile("mlp", {"tp2", 1, 2, 1}), nullptr);
 }
 
 TEST(ParallelPlans, LowerSlotsToFitAndNameTheDeviceWhenEvenOneSlotDoesNot) {
@@ -366,14 +353,10 @@ TEST(ParallelPlans, RejectsBeforeRunningAPlanWhoseStagesWaitOnEachOtherInACycle)
 }
 
 TEST(ParallelPlans, ProveDeadlockFreedomOverAStepAndIntoTheNext) {
-  for (const Setting& setting : kSettings) {
+  for (const ParallelSetting& setting : kParallelSettings) {
     StatusOr<JobFile> job = ParseJobFile("tests/compiler/jobs/transformer.pbtxt");
     ASSERT_TRUE(job.ok());
-    CompileOptions options;
-    options.cluster = *placement::ParseClusterShorthand(setting.cluster, 8);
-    options.parallel.set_data_parallel(setting.dp);
-    options.parallel.set_tensor_parallel(setting.tp);
-    options.parallel.set_pipeline_stages(setting.pp);
+    CompileOptions options = OptionsFor(setting);
     options.micro_batches_per_step = 4;
     StatusOr<proto::Plan> plan = CompileJob(*job, options);
     EXPECT_TRUE(plan.ok()) << setting.name << ": " << plan.status();

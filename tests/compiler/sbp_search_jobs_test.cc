@@ -7,20 +7,15 @@
 
 #include "base/file.h"
 #include "compiler/testing/compiler_test_util.h"
-#include "placement/cluster_spec.h"
+#include "compiler/testing/parallel_settings.h"
 
 namespace softwire {
 namespace compiler {
 namespace {
 
-struct Setting {
-  const char* name;
-  int dp;
-  int tp;
-  int pp;
-};
-
-const Setting kSettings[] = {
+// Tensor parallelism alone and with each other degree (kParallelSettings has tp only in tp2 and
+// dp2_tp2).
+const ParallelSetting kSettings[] = {
     {"tp2", 1, 2, 1},
     {"tp4", 1, 4, 1},
     {"dp2_tp2", 2, 2, 1},
@@ -34,14 +29,8 @@ const char* const kJobs[] = {
     "demos/fashion/fashion.pbtxt",   "bench/training/mlp.pbtxt",
 };
 
-CompileOptions OptionsFor(const Setting& setting) {
-  CompileOptions options;
-  const int devices = setting.dp * setting.tp * setting.pp;
-  options.cluster = *placement::ParseClusterShorthand(std::to_string(devices) + "cpu", 8);
-  options.parallel.set_data_parallel(setting.dp);
-  options.parallel.set_tensor_parallel(setting.tp);
-  options.parallel.set_pipeline_stages(setting.pp);
-  return options;
+CompileOptions OptionsFor(const ParallelSetting& setting) {
+  return ParallelOptions(setting, setting.Devices());
 }
 
 TEST(SbpSearchJobsTest, GlobalNeverEstimatesWorseThanGreedy) {
@@ -49,7 +38,7 @@ TEST(SbpSearchJobsTest, GlobalNeverEstimatesWorseThanGreedy) {
   for (const char* job : kJobs) {
     StatusOr<std::string> text = ReadFile(job);
     ASSERT_TRUE(text.ok()) << text.status();
-    for (const Setting& setting : kSettings) {
+    for (const ParallelSetting& setting : kSettings) {
       StagedCompilation staged(*text, OptionsFor(setting));
       Status status = staged.RunThrough("choose_sbp");
       if (!status.ok()) {

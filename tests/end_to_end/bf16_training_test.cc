@@ -22,54 +22,26 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
-#include "compiler/compiler.h"
 #include "placement/cluster_spec.h"
 #include "reference/interpreter/reference_interpreter.h"
-#include "runtime/host/job_runner.h"
+#include "tests/end_to_end/testing/engine_losses.h"
 
 namespace softwire {
 namespace {
 
+using end_to_end_testing::EngineLosses;
+using end_to_end_testing::RecordFigure;
+using end_to_end_testing::WorstRelativeDifference;
+
 proto::Plan Compile(const std::string& path, proto::Precision precision, int64_t steps) {
-  StatusOr<compiler::JobFile> job = compiler::ParseJobFile(path);
-  EXPECT_TRUE(job.ok()) << job.status();
   compiler::CompileOptions options;
   options.steps = steps;
   options.precision = precision;
-  StatusOr<proto::Plan> plan = compiler::CompileJob(*job, options);
-  EXPECT_TRUE(plan.ok()) << plan.status();
-  return plan.ok() ? *plan : proto::Plan();
-}
-
-std::vector<double> EngineLosses(const proto::Plan& plan) {
-  StatusOr<runtime::RunResult> engine = runtime::RunPlan(plan, runtime::RunOptions());
-  EXPECT_TRUE(engine.ok()) << engine.status();
-  std::vector<double> losses;
-  if (engine.ok()) {
-    for (const runtime::StepResult& step : engine->steps) losses.push_back(step.loss);
-  }
-  return losses;
-}
-
-// The largest |a - b| / |b| over the steps; fails on a length mismatch or a non-finite loss.
-double WorstRelativeDifference(const std::vector<double>& a, const std::vector<double>& b) {
-  EXPECT_EQ(a.size(), b.size());
-  double worst = 0;
-  for (size_t step = 0; step < std::min(a.size(), b.size()); ++step) {
-    EXPECT_TRUE(std::isfinite(a[step])) << "step " << step;
-    worst = std::max(worst, std::abs(a[step] - b[step]) / std::abs(b[step]));
-  }
-  return worst;
-}
-
-void Record(const std::string& name, double value) {
-  char text[32];
-  std::snprintf(text, sizeof(text), "%.3e", value);
-  ::testing::Test::RecordProperty(name, text);
+  return end_to_end_testing::CompileJobFile(path, options);
 }
 
 void ExpectBf16EngineMatchesReference(const std::string& path, const std::string& label,
@@ -84,12 +56,10 @@ void ExpectBf16EngineMatchesReference(const std::string& path, const std::string
   for (const auto& step : reference->steps) expected.push_back(step.loss);
   const std::vector<double> engine = EngineLosses(plan);
   ASSERT_EQ(engine.size(), expected.size());
-  const double first = std::abs(engine[0] - expected[0]) / std::abs(expected[0]);
-  const double worst = WorstRelativeDifference(engine, expected);
-  Record(label + "_first_step_relative_difference", first);
-  Record(label + "_worst_relative_difference", worst);
-  EXPECT_LE(first, 5e-5) << path;
-  EXPECT_LE(worst, over_the_steps) << path;
+  const end_to_end_testing::LossDifferences differences =
+      end_to_end_testing::CompareLosses(label, engine, expected);
+  EXPECT_LE(differences.first, 5e-5) << path;
+  EXPECT_LE(differences.worst, over_the_steps) << path;
   EXPECT_LT(expected.back(), expected.front()) << path << " does not train";
 }
 
@@ -140,7 +110,7 @@ TEST(Bf16Training, ParallelPlansMatchTheReferenceToo) {
     ASSERT_EQ(engine.size(), expected.size());
     EXPECT_LE(std::abs(engine[0] - expected[0]) / std::abs(expected[0]), 5e-5);
     const double worst = WorstRelativeDifference(engine, expected);
-    Record(std::string("transformer_") + setting.name + "_worst_relative_difference", worst);
+    RecordFigure(std::string("transformer_") + setting.name + "_worst_relative_difference", worst);
     EXPECT_LE(worst, 1e-3);
   }
 }
@@ -151,9 +121,9 @@ void ExpectBf16TrainsLikeFloat32(const std::string& path, const std::string& lab
   const std::vector<double> bf16 = EngineLosses(Compile(path, proto::PRECISION_BF16, kSteps));
   ASSERT_EQ(bf16.size(), static_cast<size_t>(kSteps));
   const double worst = WorstRelativeDifference(bf16, float32);
-  Record(label + "_worst_relative_difference", worst);
-  Record(label + "_float32_last_loss", float32.back());
-  Record(label + "_bf16_last_loss", bf16.back());
+  RecordFigure(label + "_worst_relative_difference", worst);
+  RecordFigure(label + "_float32_last_loss", float32.back());
+  RecordFigure(label + "_bf16_last_loss", bf16.back());
   EXPECT_LE(worst, 1e-2) << path;
   EXPECT_LT(bf16.back(), bf16.front()) << path << " does not train in bf16";
 }

@@ -15,38 +15,21 @@
 // identical losses, 0 difference, in all four cases.
 #include <gtest/gtest.h>
 
-#include <cmath>
-#include <cstdio>
 #include <string>
 
-#include "compiler/compiler.h"
-#include "runtime/host/job_runner.h"
+#include "tests/end_to_end/testing/engine_losses.h"
 
 namespace softwire {
 namespace {
 
 constexpr int kSteps = 10;
 
-proto::Plan Compile(const std::string& path, proto::Precision precision, bool fusion) {
-  StatusOr<compiler::JobFile> job = compiler::ParseJobFile(path);
-  EXPECT_TRUE(job.ok()) << job.status();
+compiler::CompileOptions Options(proto::Precision precision, bool fusion) {
   compiler::CompileOptions options;
   options.steps = kSteps;
   options.precision = precision;
   options.fuse_elementwise = fusion;
-  StatusOr<proto::Plan> plan = compiler::CompileJob(*job, options);
-  EXPECT_TRUE(plan.ok()) << plan.status();
-  return plan.ok() ? *plan : proto::Plan();
-}
-
-std::vector<double> EngineLosses(const proto::Plan& plan) {
-  StatusOr<runtime::RunResult> engine = runtime::RunPlan(plan, runtime::RunOptions());
-  EXPECT_TRUE(engine.ok()) << engine.status();
-  std::vector<double> losses;
-  if (engine.ok()) {
-    for (const runtime::StepResult& step : engine->steps) losses.push_back(step.loss);
-  }
-  return losses;
+  return options;
 }
 
 int CountFused(const proto::Plan& plan) {
@@ -66,33 +49,21 @@ int CountProductEpilogues(const proto::Plan& plan) {
   return count;
 }
 
-void Record(const std::string& name, double value) {
-  char text[32];
-  std::snprintf(text, sizeof(text), "%.3e", value);
-  ::testing::Test::RecordProperty(name, text);
-}
-
 void ExpectFusedMatchesUnfused(const std::string& path, const std::string& label,
                                proto::Precision precision, double first_bound, double steps_bound) {
-  const proto::Plan fused = Compile(path, precision, true);
-  const proto::Plan unfused = Compile(path, precision, false);
-  EXPECT_GT(CountFused(fused), 0) << path;
-  EXPECT_GT(CountProductEpilogues(fused), 0) << path;
-  EXPECT_EQ(CountFused(unfused), 0) << path;
-  const std::vector<double> expected = EngineLosses(unfused);
-  const std::vector<double> got = EngineLosses(fused);
-  ASSERT_EQ(got.size(), expected.size());
-  ASSERT_EQ(got.size(), static_cast<size_t>(kSteps));
-  double worst = 0;
-  for (size_t step = 0; step < got.size(); ++step) {
-    ASSERT_TRUE(std::isfinite(got[step])) << "step " << step;
-    worst = std::max(worst, std::abs(got[step] - expected[step]) / std::abs(expected[step]));
-  }
-  const double first = std::abs(got[0] - expected[0]) / std::abs(expected[0]);
-  Record(label + "_first_step_relative_difference", first);
-  Record(label + "_worst_relative_difference", worst);
-  EXPECT_LE(first, first_bound) << path;
-  EXPECT_LE(worst, steps_bound) << path;
+  const end_to_end_testing::PlanRun fused =
+      end_to_end_testing::CompileAndRun(path, Options(precision, true));
+  const end_to_end_testing::PlanRun unfused =
+      end_to_end_testing::CompileAndRun(path, Options(precision, false));
+  EXPECT_GT(CountFused(fused.plan), 0) << path;
+  EXPECT_GT(CountProductEpilogues(fused.plan), 0) << path;
+  EXPECT_EQ(CountFused(unfused.plan), 0) << path;
+  ASSERT_EQ(fused.losses.size(), unfused.losses.size());
+  ASSERT_EQ(fused.losses.size(), static_cast<size_t>(kSteps));
+  const end_to_end_testing::LossDifferences differences =
+      end_to_end_testing::CompareLosses(label, fused.losses, unfused.losses);
+  EXPECT_LE(differences.first, first_bound) << path;
+  EXPECT_LE(differences.worst, steps_bound) << path;
 }
 
 TEST(Fusion, FusedFloat32PlansTrainToTheUnfusedLosses) {

@@ -9,34 +9,19 @@
 #include <string>
 #include <vector>
 
-#include "compiler/compiler.h"
-#include "runtime/host/job_runner.h"
+#include "tests/end_to_end/testing/engine_losses.h"
 
 namespace softwire {
 namespace {
 
 constexpr int kSteps = 6;
 
-proto::Plan Compile(const std::string& path, bool fold) {
-  StatusOr<compiler::JobFile> job = compiler::ParseJobFile(path);
-  EXPECT_TRUE(job.ok()) << job.status();
+compiler::CompileOptions Bf16Options(bool fold) {
   compiler::CompileOptions options;
   options.steps = kSteps;
   options.precision = proto::PRECISION_BF16;
   options.fold_weight_casts = fold;
-  StatusOr<proto::Plan> plan = compiler::CompileJob(*job, options);
-  EXPECT_TRUE(plan.ok()) << plan.status();
-  return plan.ok() ? *plan : proto::Plan();
-}
-
-std::vector<double> EngineLosses(const proto::Plan& plan) {
-  StatusOr<runtime::RunResult> engine = runtime::RunPlan(plan, runtime::RunOptions());
-  EXPECT_TRUE(engine.ok()) << engine.status();
-  std::vector<double> losses;
-  if (engine.ok()) {
-    for (const runtime::StepResult& step : engine->steps) losses.push_back(step.loss);
-  }
-  return losses;
+  return options;
 }
 
 int CountUpdatesWritingCopies(const proto::Plan& plan) {
@@ -51,12 +36,14 @@ TEST(WeightCastFolding, TheEngineTrainsToTheSameLossesBitForBitWithTheFoldOnAndO
   for (const char* path :
        {"tests/compiler/jobs/mlp.pbtxt", "tests/compiler/jobs/transformer.pbtxt"}) {
     SCOPED_TRACE(path);
-    const proto::Plan folded = Compile(path, true);
-    const proto::Plan unfolded = Compile(path, false);
-    EXPECT_GT(CountUpdatesWritingCopies(folded), 0);
-    EXPECT_EQ(CountUpdatesWritingCopies(unfolded), 0);
-    const std::vector<double> expected = EngineLosses(unfolded);
-    const std::vector<double> got = EngineLosses(folded);
+    const end_to_end_testing::PlanRun folded =
+        end_to_end_testing::CompileAndRun(path, Bf16Options(true));
+    const end_to_end_testing::PlanRun unfolded =
+        end_to_end_testing::CompileAndRun(path, Bf16Options(false));
+    EXPECT_GT(CountUpdatesWritingCopies(folded.plan), 0);
+    EXPECT_EQ(CountUpdatesWritingCopies(unfolded.plan), 0);
+    const std::vector<double>& expected = unfolded.losses;
+    const std::vector<double>& got = folded.losses;
     ASSERT_EQ(expected.size(), static_cast<size_t>(kSteps));
     ASSERT_EQ(got.size(), expected.size());
     for (size_t step = 0; step < expected.size(); ++step) {

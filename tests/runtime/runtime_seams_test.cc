@@ -17,14 +17,13 @@
 #include <thread>
 #include <vector>
 
-#include "compiler/compiler.h"
-#include "placement/cluster_spec.h"
 #include "runtime/host/execution.h"
 #include "runtime/host/hosted_plan.h"
 #include "runtime/host/job_events.h"
 #include "runtime/host/node_runtime.h"
 #include "runtime/host/test_plans.h"
 #include "runtime/kernels/cpu/cpu_kernels.h"
+#include "tests/runtime/testing/hosted_runs.h"
 
 namespace softwire {
 namespace runtime {
@@ -32,73 +31,11 @@ namespace {
 
 constexpr int kSteps = 4;
 
-proto::Plan Compile(const std::string& cluster, int dp, int pp, int steps) {
-  StatusOr<compiler::JobFile> file = compiler::ParseJobFile("tests/compiler/jobs/mlp.pbtxt");
-  EXPECT_TRUE(file.ok()) << file.status();
-  if (!file.ok()) return proto::Plan();
-  compiler::CompileOptions options;
-  options.steps = steps;
-  StatusOr<proto::Cluster> parsed = placement::ParseClusterShorthand(cluster, 4);
-  EXPECT_TRUE(parsed.ok()) << parsed.status();
-  options.cluster = *parsed;
-  options.parallel.set_data_parallel(dp);
-  options.parallel.set_pipeline_stages(pp);
-  StatusOr<proto::Plan> plan = compiler::CompileJob(*file, options);
-  EXPECT_TRUE(plan.ok()) << plan.status();
-  return plan.ok() ? *plan : proto::Plan();
-}
-
-// Records the loss of every step a run reports.
-class LossRecorder final : public JobEvents {
- public:
-  explicit LossRecorder(const proto::Plan& plan) {
-    for (const proto::PlanOutput& output : plan.output()) {
-      if (output.is_loss()) loss_ = output.name();
-    }
-  }
-  void OnStep(const CollectedStep& step) override {
-    auto found = step.outputs.find(loss_);
-    if (found != step.outputs.end()) losses.push_back(found->second);
-  }
-  std::vector<double> losses;
-
- private:
-  std::string loss_;
-};
-
-// A runtime hosting the plan's devices on `node` (every device when empty).
-std::unique_ptr<NodeRuntime> RuntimeFor(const proto::Plan& plan, const std::string& node,
-                                        const KernelRegistry* kernels) {
-  NodeRuntimeOptions options;
-  options.kernels.cpu = kernels;
-  for (const proto::PlanDevice& device : plan.device()) {
-    if (!node.empty() && device.node() != node) continue;
-    DeviceSpec spec;
-    spec.device = device;
-    options.devices.push_back(spec);
-  }
-  StatusOr<std::unique_ptr<NodeRuntime>> runtime = NodeRuntime::Create(std::move(options));
-  EXPECT_TRUE(runtime.ok()) << runtime.status();
-  return runtime.ok() ? std::move(runtime).value() : nullptr;
-}
-
-ExecutionOptions Bounded(JobEvents* events) {
-  ExecutionOptions options;
-  options.events = events;
-  options.stall_timeout = std::chrono::seconds(20);
-  return options;
-}
-
-// Runs `hosted` once and returns its per-step losses.
-std::vector<double> RunOnce(NodeRuntime* runtime, HostedPlan* hosted) {
-  LossRecorder losses(hosted->plan());
-  StatusOr<std::unique_ptr<Execution>> run = Execution::Create(runtime, hosted, Bounded(&losses));
-  EXPECT_TRUE(run.ok()) << run.status();
-  if (!run.ok()) return {};
-  Status status = (*run)->Run();
-  EXPECT_TRUE(status.ok()) << status;
-  return losses.losses;
-}
+using seams_testing::Bounded;
+using seams_testing::CompileMlp;
+using seams_testing::LossRecorder;
+using seams_testing::RunOnce;
+using seams_testing::RuntimeFor;
 
 void ExpectSameLosses(const std::vector<double>& actual, const std::vector<double>& expected,
                       double tolerance) {
@@ -117,7 +54,7 @@ class RuntimeSeamsTest : public ::testing::Test {
 };
 
 TEST_F(RuntimeSeamsTest, TwoNodesConnectedOnlyByPeerRoutersTrainAsTheWholePlan) {
-  const proto::Plan plan = Compile("2x2cpu", /*dp=*/2, /*pp=*/2, kSteps);
+  const proto::Plan plan = CompileMlp("2x2cpu", /*dp=*/2, /*pp=*/2, kSteps);
   ASSERT_EQ(plan.device_size(), 4);
 
   std::unique_ptr<NodeRuntime> whole_runtime = RuntimeFor(plan, "", &kernels_);
@@ -131,36 +68,22 @@ TEST_F(RuntimeSeamsTest, TwoNodesConnectedOnlyByPeerRoutersTrainAsTheWholePlan) 
   whole_runtime.reset();
 
   // Two runtimes, as two processes would have; one job id, as a coordinator would give.
-  std::unique_ptr<NodeRuntime> runtime0 = RuntimeFor(plan, "node0", &kernels_);
-  std::unique_ptr<NodeRuntime> runtime1 = RuntimeFor(plan, "node1", &kernels_);
-  ASSERT_NE(runtime0, nullptr);
-  ASSERT_NE(runtime1, nullptr);
+  seams_testing::TwoNodeShares shares;
   constexpr actors::JobId kJob = 7;
-  StatusOr<std::unique_ptr<HostedPlan>> node0 =
-      HostedPlan::Load(runtime0.get(), plan, "node0", kJob);
-  StatusOr<std::unique_ptr<HostedPlan>> node1 =
-      HostedPlan::Load(runtime1.get(), plan, "node1", kJob);
-  ASSERT_TRUE(node0.ok()) << node0.status();
-  ASSERT_TRUE(node1.ok()) << node1.status();
-  ASSERT_TRUE((*node0)->Bind({node1->get()}).ok());
-  ASSERT_TRUE((*node1)->Bind({node0->get()}).ok());
-  EXPECT_FALSE((*node0)->actors().empty());
-  EXPECT_FALSE((*node1)->actors().empty());
+  Status hosted = seams_testing::HostOnTwoNodes(plan, &kernels_, kJob, &shares);
+  ASSERT_TRUE(hosted.ok()) << hosted;
+  EXPECT_FALSE(shares.node0->actors().empty());
+  EXPECT_FALSE(shares.node1->actors().empty());
 
   LossRecorder losses0(plan);
   LossRecorder losses1(plan);
-  StatusOr<std::unique_ptr<Execution>> run0 =
-      Execution::Create(runtime0.get(), node0->get(), Bounded(&losses0));
-  StatusOr<std::unique_ptr<Execution>> run1 =
-      Execution::Create(runtime1.get(), node1->get(), Bounded(&losses1));
-  ASSERT_TRUE(run0.ok()) << run0.status();
-  ASSERT_TRUE(run1.ok()) << run1.status();
-  (*run0)->router().ConnectPeer(*(*node0)->ActorsOf("node1"), &(*run1)->router());
-  (*run1)->router().ConnectPeer(*(*node1)->ActorsOf("node0"), &(*run0)->router());
+  Status created =
+      seams_testing::CreateConnectedRuns(Bounded(nullptr), &losses0, &losses1, &shares);
+  ASSERT_TRUE(created.ok()) << created;
 
   Status status1;
-  std::thread node1_thread([&] { status1 = (*run1)->Run(); });
-  Status status0 = (*run0)->Run();
+  std::thread node1_thread([&] { status1 = shares.run1->Run(); });
+  Status status0 = shares.run0->Run();
   node1_thread.join();
   ASSERT_TRUE(status0.ok()) << status0;
   ASSERT_TRUE(status1.ok()) << status1;
@@ -168,13 +91,13 @@ TEST_F(RuntimeSeamsTest, TwoNodesConnectedOnlyByPeerRoutersTrainAsTheWholePlan) 
   const std::vector<double>& actual =
       losses0.losses.size() >= losses1.losses.size() ? losses0.losses : losses1.losses;
   ExpectSameLosses(actual, expected, 1e-6);
-  EXPECT_EQ((*run0)->router().dropped(), 0);
-  EXPECT_EQ((*run1)->router().dropped(), 0);
+  EXPECT_EQ(shares.run0->router().dropped(), 0);
+  EXPECT_EQ(shares.run1->router().dropped(), 0);
 }
 
 TEST_F(RuntimeSeamsTest, OneRuntimeRunsTwoJobsAtOnceOnDisjointDevices) {
-  proto::Plan first = Compile("1cpu", 1, 1, kSteps);
-  proto::Plan second = Compile("1cpu", 1, 1, kSteps + 2);
+  proto::Plan first = CompileMlp("1cpu", 1, 1, kSteps);
+  proto::Plan second = CompileMlp("1cpu", 1, 1, kSteps + 2);
   ASSERT_EQ(first.device_size(), 1);
   ASSERT_EQ(second.device_size(), 1);
   second.mutable_device(0)->set_name("cpu:1");  // The second job gets the second device.
@@ -239,8 +162,8 @@ TEST_F(RuntimeSeamsTest, OneRuntimeRunsTwoJobsAtOnceOnDisjointDevices) {
 }
 
 TEST_F(RuntimeSeamsTest, ASecondRunStartsFromTheFirstRunsTrainedVariables) {
-  const proto::Plan plan = Compile("1cpu", 1, 1, kSteps);
-  const proto::Plan twice_as_long = Compile("1cpu", 1, 1, 2 * kSteps);
+  const proto::Plan plan = CompileMlp("1cpu", 1, 1, kSteps);
+  const proto::Plan twice_as_long = CompileMlp("1cpu", 1, 1, 2 * kSteps);
 
   std::unique_ptr<NodeRuntime> runtime = RuntimeFor(plan, "", &kernels_);
   ASSERT_NE(runtime, nullptr);

@@ -111,141 +111,126 @@ class OffQueueKernel final : public Kernel {
   int starts = 0;
 };
 
-LaunchRequest RequestFor(int64_t actor, int64_t firing, Kernel* kernel,
-                         const KernelContext* context, LaunchListener* listener,
-                         const std::atomic<bool>* stopping) {
-  LaunchRequest request;
-  request.listener = listener;
-  request.stopping = stopping;
-  request.actor = actor;
-  request.firing = firing;
-  request.kernel = kernel;
-  request.context = context;
-  return request;
-}
+// One strand, its listener, and the stopping flag of its job; Launch builds the request.
+class StrandQueueTest : public ::testing::Test {
+ protected:
+  LaunchRequest RequestFor(int64_t actor, int64_t firing, Kernel* kernel) {
+    LaunchRequest request;
+    request.listener = &listener_;
+    request.stopping = &stopping_;
+    request.actor = actor;
+    request.firing = firing;
+    request.kernel = kernel;
+    request.context = &context_;
+    return request;
+  }
 
-TEST(StrandQueueTest, AnIdleStrandRunsTheKernelInlineOnTheCallingThread) {
-  RecordingListener listener;
-  std::atomic<bool> stopping{false};
-  StrandQueue queue;
+  DeviceQueue::Outcome Launch(int64_t actor, int64_t firing, Kernel* kernel, Status* status) {
+    return queue_.Launch(RequestFor(actor, firing, kernel), status);
+  }
+
+  // A thread that holds the strand with `gate` (launched inline as actor 1, firing 0) until the
+  // test opens it, then lets the strand go; returns once the gate kernel runs.
+  std::thread HoldStrand(GateKernel* gate) {
+    std::thread holder([this, gate] {
+      Status status;
+      EXPECT_EQ(Launch(1, 0, gate, &status), DeviceQueue::Outcome::kRanInline);
+      queue_.ReleaseInline();
+    });
+    while (!gate->entered.load()) std::this_thread::yield();
+    return holder;
+  }
+
+  RecordingListener listener_;
+  std::atomic<bool> stopping_{false};
+  StrandQueue queue_;
+  KernelContext context_;
+};
+
+TEST_F(StrandQueueTest, AnIdleStrandRunsTheKernelInlineOnTheCallingThread) {
   CountingKernel kernel;
-  KernelContext context;
   Status status = InternalError("unset");
-  EXPECT_EQ(queue.Launch(RequestFor(1, 0, &kernel, &context, &listener, &stopping), &status),
-            DeviceQueue::Outcome::kRanInline);
+  EXPECT_EQ(Launch(1, 0, &kernel, &status), DeviceQueue::Outcome::kRanInline);
   EXPECT_TRUE(status.ok());
   EXPECT_EQ(kernel.runs, 1);
   EXPECT_EQ(kernel.ran_on, std::this_thread::get_id());
-  queue.ReleaseInline();
-  EXPECT_TRUE(listener.completions().empty());
+  queue_.ReleaseInline();
+  EXPECT_TRUE(listener_.completions().empty());
 }
 
-TEST(StrandQueueTest, ABusyStrandDefersAndItsHolderRunsTheLaunchBeforeLettingGo) {
-  RecordingListener listener;
-  std::atomic<bool> stopping{false};
-  StrandQueue queue;
+TEST_F(StrandQueueTest, ABusyStrandDefersAndItsHolderRunsTheLaunchBeforeLettingGo) {
   GateKernel gate;
   CountingKernel deferred;
-  KernelContext context;
-  std::thread holder([&] {
-    Status status;
-    ASSERT_EQ(queue.Launch(RequestFor(1, 0, &gate, &context, &listener, &stopping), &status),
-              DeviceQueue::Outcome::kRanInline);
-    queue.ReleaseInline();
-  });
-  while (!gate.entered.load()) std::this_thread::yield();
+  std::thread holder = HoldStrand(&gate);
   Status unused;
-  EXPECT_EQ(queue.Launch(RequestFor(2, 7, &deferred, &context, &listener, &stopping), &unused),
-            DeviceQueue::Outcome::kDeferred);
+  EXPECT_EQ(Launch(2, 7, &deferred, &unused), DeviceQueue::Outcome::kDeferred);
   EXPECT_EQ(deferred.runs, 0);
   gate.Open();
   holder.join();
   EXPECT_EQ(deferred.runs, 1);
   EXPECT_EQ(deferred.ran_on, gate.ran_on) << "the holder ran it";
-  std::vector<RecordingListener::Completion> completions = listener.completions();
+  std::vector<RecordingListener::Completion> completions = listener_.completions();
   ASSERT_EQ(completions.size(), 1u);
   EXPECT_EQ(completions[0].actor, 2);
   EXPECT_EQ(completions[0].firing, 7);
   EXPECT_TRUE(completions[0].status.ok());
   // The strand is free again.
   Status status;
-  EXPECT_EQ(queue.Launch(RequestFor(3, 0, &deferred, &context, &listener, &stopping), &status),
-            DeviceQueue::Outcome::kRanInline);
-  queue.ReleaseInline();
+  EXPECT_EQ(Launch(3, 0, &deferred, &status), DeviceQueue::Outcome::kRanInline);
+  queue_.ReleaseInline();
 }
 
-TEST(StrandQueueTest, LaunchesQueuedWhenTheJobStopsAreCancelledNotRun) {
-  RecordingListener listener;
-  std::atomic<bool> stopping{false};
-  StrandQueue queue;
+TEST_F(StrandQueueTest, LaunchesQueuedWhenTheJobStopsAreCancelledNotRun) {
   GateKernel gate;
   CountingKernel deferred;
-  KernelContext context;
-  std::thread holder([&] {
-    Status status;
-    queue.Launch(RequestFor(1, 0, &gate, &context, &listener, &stopping), &status);
-    queue.ReleaseInline();
-  });
-  while (!gate.entered.load()) std::this_thread::yield();
+  std::thread holder = HoldStrand(&gate);
   Status unused;
-  ASSERT_EQ(queue.Launch(RequestFor(2, 0, &deferred, &context, &listener, &stopping), &unused),
-            DeviceQueue::Outcome::kDeferred);
-  stopping.store(true);
+  ASSERT_EQ(Launch(2, 0, &deferred, &unused), DeviceQueue::Outcome::kDeferred);
+  stopping_.store(true);
   gate.Open();
   holder.join();
   EXPECT_EQ(deferred.runs, 0);
-  ASSERT_EQ(listener.completions().size(), 1u);
-  EXPECT_EQ(listener.completions()[0].status.code(), StatusCode::kCancelled);
+  ASSERT_EQ(listener_.completions().size(), 1u);
+  EXPECT_EQ(listener_.completions()[0].status.code(), StatusCode::kCancelled);
 }
 
-TEST(StrandQueueTest, AKernelThatThrowsFailsItsLaunchAndFreesTheStrand) {
-  RecordingListener listener;
-  std::atomic<bool> stopping{false};
-  StrandQueue queue;
+TEST_F(StrandQueueTest, AKernelThatThrowsFailsItsLaunchAndFreesTheStrand) {
   ThrowingKernel throwing;
   CountingKernel counting;
-  KernelContext context;
   Status status;
-  ASSERT_EQ(queue.Launch(RequestFor(1, 0, &throwing, &context, &listener, &stopping), &status),
-            DeviceQueue::Outcome::kRanInline);
+  ASSERT_EQ(Launch(1, 0, &throwing, &status), DeviceQueue::Outcome::kRanInline);
   EXPECT_EQ(status.code(), StatusCode::kInternal);
   EXPECT_NE(status.message().find("out of luck"), std::string::npos) << status;
-  queue.ReleaseInline();
-  EXPECT_EQ(queue.Launch(RequestFor(2, 0, &counting, &context, &listener, &stopping), &status),
-            DeviceQueue::Outcome::kRanInline);
+  queue_.ReleaseInline();
+  EXPECT_EQ(Launch(2, 0, &counting, &status), DeviceQueue::Outcome::kRanInline);
   EXPECT_TRUE(status.ok());
-  queue.ReleaseInline();
+  queue_.ReleaseInline();
 }
 
-TEST(StrandQueueTest, AKernelThatFinishesOffTheQueueLetsTheStrandGoUntilItsWorkEnds) {
-  RecordingListener listener;
-  std::atomic<bool> stopping{false};
-  StrandQueue queue;
+TEST_F(StrandQueueTest, AKernelThatFinishesOffTheQueueLetsTheStrandGoUntilItsWorkEnds) {
   OffQueueKernel send;
   CountingKernel other;
-  KernelContext context;
   FiringTimes times;
-  LaunchRequest request = RequestFor(1, 4, &send, &context, &listener, &stopping);
+  LaunchRequest request = RequestFor(1, 4, &send);
   request.times = &times;
   Status unused;
-  ASSERT_EQ(queue.Launch(request, &unused), DeviceQueue::Outcome::kDeferred);
+  ASSERT_EQ(queue_.Launch(request, &unused), DeviceQueue::Outcome::kDeferred);
   EXPECT_EQ(send.started(), 1);
   EXPECT_EQ(send.started_on, std::this_thread::get_id()) << "started on the launching thread";
   EXPECT_GE(times.start.load(), 0);
   EXPECT_LT(times.end.load(), 0) << "its work has not ended";
   // While the send's work goes on, the strand is free: another kernel runs inline.
   Status status = InternalError("unset");
-  ASSERT_EQ(queue.Launch(RequestFor(2, 0, &other, &context, &listener, &stopping), &status),
-            DeviceQueue::Outcome::kRanInline);
+  ASSERT_EQ(Launch(2, 0, &other, &status), DeviceQueue::Outcome::kRanInline);
   EXPECT_TRUE(status.ok());
-  queue.ReleaseInline();
+  queue_.ReleaseInline();
   EXPECT_EQ(other.runs, 1);
-  EXPECT_TRUE(listener.completions().empty()) << "the send is still in flight";
+  EXPECT_TRUE(listener_.completions().empty()) << "the send is still in flight";
   // Its work ends on another thread (a data plane's writer), which reports the completion.
   std::thread writer([&] { EXPECT_TRUE(send.Finish(Status::Ok())); });
   const std::thread::id writer_id = writer.get_id();
   writer.join();
-  std::vector<RecordingListener::Completion> completions = listener.completions();
+  std::vector<RecordingListener::Completion> completions = listener_.completions();
   ASSERT_EQ(completions.size(), 1u);
   EXPECT_EQ(completions[0].actor, 1);
   EXPECT_EQ(completions[0].firing, 4);
@@ -254,51 +239,36 @@ TEST(StrandQueueTest, AKernelThatFinishesOffTheQueueLetsTheStrandGoUntilItsWorkE
   EXPECT_GE(times.end.load(), times.start.load());
 }
 
-TEST(StrandQueueTest, AnOffQueueLaunchQueuedBehindABusyStrandIsStartedByTheHolder) {
-  RecordingListener listener;
-  std::atomic<bool> stopping{false};
-  StrandQueue queue;
+TEST_F(StrandQueueTest, AnOffQueueLaunchQueuedBehindABusyStrandIsStartedByTheHolder) {
   GateKernel gate;
   OffQueueKernel send;
-  KernelContext context;
-  std::thread holder([&] {
-    Status status;
-    queue.Launch(RequestFor(1, 0, &gate, &context, &listener, &stopping), &status);
-    queue.ReleaseInline();
-  });
-  while (!gate.entered.load()) std::this_thread::yield();
+  std::thread holder = HoldStrand(&gate);
   Status unused;
-  ASSERT_EQ(queue.Launch(RequestFor(2, 3, &send, &context, &listener, &stopping), &unused),
-            DeviceQueue::Outcome::kDeferred);
+  ASSERT_EQ(Launch(2, 3, &send, &unused), DeviceQueue::Outcome::kDeferred);
   gate.Open();
   holder.join();
   EXPECT_EQ(send.started(), 1);
   EXPECT_EQ(send.started_on, gate.ran_on) << "the holder started it";
-  EXPECT_TRUE(listener.completions().empty()) << "started, not completed";
+  EXPECT_TRUE(listener_.completions().empty()) << "started, not completed";
   // The strand is free although the send's work has not ended.
   CountingKernel other;
   Status status;
-  EXPECT_EQ(queue.Launch(RequestFor(3, 0, &other, &context, &listener, &stopping), &status),
-            DeviceQueue::Outcome::kRanInline);
-  queue.ReleaseInline();
+  EXPECT_EQ(Launch(3, 0, &other, &status), DeviceQueue::Outcome::kRanInline);
+  queue_.ReleaseInline();
   ASSERT_TRUE(send.Finish(UnavailableError("connection to node1 broke")));
-  ASSERT_EQ(listener.completions().size(), 1u);
-  EXPECT_EQ(listener.completions()[0].firing, 3);
-  EXPECT_EQ(listener.completions()[0].status.code(), StatusCode::kUnavailable);
+  ASSERT_EQ(listener_.completions().size(), 1u);
+  EXPECT_EQ(listener_.completions()[0].firing, 3);
+  EXPECT_EQ(listener_.completions()[0].status.code(), StatusCode::kUnavailable);
 }
 
-TEST(StrandQueueTest, AnOffQueueLaunchOfAStoppingJobIsCancelledNotStarted) {
-  RecordingListener listener;
-  std::atomic<bool> stopping{true};
-  StrandQueue queue;
+TEST_F(StrandQueueTest, AnOffQueueLaunchOfAStoppingJobIsCancelledNotStarted) {
+  stopping_.store(true);
   OffQueueKernel send;
-  KernelContext context;
   Status unused;
-  ASSERT_EQ(queue.Launch(RequestFor(1, 0, &send, &context, &listener, &stopping), &unused),
-            DeviceQueue::Outcome::kDeferred);
+  ASSERT_EQ(Launch(1, 0, &send, &unused), DeviceQueue::Outcome::kDeferred);
   EXPECT_EQ(send.started(), 0);
-  ASSERT_EQ(listener.completions().size(), 1u);
-  EXPECT_EQ(listener.completions()[0].status.code(), StatusCode::kCancelled);
+  ASSERT_EQ(listener_.completions().size(), 1u);
+  EXPECT_EQ(listener_.completions()[0].status.code(), StatusCode::kCancelled);
 }
 
 }  // namespace

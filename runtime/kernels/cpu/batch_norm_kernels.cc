@@ -4,7 +4,8 @@
 // Plain x: parallel over channels: a channel's statistics, its outputs and its dgamma, dbeta
 // depend on its own elements only. Sums accumulate in double: a channel holds N * H * W
 // elements, often tens of thousands, where float32 sums would lose digits the tests against
-// PyTorch see.
+// PyTorch see. The statistics loop is channel_moments.h's, shared by batch_norm,
+// batch_norm_grad and batch_norm_statistics.
 //
 // x in NHWC or nChw16c (base/layout.h, docs/LAYOUTS.md; dy, dx and y in the same layout): a
 // channel's elements are strided there, so the loops run over images instead, in memory order,
@@ -16,6 +17,7 @@
 
 #include "base/layout.h"
 #include "proto/kernel_attributes.h"
+#include "runtime/kernels/cpu/channel_moments.h"
 #include "runtime/kernels/cpu/kernel_families.h"
 #include "runtime/kernels/cpu/kernel_signature.h"
 #include "runtime/kernels/cpu/parallel_for.h"
@@ -79,21 +81,15 @@ struct Statistics {
   float rstd = 0;
 };
 
+PlainChannels PlainChannelsOf(const ChannelLayout& layout) {
+  return {layout.batch, layout.channels, layout.spatial};
+}
+
 Statistics ChannelStatistics(const ChannelLayout& layout, const float* x, int64_t c) {
-  double sum = 0;
-  for (int64_t n = 0; n < layout.batch; ++n) {
-    const float* row = x + (n * layout.channels + c) * layout.spatial;
-    for (int64_t s = 0; s < layout.spatial; ++s) sum += row[s];
-  }
-  const double count = static_cast<double>(layout.batch * layout.spatial);
-  const double mean = sum / count;
-  double squares = 0;
-  for (int64_t n = 0; n < layout.batch; ++n) {
-    const float* row = x + (n * layout.channels + c) * layout.spatial;
-    for (int64_t s = 0; s < layout.spatial; ++s) squares += (row[s] - mean) * (row[s] - mean);
-  }
-  return {static_cast<float>(mean),
-          static_cast<float>(1.0 / std::sqrt(squares / count + layout.epsilon))};
+  const ChannelMoments moments = ComputeChannelMoments(PlainChannelsOf(layout), x, c);
+  return {static_cast<float>(moments.mean),
+          static_cast<float>(
+              1.0 / std::sqrt(moments.squared_deviations / moments.count + layout.epsilon))};
 }
 
 int64_t MinChannels(const ChannelLayout& layout, int64_t work_per_element) {
@@ -412,19 +408,9 @@ class BatchNormStatisticsKernel final : public Kernel {
     }
     ParallelFor(context.parallel, l.channels, MinChannels(l, 3), [&](int64_t begin, int64_t end) {
       for (int64_t c = begin; c < end; ++c) {
-        double sum = 0;
-        for (int64_t n = 0; n < l.batch; ++n) {
-          const float* row = x + (n * l.channels + c) * l.spatial;
-          for (int64_t s = 0; s < l.spatial; ++s) sum += row[s];
-        }
-        const double m = sum / count;
-        double squares = 0;
-        for (int64_t n = 0; n < l.batch; ++n) {
-          const float* row = x + (n * l.channels + c) * l.spatial;
-          for (int64_t s = 0; s < l.spatial; ++s) squares += (row[s] - m) * (row[s] - m);
-        }
-        mean[c] = static_cast<float>(m);
-        var[c] = static_cast<float>(count > 1 ? squares / (count - 1) : 0.0);
+        const ChannelMoments moments = ComputeChannelMoments(PlainChannelsOf(l), x, c);
+        mean[c] = static_cast<float>(moments.mean);
+        var[c] = static_cast<float>(count > 1 ? moments.squared_deviations / (count - 1) : 0.0);
       }
     });
     return Status::Ok();
