@@ -41,6 +41,7 @@ struct ParallelFlags {
   bool no_fusion = false;               // Element-wise chains stay one actor per op (to compare).
   bool no_epilogues = false;            // Products stay out of fused actors (to compare).
   bool no_weight_cast_folding = false;  // bf16: variables cast every step (to compare).
+  bool no_bf16_activations = false;     // bf16: float32 between convolutions (to compare).
   std::string precision;                // Empty: the job's.
   std::string layouts;                  // Empty: auto.
   std::string sbp_search;               // Empty: global.

@@ -19,6 +19,17 @@
 //   significant bits, errors of 2^-9 relative that average out over K-term sums), and the bf16
 //   run must train (its last loss below its first). Divergence, a stale master weight or an
 //   update applied to the bf16 copy would leave the band within a few steps.
+// - Activations kept in bf16 between convolutions (the CNN and the small ResNet: convolutions
+//   write bf16, batch_norm, relu and add read and write it): the reference rounds every bf16
+//   output once where the engine rounds its float32 value once, so the argument above holds
+//   per stored activation; the first step's and the steps' bounds are the CNN's. Against
+//   float32 training, 30 steps of the small ResNet within 2e-2 relative: every activation now
+//   carries a 2^-9 rounding, and batch_norm renormalises what it does to the scale.
+// - Data parallelism with bf16 activations: dp 2 against one device running micro-batches half
+//   as large (each device normalises its own half, as the one device normalises each micro-batch):
+//   the same products on the same values; only the float32 order of the weight gradients' sums
+//   differs (all-reduce against accumulation), amplified by the bf16 roundings of the next
+//   steps: 1e-3 relative over 8 steps.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -99,12 +110,28 @@ TEST(Bf16Training, TheEngineMatchesTheReferenceThatRoundsWhereThePlanCasts) {
   ExpectBf16EngineMatchesReference("tests/compiler/jobs/cnn.pbtxt", "cnn", 1e-3);
 }
 
+TEST(Bf16Training, TheResNetWithBf16ActivationsMatchesTheReference) {
+  const proto::Plan plan =
+      Compile("tests/compiler/jobs/resnet_tiny.pbtxt", proto::PRECISION_BF16, 1);
+  int bf16_activations = 0;
+  for (const proto::ActorDef& actor : plan.actor()) {
+    const std::string& op = actor.kernel().op_type();
+    if (op == "batch_norm" || op == "relu" || op == "add") {
+      bf16_activations += actor.kernel().output(0).dtype() == proto::DATA_TYPE_BFLOAT16 ? 1 : 0;
+    }
+  }
+  EXPECT_GT(bf16_activations, 0) << "the policy keeps no activation in bf16";
+  ExpectBf16EngineMatchesReference("tests/compiler/jobs/resnet_tiny.pbtxt", "resnet_tiny", 1e-3);
+}
+
 TEST(Bf16Training, TheFloat32FallbackOfCpusWithoutBf16MatchesTheReferenceToo) {
   setenv("SOFTWIRE_CPU_FEATURES_OFF", "avx512_bf16,amx_bf16", 1);
   ExpectBf16EngineMatchesReference("tests/compiler/jobs/mlp.pbtxt", "mlp_fallback", 1e-2);
   ExpectBf16EngineMatchesReference("tests/compiler/jobs/transformer.pbtxt", "transformer_fallback",
                                    1e-3);
   ExpectBf16EngineMatchesReference("tests/compiler/jobs/cnn.pbtxt", "cnn_fallback", 1e-3);
+  ExpectBf16EngineMatchesReference("tests/compiler/jobs/resnet_tiny.pbtxt", "resnet_tiny_fallback",
+                                   1e-3);
   unsetenv("SOFTWIRE_CPU_FEATURES_OFF");
 }
 
@@ -145,8 +172,38 @@ TEST(Bf16Training, ParallelPlansMatchTheReferenceToo) {
   }
 }
 
-void ExpectBf16TrainsLikeFloat32(const std::string& path, const std::string& label) {
-  constexpr int kSteps = 100;
+// dp 2 against one device running the micro-batches each device runs (see the top).
+TEST(Bf16Training, TheResNetUnderDataParallelismEqualsOneDevice) {
+  auto compile = [](int dp, int64_t micro_batch_size) {
+    StatusOr<compiler::JobFile> job =
+        compiler::ParseJobFile("tests/compiler/jobs/resnet_tiny.pbtxt");
+    EXPECT_TRUE(job.ok()) << job.status();
+    compiler::CompileOptions options;
+    options.steps = 8;
+    options.precision = proto::PRECISION_BF16;
+    proto::Training* train = job->job.mutable_train();
+    options.micro_batches_per_step =
+        train->micro_batch_size() * train->micro_batches_per_step() / (micro_batch_size * dp);
+    train->set_micro_batch_size(micro_batch_size * dp);
+    if (dp > 1) {
+      options.cluster = *placement::LoadClusterSpec(std::to_string(dp) + "cpu");
+      options.parallel.set_data_parallel(dp);
+    }
+    StatusOr<proto::Plan> plan = compiler::CompileJob(*job, options);
+    EXPECT_TRUE(plan.ok()) << plan.status();
+    return plan.ok() ? *plan : proto::Plan();
+  };
+  const std::vector<double> one = EngineLosses(compile(1, 4));
+  const std::vector<double> dp2 = EngineLosses(compile(2, 4));
+  ASSERT_EQ(one.size(), 8u);
+  const double worst = WorstRelativeDifference(dp2, one);
+  Record("resnet_tiny_dp2_worst_relative_difference", worst);
+  EXPECT_LE(worst, 1e-3);
+  EXPECT_LT(one.back(), one.front());
+}
+
+void ExpectBf16TrainsLikeFloat32(const std::string& path, const std::string& label,
+                                 int kSteps = 100, double bound = 1e-2) {
   const std::vector<double> float32 = EngineLosses(Compile(path, proto::PRECISION_FLOAT32, kSteps));
   const std::vector<double> bf16 = EngineLosses(Compile(path, proto::PRECISION_BF16, kSteps));
   ASSERT_EQ(bf16.size(), static_cast<size_t>(kSteps));
@@ -154,8 +211,12 @@ void ExpectBf16TrainsLikeFloat32(const std::string& path, const std::string& lab
   Record(label + "_worst_relative_difference", worst);
   Record(label + "_float32_last_loss", float32.back());
   Record(label + "_bf16_last_loss", bf16.back());
-  EXPECT_LE(worst, 1e-2) << path;
+  EXPECT_LE(worst, bound) << path;
   EXPECT_LT(bf16.back(), bf16.front()) << path << " does not train in bf16";
+}
+
+TEST(Bf16Training, TheResNetWithBf16ActivationsTrainsWithinTolerancesOfItsFloat32Losses) {
+  ExpectBf16TrainsLikeFloat32("tests/compiler/jobs/resnet_tiny.pbtxt", "resnet_tiny", 30, 2e-2);
 }
 
 TEST(Bf16Training, TheMlpBenchJobTrainsWithinTolerancesOfItsFloat32LossesOverAHundredSteps) {
