@@ -35,7 +35,11 @@ class BFloat16ElementwiseKernel final : public Kernel {
           break;
         case Operation::kReluGrad:  // (dy, y): dy where y > 0.
           for (int64_t i = begin; i < end; ++i) {
-            Store(y + i, Load(b[i]) > 0.0f ? Load(a[i]) : 0.0f);
+            // Both loaded unconditionally: a select, which GCC vectorises (a load in one arm
+            // only kept the loop scalar, 5x slower than float32's).
+            const float dy = Load(a[i]);
+            const float value = Load(b[i]);
+            Store(y + i, value > 0.0f ? dy : 0.0f);
           }
           break;
         case Operation::kAdd:
