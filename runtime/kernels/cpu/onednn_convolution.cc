@@ -371,14 +371,15 @@ class Convolution final : public OneDnnConvolution {
 
 StatusOr<std::unique_ptr<OneDnnConvolution>> OneDnnConvolution::Create(
     ConvolutionPass pass, const ConvolutionShape& shape) {
-  // oneDNN 2.6's bf16 backward weights of strided convolutions (jit_bf16:avx512_core_bf16)
-  // takes ~500 ms for a 16 x 16 x 32 x 32 stride-2 3x3 layer where the float32 kernel takes
-  // ~1 ms (measured on a Zen 4 under ResNet-20): those widen to float32, exact for bf16
-  // inputs.
-  const bool strided = shape.window.stride[0] > 1 || shape.window.stride[1] > 1;
-  const bool widen = shape.input_dtype == DType::kBFloat16 &&
-                     (!DetectCpuFeatures().native_bf16() ||
-                      (pass == ConvolutionPass::kBackwardWeights && strided));
+  // oneDNN 2.6's bf16 backward weights (jit_bf16:avx512_core_bf16) is slower than its float32
+  // kernel on ResNet-20's shapes inside the engine (lanes of 16 images, NHWC): all 20 filter
+  // gradients took 586 ms per step in bf16 against 227 ms widened (trace medians, steps 1-7,
+  // bench/conv/op_times.py; the stage-3 64 x 64 x 8 x 8 layers 9-24 ms against 1.5 ms); in
+  // NCHW the strided ones were ~500x slower. So bf16 backward weights widen to float32, exact
+  // for bf16 inputs (BENCHMARKS.md, "bf16 activations between convolutions").
+  const bool widen =
+      shape.input_dtype == DType::kBFloat16 &&
+      (!DetectCpuFeatures().native_bf16() || pass == ConvolutionPass::kBackwardWeights);
   auto convolution = std::make_unique<Convolution>(pass, shape, widen);
   try {
     convolution->MakeLanes();
