@@ -38,6 +38,9 @@ void AddParallelFlags(FlagParser* parser, ParallelFlags* flags) {
   parser->AddBool("no-weight-cast-folding", &flags->no_weight_cast_folding,
                   "under bf16, cast each variable to bfloat16 every step instead of having its "
                   "optimizer update write the next step's copy (to compare)");
+  parser->AddBool("no-bf16-activations", &flags->no_bf16_activations,
+                  "under bf16, keep float32 activations between convolutions (each convolution "
+                  "casts its inputs and writes float32) instead of bf16 ones (to compare)");
   parser->AddInt("max-in-flight", &flags->max_in_flight, "N",
                  "firings each compute and copy actor may have launched and not completed "
                  "(default 1; docs/PROTOCOL.md)");
@@ -97,6 +100,7 @@ Status ApplyParallelFlags(const ParallelFlags& flags, compiler::CompileOptions* 
   options->fuse_epilogues = !flags.no_epilogues;
   options->ordering_edges = !flags.no_ordering_edges;
   options->fold_weight_casts = !flags.no_weight_cast_folding;
+  options->bf16_activations = !flags.no_bf16_activations;
   SOFTWIRE_ASSIGN_OR_RETURN(options->precision, ParsePrecision(flags.precision));
   if (!flags.layouts.empty()) {
     if (flags.layouts != "auto" && !ParseLayout(flags.layouts).ok()) {

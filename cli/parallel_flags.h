@@ -42,6 +42,7 @@ struct ParallelFlags {
   bool no_epilogues = false;            // Products stay out of fused actors (to compare).
   bool no_ordering_edges = false;       // Weight-gradient products unordered (to compare).
   bool no_weight_cast_folding = false;  // bf16: variables cast every step (to compare).
+  bool no_bf16_activations = false;     // bf16: float32 between convolutions (to compare).
   std::string precision;                // Empty: the job's.
   std::string layouts;                  // Empty: auto.
   std::string sbp_search;               // Empty: global.

@@ -14,6 +14,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/status.h"
@@ -106,6 +107,9 @@ struct PrecisionChoice {
   std::string reason = "the default";
   int casts = 0;         // Cast ops inserted.
   int folded_casts = 0;  // Cast tasks whose later steps the update writes (fold_weight_casts).
+  // Activations stored in bfloat16 between convolutions (apply_precision), in graph order,
+  // each with why: tensor name, reason.
+  std::vector<std::pair<std::string, std::string>> activations;
 };
 
 // One region of convolutions choose_layouts laid out (docs/LAYOUTS.md), for --explain.

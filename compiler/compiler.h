@@ -103,6 +103,10 @@ struct CompileOptions {
   // its pass over the weight, and the variable's cast casts on the first step only
   // (fold_weight_casts pass, `--no-weight-cast-folding` turns it off; docs/PRECISION.md).
   bool fold_weight_casts = true;
+  // Under bf16, activations between convolutions stay bfloat16 (apply_precision,
+  // docs/PRECISION.md "Activations between convolutions"); false (`--no-bf16-activations`)
+  // casts every convolution input and keeps float32 outputs, as before, to compare.
+  bool bf16_activations = true;
   // Firings each compute and copy actor may have in flight (`--max-in-flight`, ActorDef
   // max_in_flight, docs/PROTOCOL.md "Several firings in flight"); 1: one at a time. Register
   // slots are not raised for it.

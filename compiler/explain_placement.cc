@@ -169,8 +169,15 @@ std::string PrecisionLines(const Compilation& compilation) {
   }
   const LogicalGraph& graph = compilation.graph;
   std::string text = "precision: bf16 (" + choice.reason +
-                     "): products read bfloat16 copies and accumulate in float32; everything "
-                     "else float32\n";
+                     "): products read bfloat16 copies and accumulate in float32; " +
+                     (choice.activations.empty()
+                          ? std::string("everything else float32\n")
+                          : std::to_string(choice.activations.size()) +
+                                " activations between convolutions stored in bfloat16 (float32 "
+                                "inside each op), weight gradients and the optimizer float32\n");
+  for (const auto& [name, why] : choice.activations) {
+    text += "  " + name + " [bf16]: " + why + "\n";
+  }
   for (const LogicalOp& op : graph.ops()) {
     if (op.type != "cast") continue;
     const LogicalTensor& source = graph.tensor(op.inputs[0]);

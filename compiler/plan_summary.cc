@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -195,7 +196,16 @@ std::string PrecisionLine(const proto::Plan& plan) {
   int folded = 0;  // Variables' casts whose later steps their updates write.
   int per_piece = 0;
   int64_t bf16_bytes = 0;
+  int activations =
+      0;  // Actors other than casts that write bf16: activations between convolutions.
   for (const proto::ActorDef& actor : plan.actor()) {
+    static const std::set<std::string> between = {
+        "conv2d", "conv2d_grad_input", "batch_norm", "batch_norm_grad",
+        "relu",   "relu_grad",         "add",        "add_n"};
+    if (between.count(actor.kernel().op_type()) > 0 &&
+        actor.kernel().output(0).dtype() == proto::DATA_TYPE_BFLOAT16) {
+      ++activations;
+    }
     // A fused actor's casts are casts of activations and gradients too (a variable's cast reads
     // the variable alone, so it stays an actor of its own).
     const std::optional<FusedProgram> program = FusedProgramOf(actor);
@@ -225,7 +235,11 @@ std::string PrecisionLine(const proto::Plan& plan) {
                            "optimizer updates"
                      : "") +
          "), " + std::to_string(per_piece) + " of activations and gradients; bfloat16 registers " +
-         FormatBytes(bf16_bytes) + "; variables, optimizer and everything else float32\n";
+         FormatBytes(bf16_bytes) +
+         (activations > 0 ? "; " + std::to_string(activations) +
+                                " ops write bf16 activations between convolutions; weight "
+                                "gradients, optimizer and everything else float32\n"
+                          : "; variables, optimizer and everything else float32\n");
 }
 
 std::string ActorTable(const proto::Plan& plan) {

@@ -73,6 +73,16 @@ double KernelAttributes::RequiredFloat(const std::string& name) {
   return Float(name, 0);
 }
 
+std::string KernelAttributes::String(const std::string& name, const std::string& default_value) {
+  const proto::Attribute* attribute = Find(name);
+  if (attribute == nullptr) return default_value;
+  if (attribute->value_case() != proto::Attribute::kString) {
+    Fail("attribute '" + name + "' must be a string");
+    return default_value;
+  }
+  return attribute->string();
+}
+
 std::string KernelAttributes::RequiredString(const std::string& name) {
   const proto::Attribute* attribute = Find(name);
   if (attribute == nullptr) {

@@ -41,6 +41,7 @@ class KernelAttributes {
   std::vector<int64_t> Ints(const std::string& name, const std::vector<int64_t>& default_value);
   std::vector<int64_t> RequiredInts(const std::string& name);
   std::string RequiredString(const std::string& name);
+  std::string String(const std::string& name, const std::string& default_value);
 
   // OK when every attribute was asked for, had the right kind, and no required one was missing.
   Status Finish() const;

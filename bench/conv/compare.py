@@ -7,11 +7,14 @@ Usage: bench/conv/compare.py [--rounds 3] [--softwire build/cli/softwire] [--ste
                              [--pytorch-steps 15] [--pytorch-settings 1:2,2:1] [--json FILE]
 
 Each round runs every softwire mode (`softwire run bench/conv/resnet20.pbtxt --steps N
---precision P [--layouts L] --metrics-out FILE`; a mode is `precision[:layouts]`, layouts
-auto when left out) and then every PyTorch mode (pytorch_resnet20.py, each thread setting in a
+--precision P [--layouts L] [--FLAG ...] --metrics-out FILE`; a mode is
+`precision[:layouts][+FLAG...]`, layouts auto when left out, each +FLAG passed as --FLAG, e.g.
+`bf16+no-bf16-activations`) and then every PyTorch mode (pytorch_resnet20.py, each thread setting in a
 fresh process, its fastest kept), so both sides see the same machine. Prints each mode's median
 samples/s over the rounds with its range, the load average and the cpu model, and the ratios
-of each softwire mode to PyTorch's fastest mode and to each PyTorch mode.
+of each softwire mode to PyTorch's fastest mode and to each PyTorch mode, and each round's
+ratio of every softwire mode to the mode PyTorch was fastest in over the rounds (same-round
+ratios: both sides saw the same load).
 
 softwire's samples/s per run: the median per-step "samples_per_second" of the metrics file
 after the first 20% of the steps (warm-up: oneDNN creates its primitives in the first step).
@@ -37,6 +40,7 @@ import softwire_metrics  # noqa: E402
 
 
 def softwire_run(binary, mode, steps):
+    mode, *flags = mode.split("+")
     precision, _, layouts = mode.partition(":")
     with tempfile.TemporaryDirectory() as directory:
         metrics = os.path.join(directory, "metrics.jsonl")
@@ -44,6 +48,7 @@ def softwire_run(binary, mode, steps):
                    "--precision", precision, "--metrics-out", metrics]
         if layouts:
             command += ["--layouts", layouts]
+        command += ["--" + flag for flag in flags]
         result = subprocess.run(command, capture_output=True, text=True, cwd=ROOT)
         if result.returncode != 0:
             sys.stderr.write(f"softwire {mode} failed:\n{result.stderr[-2000:]}\n")
@@ -109,6 +114,11 @@ def main(argv):
             if name.startswith("softwire "):
                 ratios = ", ".join(f"{medians[name] / medians[t]:.2f}x {t[8:]}" for t in torch_names)
                 print(f"  {name}: {medians[name] / medians[fastest]:.2f}x the fastest ({ratios})")
+        for name in medians:
+            if name.startswith("softwire ") and len(figures[name]) == len(figures[fastest]):
+                same_round = ", ".join(f"{mine / theirs:.2f}x"
+                                       for mine, theirs in zip(figures[name], figures[fastest]))
+                print(f"  {name} / {fastest[8:]}, same-round ratios: {same_round}")
     if arguments.json:
         with open(arguments.json, "w") as stream:
             json.dump({"figures": figures, "medians": medians, "loads": loads,

@@ -8,6 +8,8 @@ namespace softwire {
 namespace compiler {
 namespace {
 
+// relu and relu_grad also take bfloat16 (all operands one type): activations kept in bf16
+// between convolutions (docs/PRECISION.md). gelu and gelu_grad: float32 only.
 Status InferUnaryFloat(InferenceContext& context) {
   SOFTWIRE_RETURN_IF_ERROR(context.RequireDType(0, DType::kFloat32));
   context.SetOutput(0, context.input(0));
@@ -17,6 +19,19 @@ Status InferUnaryFloat(InferenceContext& context) {
 // (dy, value) -> dx, all of one type.
 Status InferGradientPair(InferenceContext& context) {
   SOFTWIRE_RETURN_IF_ERROR(context.RequireDType(0, DType::kFloat32));
+  SOFTWIRE_RETURN_IF_ERROR(context.RequireSameType(1, 0));
+  context.SetOutput(0, context.input(0));
+  return Status::Ok();
+}
+
+Status InferReluOrBFloat16(InferenceContext& context) {
+  SOFTWIRE_RETURN_IF_ERROR(context.RequireFloatingDType(0));
+  context.SetOutput(0, context.input(0));
+  return Status::Ok();
+}
+
+Status InferReluGradOrBFloat16(InferenceContext& context) {
+  SOFTWIRE_RETURN_IF_ERROR(context.RequireFloatingDType(0));
   SOFTWIRE_RETURN_IF_ERROR(context.RequireSameType(1, 0));
   context.SetOutput(0, context.input(0));
   return Status::Ok();
@@ -76,10 +91,14 @@ OpDefinition GradientPair(const std::string& type, const std::string& second_inp
 }  // namespace
 
 void AddActivationOps(OpRegistry& registry) {
-  registry.Add(Unary("relu", 1, ReluGradient));
+  OpDefinition relu = Unary("relu", 1, ReluGradient);
+  relu.infer = InferReluOrBFloat16;
+  registry.Add(relu);
   // tanh counted as ~10 flops.
   registry.Add(Unary("gelu", 18, GeluGradient));
-  registry.Add(GradientPair("relu_grad", "y", 1));
+  OpDefinition relu_grad = GradientPair("relu_grad", "y", 1);
+  relu_grad.infer = InferReluGradOrBFloat16;
+  registry.Add(relu_grad);
   registry.Add(GradientPair("gelu_grad", "x", 30));
 }
 

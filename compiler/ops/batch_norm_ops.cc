@@ -8,6 +8,10 @@
 // DistributedDataParallel does without SyncBatchNorm: the batch split signature is not the
 // logical op over the whole batch but the per-device one (docs/OPS.md, "batch_norm"). Likewise
 // each micro-batch is normalised over itself.
+//
+// x (dy and x for the gradient) may be bfloat16 (docs/PRECISION.md, activations between
+// convolutions): y and dx then are bfloat16 too; gamma, beta, the statistics and dgamma, dbeta
+// stay float32, as under PyTorch's autocast.
 #include "compiler/ops/gradient_builder.h"
 #include "compiler/ops/op_registry.h"
 #include "compiler/ops/sbp_signatures.h"
@@ -38,7 +42,7 @@ Status RequireEpsilon(const InferenceContext& context) {
 }
 
 Status InferBatchNorm(InferenceContext& context) {
-  SOFTWIRE_RETURN_IF_ERROR(context.RequireDType(0, DType::kFloat32));
+  SOFTWIRE_RETURN_IF_ERROR(context.RequireFloatingDType(0));
   SOFTWIRE_RETURN_IF_ERROR(context.RequireRankAtLeast(0, 2));
   if (context.input_count() == 4) {
     return InvalidArgumentError(
@@ -64,7 +68,7 @@ Status InferBatchNorm(InferenceContext& context) {
 
 // (dy, x, gamma) -> (dx, dgamma, dbeta).
 Status InferBatchNormGrad(InferenceContext& context) {
-  SOFTWIRE_RETURN_IF_ERROR(context.RequireDType(0, DType::kFloat32));
+  SOFTWIRE_RETURN_IF_ERROR(context.RequireFloatingDType(0));
   SOFTWIRE_RETURN_IF_ERROR(context.RequireRankAtLeast(0, 2));
   SOFTWIRE_RETURN_IF_ERROR(context.RequireSameType(1, 0));
   SOFTWIRE_RETURN_IF_ERROR(RequireChannelVector(context, 1, 2));
@@ -102,7 +106,7 @@ std::vector<SbpSignature> BatchNormSignatures(const OpSignature& op) {
 // x [N, C, ...] -> (mean, var) [C]: the batch's, var unbiased (divide by count - 1) as
 // PyTorch's running_var takes it.
 Status InferBatchNormStatistics(InferenceContext& context) {
-  SOFTWIRE_RETURN_IF_ERROR(context.RequireDType(0, DType::kFloat32));
+  SOFTWIRE_RETURN_IF_ERROR(context.RequireFloatingDType(0));
   SOFTWIRE_RETURN_IF_ERROR(context.RequireRankAtLeast(0, 2));
   const TensorType channels = Float32(Shape({context.input_shape(0).dim(1)}));
   context.SetOutput(0, channels);

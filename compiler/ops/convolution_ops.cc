@@ -2,7 +2,10 @@
 // [O, C / groups, KH, KW], stride, padding, dilation and groups as PyTorch's Conv2d has them.
 //
 // Products of the precision policy (docs/PRECISION.md): x and w (dy and w, dy and x for the
-// gradients) are both float32 or both bfloat16; outputs are float32.
+// gradients) are both float32 or both bfloat16; outputs are float32, except that conv2d and
+// conv2d_grad_input write bfloat16 with `output_dtype: "bfloat16"` (bf16 operands only): the
+// precision policy's activations kept in bf16 between convolutions. Weight gradients stay
+// float32.
 #include "base/image_window.h"
 #include "compiler/ops/gradient_builder.h"
 #include "compiler/ops/op_registry.h"
@@ -17,7 +20,8 @@ std::vector<AttributeSpec> ConvolutionSchema() {
   return {AttributeWithDefault("strides", AttributeValue(std::vector<int64_t>{1, 1})),
           AttributeWithDefault("padding", AttributeValue(std::vector<int64_t>{0, 0})),
           AttributeWithDefault("dilation", AttributeValue(std::vector<int64_t>{1, 1})),
-          AttributeWithDefault("groups", AttributeValue(int64_t{1}))};
+          AttributeWithDefault("groups", AttributeValue(int64_t{1})),
+          AttributeWithDefault("output_dtype", AttributeValue(std::string("float32")))};
 }
 
 // The schema of the gradient ops: the forward op's attributes and the output's shape.
@@ -33,7 +37,7 @@ AttributeMap ConvolutionAttributes(const AttributeMap& forward, const Shape& sha
     attributes.Set(name, forward.GetInts(name));
   }
   attributes.Set("groups", forward.GetInt("groups"));
-  attributes.Set("shape", shape.dims());
+  attributes.Set("shape", shape.dims());  // output_dtype: float32 (the policy sets it).
   return attributes;
 }
 
@@ -42,6 +46,25 @@ Status RequireProductDTypes(const InferenceContext& context, int a, int b) {
   if (context.input(a).dtype == DType::kBFloat16) return context.RequireDType(b, DType::kBFloat16);
   SOFTWIRE_RETURN_IF_ERROR(context.RequireDType(a, DType::kFloat32));
   return context.RequireDType(b, DType::kFloat32);
+}
+
+// The output's dtype: attribute output_dtype, bfloat16 only where the operands are bfloat16
+// and `allow_bfloat16` (not for weight gradients).
+StatusOr<DType> OutputDType(const InferenceContext& context, bool allow_bfloat16) {
+  const std::string& name = context.attributes().GetString("output_dtype");
+  if (name == "float32") return DType::kFloat32;
+  if (name != "bfloat16") {
+    return InvalidArgumentError("attribute 'output_dtype' must be float32 or bfloat16, not '" +
+                                name + "'");
+  }
+  if (!allow_bfloat16) {
+    return InvalidArgumentError("attribute 'output_dtype' must be float32 for a weight gradient");
+  }
+  if (context.input(0).dtype != DType::kBFloat16) {
+    return InvalidArgumentError("attribute 'output_dtype' bfloat16 needs bfloat16 operands, got " +
+                                context.input(0).ToString());
+  }
+  return DType::kBFloat16;
 }
 
 // The checked geometry of a convolution of x [N, C, H, W] with w [O, C / groups, KH, KW]:
@@ -106,7 +129,8 @@ Status InferConv2d(InferenceContext& context) {
                                   context.input_shape(2).ToString());
     }
   }
-  context.SetOutput(0, Float32(convolution.output));
+  SOFTWIRE_ASSIGN_OR_RETURN(DType output, OutputDType(context, /*allow_bfloat16=*/true));
+  context.SetOutput(0, TensorType{output, convolution.output});
   return Status::Ok();
 }
 
@@ -137,7 +161,8 @@ Status InferConv2dGradInput(InferenceContext& context) {
                             CheckConvolution(context.attributes(), x, "attribute 'shape'",
                                              context.input_shape(1), context.InputLabel(1)));
   SOFTWIRE_RETURN_IF_ERROR(RequireOutputGradientShape(context, convolution.output));
-  context.SetOutput(0, Float32(x));
+  SOFTWIRE_ASSIGN_OR_RETURN(DType output, OutputDType(context, /*allow_bfloat16=*/true));
+  context.SetOutput(0, TensorType{output, x});
   return Status::Ok();
 }
 
@@ -149,6 +174,7 @@ Status InferConv2dGradFilter(InferenceContext& context) {
                             CheckConvolution(context.attributes(), context.input_shape(1),
                                              context.InputLabel(1), w, "attribute 'shape'"));
   SOFTWIRE_RETURN_IF_ERROR(RequireOutputGradientShape(context, convolution.output));
+  SOFTWIRE_RETURN_IF_ERROR(OutputDType(context, /*allow_bfloat16=*/false).status());
   context.SetOutput(0, Float32(w));
   return Status::Ok();
 }

@@ -16,6 +16,15 @@ Status InferBroadcastBinary(InferenceContext& context) {
   return Status::Ok();
 }
 
+// add also takes two bfloat16 operands of one shape (no broadcasting): the residual sums of
+// activations kept in bf16 between convolutions (docs/PRECISION.md).
+Status InferAdd(InferenceContext& context) {
+  if (context.input(0).dtype != DType::kBFloat16) return InferBroadcastBinary(context);
+  SOFTWIRE_RETURN_IF_ERROR(context.RequireSameType(1, 0));
+  context.SetOutput(0, context.input(0));
+  return Status::Ok();
+}
+
 Status InferSameAsFloatInput(InferenceContext& context) {
   SOFTWIRE_RETURN_IF_ERROR(context.RequireDType(0, DType::kFloat32));
   context.SetOutput(0, context.input(0));
@@ -149,6 +158,7 @@ OpDefinition Binary(const std::string& type, std::function<Status(GradientBuilde
 
 void AddElementwiseOps(OpRegistry& registry) {
   OpDefinition add = Binary("add", AddGradient);
+  add.infer = InferAdd;
   add.sbp_signatures = SplitsAnd({AllPartial(2, 1)});
   registry.Add(add);
   OpDefinition sub = Binary("sub", SubGradient);

@@ -18,8 +18,9 @@ Status InferFill(InferenceContext& context) {
   return Status::Ok();
 }
 
+// float32, or bfloat16 (gradients of activations kept in bf16, docs/PRECISION.md).
 Status InferAddN(InferenceContext& context) {
-  SOFTWIRE_RETURN_IF_ERROR(context.RequireDType(0, DType::kFloat32));
+  SOFTWIRE_RETURN_IF_ERROR(context.RequireFloatingDType(0));
   for (int i = 1; i < context.input_count(); ++i) {
     SOFTWIRE_RETURN_IF_ERROR(context.RequireSameType(i, 0));
   }

@@ -74,6 +74,13 @@ Status InferenceContext::RequireDType(int index, DType dtype) const {
                               input(index).ToString());
 }
 
+Status InferenceContext::RequireFloatingDType(int index) const {
+  const DType dtype = input(index).dtype;
+  if (dtype == DType::kFloat32 || dtype == DType::kBFloat16) return Status::Ok();
+  return InvalidArgumentError(InputLabel(index) + " must be float32 or bfloat16, got " +
+                              input(index).ToString());
+}
+
 Status InferenceContext::RequireRankAtLeast(int index, int rank) const {
   if (input(index).shape.rank() >= rank) return Status::Ok();
   return InvalidArgumentError(InputLabel(index) + " must have rank >= " + std::to_string(rank) +

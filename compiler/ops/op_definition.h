@@ -158,6 +158,9 @@ class InferenceContext {
   std::string InputLabel(int index) const;
   // InvalidArgument "input 'labels' must be int32, got float32[8]".
   Status RequireDType(int index, DType dtype) const;
+  // InvalidArgument "input 'x' must be float32 or bfloat16, got int32[8]": the ops that keep
+  // bf16 activations between convolutions (docs/PRECISION.md) read either.
+  Status RequireFloatingDType(int index) const;
   // InvalidArgument "input 'x' must have rank >= 2, got float32[8]".
   Status RequireRankAtLeast(int index, int rank) const;
   Status RequireRank(int index, int rank) const;

@@ -117,8 +117,14 @@ Status AvgPoolGradient(GradientBuilder& g) {
 }
 
 // x [N, C, H, W] -> y [N, C].
+// x float32 or bfloat16 (activations kept in bf16, docs/PRECISION.md); y float32.
 Status InferGlobalAvgPool(InferenceContext& context) {
-  SOFTWIRE_RETURN_IF_ERROR(RequireImages(context, 0));
+  SOFTWIRE_RETURN_IF_ERROR(context.RequireFloatingDType(0));
+  if (context.input(0).dtype == DType::kBFloat16) {
+    SOFTWIRE_RETURN_IF_ERROR(context.RequireRank(0, 4));
+  } else {
+    SOFTWIRE_RETURN_IF_ERROR(RequireImages(context, 0));
+  }
   const Shape& x = context.input_shape(0);
   context.SetOutput(0, Float32(Shape({x.dim(0), x.dim(1)})));
   return Status::Ok();

@@ -14,10 +14,18 @@
 //   weight gradient's flatten of a rank-3 input) reshapes the bf16 copy instead of making one.
 // Products write float32, so softmax, layer norm, losses, reductions, gradients' sums and the
 // optimizer update read float32 as before.
+//
+// Activations between convolutions stay bfloat16 (activation_precision.h): the image tensors
+// that batch_norm, relu, add, add_n and their gradients tie to a convolution's output (forward
+// or input gradient) are stored in bf16; the convolutions write them so (output_dtype), the
+// ops between compute in float32 and store bf16, and readers that take float32 only read a
+// float32 cast (`<tensor>.float32`). Weight gradients and the optimizer stay float32.
 #include <map>
+#include <set>
 
 #include "base/cpu_features.h"
 #include "compiler/ops/graph_builder.h"
+#include "compiler/passes/activation_precision.h"
 #include "compiler/passes/passes.h"
 
 namespace softwire {
@@ -74,28 +82,91 @@ class PrecisionRewriter {
 
   Status Run() {
     const int op_count = graph_.op_count();  // Casts added below are not products.
+    const ActivationPrecision activations = compilation_.options().bf16_activations
+                                                ? ChooseActivationPrecision(graph_)
+                                                : ActivationPrecision();
+    kept_ = std::set<TensorId>(activations.stored.begin(), activations.stored.end());
+    for (TensorId tensor : activations.stored) {
+      const OpId producer = graph_.tensor(tensor).producer;
+      if (IsConvolutionWritingActivations(graph_.op(producer).type)) {
+        graph_.mutable_op(producer).attributes.Set("output_dtype", std::string("bfloat16"));
+        changed_ops_.insert(producer);
+      }
+      compilation_.precision.activations.push_back(
+          {graph_.tensor(tensor).name, activations.reason.at(tensor)});
+      SOFTWIRE_RETURN_IF_ERROR(ReadInFloat32WhereNeeded(tensor));
+    }
+    for (TensorId tensor : activations.widened)
+      SOFTWIRE_RETURN_IF_ERROR(ReadInBFloat16InGroup(tensor));
     for (OpId id = 0; id < op_count; ++id) {
       if (!IsProduct(graph_.op(id).type)) continue;
       for (int input = 0; input < 2; ++input) SOFTWIRE_RETURN_IF_ERROR(ReadInBFloat16(id, input));
-      // Both inputs bf16 now: the output type does not change (float32), but check it.
+    }
+    return InferChangedTypes();
+  }
+
+ private:
+  // Infers again, in order, every op whose inputs or attributes changed and every op reading a
+  // tensor whose type that changed (convolutions write bf16, the ops between follow their
+  // inputs, products and casts check their operands).
+  Status InferChangedTypes() {
+    SOFTWIRE_ASSIGN_OR_RETURN(std::vector<OpId> order, graph_.TopologicalOrder());
+    std::set<TensorId> changed;
+    for (OpId id : order) {
+      const LogicalOp& op = graph_.op(id);
+      bool stale = changed_ops_.count(id) > 0;
+      for (TensorId input : op.inputs) stale |= changed.count(input) > 0;
+      if (!stale) continue;
+      std::vector<TensorType> before;
+      for (TensorId output : op.outputs) before.push_back(graph_.tensor(output).type);
       SOFTWIRE_RETURN_IF_ERROR(InferOpOutputs(compilation_.registry(), graph_, id));
+      for (size_t k = 0; k < op.outputs.size(); ++k) {
+        if (!(graph_.tensor(op.outputs[k]).type == before[k])) changed.insert(op.outputs[k]);
+      }
     }
     return Status::Ok();
   }
 
- private:
+  void Replace(OpId op, int input, TensorId tensor) {
+    graph_.ReplaceInput(op, input, tensor);
+    changed_ops_.insert(op);
+  }
+  // Readers of a bf16 activation that take float32 only read one float32 cast of it.
+  Status ReadInFloat32WhereNeeded(TensorId tensor) {
+    const std::vector<TensorUse> uses = graph_.tensor(tensor).consumers;
+    for (const TensorUse& use : uses) {
+      if (ReadsBFloat16Activation(graph_, use)) continue;
+      SOFTWIRE_ASSIGN_OR_RETURN(TensorId copy, CopyOf(tensor, "float32", float32_copies_));
+      Replace(use.op, use.input_index, copy);
+    }
+    return Status::Ok();
+  }
+
+  // A float32 member of a bf16 group (written by an op that writes float32 only, such as
+  // global_avg_pool_grad): the group's ops read its bf16 cast.
+  Status ReadInBFloat16InGroup(TensorId tensor) {
+    const std::vector<TensorUse> uses = graph_.tensor(tensor).consumers;
+    for (const TensorUse& use : uses) {
+      if (!IsActivationGroupInput(graph_, use)) continue;
+      SOFTWIRE_ASSIGN_OR_RETURN(TensorId copy, BFloat16CopyOf(tensor));
+      Replace(use.op, use.input_index, copy);
+    }
+    return Status::Ok();
+  }
+
   Status ReadInBFloat16(OpId product, int input) {
     const TensorId tensor = graph_.op(product).inputs[input];
     if (graph_.tensor(tensor).type.dtype != DType::kFloat32) return Status::Ok();
+    if (kept_.count(tensor) > 0) return Status::Ok();  // Written in bf16 already.
     const OpId producer = graph_.tensor(tensor).producer;
     if (graph_.op(producer).type == "reshape" && OnlyProductsRead(tensor)) {
       // Reshape the bf16 copy of the reshape's input instead.
       SOFTWIRE_ASSIGN_OR_RETURN(TensorId copy, BFloat16CopyOf(graph_.op(producer).inputs[0]));
-      graph_.ReplaceInput(producer, 0, copy);
-      return InferOpOutputs(compilation_.registry(), graph_, producer);
+      Replace(producer, 0, copy);
+      return Status::Ok();
     }
     SOFTWIRE_ASSIGN_OR_RETURN(TensorId copy, BFloat16CopyOf(tensor));
-    graph_.ReplaceInput(product, input, copy);
+    Replace(product, input, copy);
     return Status::Ok();
   }
 
@@ -107,18 +178,24 @@ class PrecisionRewriter {
   }
 
   // The one cast of `tensor` to bfloat16, made on first use: "<tensor>.bf16".
-  StatusOr<TensorId> BFloat16CopyOf(TensorId tensor) {
-    auto found = copies_.find(tensor);
-    if (found != copies_.end()) return found->second;
+  StatusOr<TensorId> BFloat16CopyOf(TensorId tensor) { return CopyOf(tensor, "bfloat16", copies_); }
+
+  // The one cast of `tensor` to `dtype`, made on first use: "<tensor>.bf16" or
+  // "<tensor>.float32".
+  StatusOr<TensorId> CopyOf(TensorId tensor, const std::string& dtype,
+                            std::map<TensorId, TensorId>& copies) {
+    auto found = copies.find(tensor);
+    if (found != copies.end()) return found->second;
     AttributeMap attributes;
-    attributes.Set("dtype", std::string("bfloat16"));
+    attributes.Set("dtype", dtype);
     const LogicalOp& producer = graph_.op(graph_.tensor(tensor).producer);
+    const std::string suffix = dtype == "bfloat16" ? ".bf16" : ".float32";
     SOFTWIRE_ASSIGN_OR_RETURN(TensorId copy,
-                              builder_.AddSingleOutput(graph_.tensor(tensor).name + ".bf16", "cast",
+                              builder_.AddSingleOutput(graph_.tensor(tensor).name + suffix, "cast",
                                                        {tensor}, attributes, producer.gradient_of));
     // Emitted right after what it converts.
     graph_.mutable_op(graph_.tensor(copy).producer).sequence = producer.sequence + 0.25;
-    copies_[tensor] = copy;
+    copies[tensor] = copy;
     ++compilation_.precision.casts;
     return copy;
   }
@@ -126,7 +203,10 @@ class PrecisionRewriter {
   Compilation& compilation_;
   LogicalGraph& graph_;
   GraphBuilder builder_;
-  std::map<TensorId, TensorId> copies_;  // float32 tensor -> its bf16 copy.
+  std::map<TensorId, TensorId> copies_;          // float32 tensor -> its bf16 copy.
+  std::map<TensorId, TensorId> float32_copies_;  // bf16 activation -> its float32 copy.
+  std::set<TensorId> kept_;                      // Activations stored in bf16.
+  std::set<OpId> changed_ops_;                   // Inputs replaced or attributes set.
 };
 
 }  // namespace

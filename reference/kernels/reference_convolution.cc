@@ -25,6 +25,9 @@ StatusOr<ConvolutionGeometry> ReadGeometry(const ReferenceKernelCall& call,
   const std::vector<int64_t> padding = attributes.Ints("padding", {0, 0});
   const std::vector<int64_t> dilation = attributes.Ints("dilation", {1, 1});
   geometry.groups = attributes.Int("groups", 1);
+  // float32 or bfloat16 (conv2d, conv2d_grad_input): the output's dtype, which the plan's
+  // TensorDesc already carries; ReferenceKernelTable::Run rounds a bfloat16 output.
+  attributes.String("output_dtype", "float32");
   if (x.rank() != 4 || w.rank() != 4) return OpError(call, "x and w must have rank 4");
   if (geometry.groups < 1 || x.dim(1) % geometry.groups != 0 || w.dim(0) % geometry.groups != 0 ||
       w.dim(1) * geometry.groups != x.dim(1)) {

@@ -2,6 +2,7 @@
 
 #include <glog/logging.h>
 
+#include "base/bfloat16.h"
 #include "reference/kernels/reference_kernel_families.h"
 
 namespace softwire {
@@ -29,7 +30,15 @@ Status ReferenceKernelTable::Run(const ReferenceKernelCall& call) const {
   if (found == kernels_.end()) {
     return NotFoundError("no reference kernel for op type '" + call.def->op_type() + "'");
   }
-  return found->second(call);
+  SOFTWIRE_RETURN_IF_ERROR(found->second(call));
+  // A bfloat16 output is stored rounded (the engine's kernels compute in float32 and round
+  // once as they store): the reference rounds its double result once, whatever the op
+  // (docs/PRECISION.md, activations kept in bf16 between convolutions).
+  for (ReferenceTensor& output : *call.outputs) {
+    if (output.dtype != DType::kBFloat16) continue;
+    for (double& value : output.values) value = RoundToBFloat16(value);
+  }
+  return Status::Ok();
 }
 
 ReferenceKernelTable MakeReferenceKernels() {

@@ -142,6 +142,84 @@ TEST(PrecisionPolicy, Bf16ProductsReadBFloat16CopiesAndEverythingElseStaysFloat3
   ExpectTheBf16Policy(Compile(ExampleText("transformer"), proto::PRECISION_BF16));
 }
 
+// Activations between convolutions (compiler/passes/activation_precision.h): on the small
+// ResNet every image tensor that convolutions, batch_norm, relu and add pass between them is
+// bfloat16, the weight gradients and the optimizer float32, and the only casts left are the
+// job's boundaries (the input batch, the pooled features and their gradient, the classifier)
+// and the weights' once-per-step copies.
+TEST(PrecisionPolicy, ActivationsBetweenConvolutionsStayBf16AndCastsAreLeftOnlyAtTheBoundaries) {
+  const proto::Plan plan = Compile(ExampleText("resnet_tiny"), proto::PRECISION_BF16);
+  EXPECT_TRUE(CheckEmittedPlan(plan).ok()) << CheckEmittedPlan(plan);
+  static const std::set<std::string> between = {
+      "batch_norm", "batch_norm_grad", "relu", "relu_grad", "add", "add_n"};
+  int bf16_images = 0;
+  for (const proto::ActorDef& actor : plan.actor()) {
+    SCOPED_TRACE(actor.name());
+    const proto::KernelDef& kernel = actor.kernel();
+    const std::string& op = kernel.op_type();
+    if (op == "conv2d" || op == "conv2d_grad_input") {
+      EXPECT_TRUE(IsBf16(kernel.output(0)));
+      EXPECT_TRUE(IsBf16(kernel.input(0)) && IsBf16(kernel.input(1)));
+    } else if (op == "conv2d_grad_filter") {
+      EXPECT_TRUE(IsBf16(kernel.input(0)) && IsBf16(kernel.input(1)));
+      EXPECT_FALSE(IsBf16(kernel.output(0)));  // Weight gradients stay float32.
+    } else if (between.count(op) > 0 && kernel.output(0).dims_size() == 4) {
+      EXPECT_TRUE(IsBf16(kernel.output(0)));
+      ++bf16_images;
+      // batch_norm's gamma, beta and batch_norm_grad's dgamma, dbeta: float32.
+      for (const proto::TensorDesc& desc : kernel.input()) {
+        if (desc.dims_size() == 1) {
+          EXPECT_FALSE(IsBf16(desc));
+        }
+      }
+      for (int k = 1; k < kernel.output_size(); ++k) EXPECT_FALSE(IsBf16(kernel.output(k)));
+    } else if (actor.kind() == proto::ACTOR_KIND_UPDATE || op == "batch_norm_statistics") {
+      for (const proto::TensorDesc& desc : kernel.output()) EXPECT_FALSE(IsBf16(desc));
+    }
+    if (op != "cast") continue;
+    // Every cast is a boundary: of a variable (once per step), of the input batch, of the
+    // rank-2 classifier side, or the pooling gradient spread over the last images.
+    const proto::ActorDef& source = ProducerOf(plan, actor.input_register(0));
+    const std::string& source_op = source.kernel().op_type();
+    const bool boundary = source.kind() == proto::ACTOR_KIND_VARIABLE ||
+                          source.kind() == proto::ACTOR_KIND_SOURCE ||
+                          kernel.input(0).dims_size() != 4 || source_op == "global_avg_pool_grad" ||
+                          source_op == "reorder";
+    EXPECT_TRUE(boundary) << "casts " << plan.register_def(actor.input_register(0)).name()
+                          << " written by " << source.name();
+    EXPECT_TRUE(IsBf16(kernel.output(0))) << "a float32 cast is left between convolutions";
+  }
+  EXPECT_GE(bf16_images, 10);
+  // Float32 keeps every activation float32, as before.
+  const proto::Plan float32 = Compile(ExampleText("resnet_tiny"), proto::PRECISION_FLOAT32);
+  for (const proto::ActorDef& actor : float32.actor()) {
+    for (const proto::TensorDesc& desc : actor.kernel().output()) EXPECT_FALSE(IsBf16(desc));
+  }
+}
+
+// A reader that takes float32 only (max_pool2d after the CNN's second relu) reads one float32
+// cast of the bf16 activation, named after it; --explain names every bf16 activation and why.
+TEST(PrecisionPolicy, ReadersThatTakeFloat32OnlyReadOneFloat32CastOfABf16Activation) {
+  const proto::Plan plan = Compile(ExampleText("cnn"), proto::PRECISION_BF16);
+  int float32_casts = 0;
+  for (const proto::ActorDef& actor : plan.actor()) {
+    if (actor.kernel().op_type() != "cast" || IsBf16(actor.kernel().output(0))) continue;
+    ++float32_casts;
+    EXPECT_TRUE(IsBf16(actor.kernel().input(0))) << actor.name();
+    EXPECT_NE(actor.name().find(".float32"), std::string::npos) << actor.name();
+  }
+  EXPECT_GE(float32_casts, 1);
+  CompileOptions options;
+  options.precision = proto::PRECISION_BF16;
+  StatusOr<JobFile> job = ParseJobFile("tests/compiler/jobs/resnet_tiny.pbtxt");
+  ASSERT_TRUE(job.ok()) << job.status();
+  StatusOr<std::string> explained = ExplainPlacement(*job, options);
+  ASSERT_TRUE(explained.ok()) << explained.status();
+  EXPECT_THAT(*explained, HasSubstr("activations between convolutions stored in bfloat16"));
+  EXPECT_THAT(*explained, HasSubstr("(bf16 output)"));
+  EXPECT_THAT(*explained, HasSubstr("between convolutions (float32 inside)"));
+}
+
 TEST(PrecisionPolicy, TheBackwardPassKeepsTheBf16CopyOfAnActivation) {
   const proto::Plan plan = Compile(ExampleText("mlp"), proto::PRECISION_BF16);
   // fc2 reads a1 forward, and its weight gradient reads a1 again: both read a1's one bf16 copy,

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "proto/kernel_attributes.h"
+#include "runtime/kernels/cpu/bfloat16_elementwise_kernels.h"
 #include "runtime/kernels/cpu/elementwise_functions.h"
 #include "runtime/kernels/cpu/kernel_families.h"
 #include "runtime/kernels/cpu/kernel_signature.h"
@@ -81,9 +82,14 @@ class GradientKernel final : public Kernel {
 }  // namespace
 
 void RegisterActivationKernels(KernelRegistry* registry) {
-  registry->Register("relu", UnaryKernel<Relu>::Create);
+  // bfloat16 operands (activations between convolutions): bfloat16_elementwise_kernels.h.
+  registry->Register("relu", [](const KernelSetup& setup) {
+    return ReadsBFloat16(setup.actor->kernel()) ? CreateBFloat16ElementwiseKernel(setup)
+                                                : UnaryKernel<Relu>::Create(setup);
+  });
   registry->Register("gelu", UnaryKernel<Gelu>::Create);
   registry->Register("relu_grad", [](const KernelSetup& setup) {
+    if (ReadsBFloat16(setup.actor->kernel())) return CreateBFloat16ElementwiseKernel(setup);
     return GradientKernel<ReluGrad>::Create(setup, "y");
   });
   registry->Register("gelu_grad", [](const KernelSetup& setup) {

@@ -11,12 +11,18 @@
 // channel's elements are strided there, so the loops run over images instead, in memory order,
 // each image summing into per-image per-channel partial sums (double) that are then added in
 // image order: the same sums whatever the threads. The element-wise passes run over images too.
+//
+// x, dy, y and dx may be bfloat16 (docs/PRECISION.md, activations kept in bf16 between
+// convolutions), all of one type: each element is widened as it is read, the arithmetic is the
+// float32 path's, and y and dx are rounded once as they are stored; gamma, beta, the
+// statistics, dgamma and dbeta stay float32.
 #include <cmath>
 #include <memory>
 #include <vector>
 
 #include "base/layout.h"
 #include "proto/kernel_attributes.h"
+#include "runtime/kernels/cpu/bfloat16_access.h"
 #include "runtime/kernels/cpu/channel_moments.h"
 #include "runtime/kernels/cpu/kernel_families.h"
 #include "runtime/kernels/cpu/kernel_signature.h"
@@ -76,6 +82,17 @@ StatusOr<ChannelLayout> ReadChannelLayout(const proto::KernelDef& def, int x_inp
   return layout;
 }
 
+// The type of the image operands: input `index`'s, float32 or bfloat16.
+StatusOr<DType> ImageDType(const proto::KernelDef& def, int index) {
+  if (def.input_size() <= index) return KernelDefError(def, "has too few inputs");
+  const DType dtype = DTypeOf(def.input(index));
+  if (dtype != DType::kFloat32 && dtype != DType::kBFloat16) {
+    return KernelDefError(
+        def, std::string("images must be float32 or bfloat16, not ") + DTypeName(dtype));
+  }
+  return dtype;
+}
+
 struct Statistics {
   float mean = 0;
   float rstd = 0;
@@ -85,7 +102,8 @@ PlainChannels PlainChannelsOf(const ChannelLayout& layout) {
   return {layout.batch, layout.channels, layout.spatial};
 }
 
-Statistics ChannelStatistics(const ChannelLayout& layout, const float* x, int64_t c) {
+template <typename T>
+Statistics ChannelStatistics(const ChannelLayout& layout, const T* x, int64_t c) {
   const ChannelMoments moments = ComputeChannelMoments(PlainChannelsOf(layout), x, c);
   return {static_cast<float>(moments.mean),
           static_cast<float>(
@@ -150,19 +168,19 @@ class BlockedLoops {
 
   // The batch's mean and rstd per channel (two passes, as ChannelStatistics), and the sum of
   // squared deviations in `squares`.
-  void Statistics(ParallelRunner* parallel, const float* x, float* mean, float* rstd,
-                  double* squares) {
+  template <typename T>
+  void Statistics(ParallelRunner* parallel, const T* x, float* mean, float* rstd, double* squares) {
     std::vector<double>& sums = sums_;
     const double count = static_cast<double>(l_.batch * l_.spatial);
     Sums(
-        parallel, [&](int64_t offset, int64_t) { return static_cast<double>(x[offset]); },
+        parallel, [&](int64_t offset, int64_t) { return static_cast<double>(Load(x[offset])); },
         [](int64_t, int64_t) { return 0.0; }, sums.data(), sums.data() + l_.channels);
     std::vector<double>& means = means_;
     for (int64_t c = 0; c < l_.channels; ++c) means[c] = sums[c] / count;
     Sums(
         parallel,
         [&](int64_t offset, int64_t c) {
-          const double d = x[offset] - means[c];
+          const double d = Load(x[offset]) - means[c];
           return d * d;
         },
         [](int64_t, int64_t) { return 0.0; }, squares, sums.data() + l_.channels);
@@ -215,11 +233,12 @@ class BatchNormKernel final : public Kernel {
   static StatusOr<std::unique_ptr<Kernel>> Create(const KernelSetup& setup) {
     const proto::KernelDef& def = setup.actor->kernel();
     const DType f32 = DType::kFloat32;
+    SOFTWIRE_ASSIGN_OR_RETURN(const DType image, ImageDType(def, 0));
     const bool running = def.input_size() == 5;
     SOFTWIRE_RETURN_IF_ERROR(
         running ? CheckSignature(def, {"x", "gamma", "beta", "running_mean", "running_var"},
-                                 {f32, f32, f32, f32, f32}, {"y"}, {f32})
-                : CheckSignature(def, {"x", "gamma", "beta"}, {f32, f32, f32}, {"y"}, {f32}));
+                                 {image, f32, f32, f32, f32}, {"y"}, {image})
+                : CheckSignature(def, {"x", "gamma", "beta"}, {image, f32, f32}, {"y"}, {image}));
     KernelAttributes attributes(def);
     const bool use_running = attributes.Bool("use_running_statistics", false);
     attributes.Float("momentum", 0.1);  // Read by the running updates, not here.
@@ -233,16 +252,23 @@ class BatchNormKernel final : public Kernel {
         ReadChannelLayout(def, 0, running ? std::vector<int>{1, 2, 3, 4} : std::vector<int>{1, 2}));
     SOFTWIRE_RETURN_IF_ERROR(
         CheckShape(def, "output y", ShapeOf(def.output(0)), ShapeOf(def.input(0))));
-    return std::unique_ptr<Kernel>(new BatchNormKernel(layout, use_running));
+    return std::unique_ptr<Kernel>(
+        new BatchNormKernel(layout, use_running, image == DType::kBFloat16));
   }
 
   Status Run(const KernelContext& context) override {
-    const float* x = context.inputs[0].As<float>();
+    return bfloat16_ ? RunTyped<BFloat16>(context) : RunTyped<float>(context);
+  }
+
+ private:
+  template <typename T>
+  Status RunTyped(const KernelContext& context) {
+    const T* x = context.inputs[0].As<T>();
     const float* gamma = context.inputs[1].As<float>();
     const float* beta = context.inputs[2].As<float>();
     const float* running_mean = use_running_ ? context.inputs[3].As<float>() : nullptr;
     const float* running_var = use_running_ ? context.inputs[4].As<float>() : nullptr;
-    float* y = context.outputs[0].As<float>();
+    T* y = context.outputs[0].As<T>();
     const ChannelLayout& l = layout_;
     if (blocked_ != nullptr) {
       BlockedState& b = *blocked_;
@@ -258,7 +284,7 @@ class BatchNormKernel final : public Kernel {
       const float* mean = b.mean.data();
       const float* scale = b.scale.data();
       b.loops.ForAll(context.parallel, 4, [&](int64_t offset, int64_t c) {
-        y[offset] = (x[offset] - mean[c]) * scale[c] + beta[c];
+        Store(y + offset, (Load(x[offset]) - mean[c]) * scale[c] + beta[c]);
       });
       return Status::Ok();
     }
@@ -271,7 +297,7 @@ class BatchNormKernel final : public Kernel {
         for (int64_t n = 0; n < l.batch; ++n) {
           const int64_t offset = (n * l.channels + c) * l.spatial;
           for (int64_t s = 0; s < l.spatial; ++s) {
-            y[offset + s] = (x[offset + s] - statistics.mean) * scale + beta[c];
+            Store(y + offset + s, (Load(x[offset + s]) - statistics.mean) * scale + beta[c]);
           }
         }
       }
@@ -279,13 +305,14 @@ class BatchNormKernel final : public Kernel {
     return Status::Ok();
   }
 
- private:
-  BatchNormKernel(ChannelLayout layout, bool use_running)
+  BatchNormKernel(ChannelLayout layout, bool use_running, bool bfloat16)
       : layout_(layout),
         use_running_(use_running),
+        bfloat16_(bfloat16),
         blocked_(layout.blocked ? std::make_unique<BlockedState>(layout) : nullptr) {}
   const ChannelLayout layout_;
   const bool use_running_;
+  const bool bfloat16_;
   std::unique_ptr<BlockedState> blocked_;
 };
 
@@ -296,8 +323,9 @@ class BatchNormGradKernel final : public Kernel {
   static StatusOr<std::unique_ptr<Kernel>> Create(const KernelSetup& setup) {
     const proto::KernelDef& def = setup.actor->kernel();
     const DType f32 = DType::kFloat32;
-    SOFTWIRE_RETURN_IF_ERROR(CheckSignature(def, {"dy", "x", "gamma"}, {f32, f32, f32},
-                                            {"dx", "dgamma", "dbeta"}, {f32, f32, f32}));
+    SOFTWIRE_ASSIGN_OR_RETURN(const DType image, ImageDType(def, 0));
+    SOFTWIRE_RETURN_IF_ERROR(CheckSignature(def, {"dy", "x", "gamma"}, {image, image, f32},
+                                            {"dx", "dgamma", "dbeta"}, {image, f32, f32}));
     SOFTWIRE_ASSIGN_OR_RETURN(ChannelLayout layout, ReadChannelLayout(def, 1, {2}));
     const Shape x = ShapeOf(def.input(1));
     const Shape channels({layout.channels});
@@ -305,14 +333,20 @@ class BatchNormGradKernel final : public Kernel {
     SOFTWIRE_RETURN_IF_ERROR(CheckShape(def, "output dx", ShapeOf(def.output(0)), x));
     SOFTWIRE_RETURN_IF_ERROR(CheckShape(def, "output dgamma", ShapeOf(def.output(1)), channels));
     SOFTWIRE_RETURN_IF_ERROR(CheckShape(def, "output dbeta", ShapeOf(def.output(2)), channels));
-    return std::unique_ptr<Kernel>(new BatchNormGradKernel(layout));
+    return std::unique_ptr<Kernel>(new BatchNormGradKernel(layout, image == DType::kBFloat16));
   }
 
   Status Run(const KernelContext& context) override {
-    const float* dy = context.inputs[0].As<float>();
-    const float* x = context.inputs[1].As<float>();
+    return bfloat16_ ? RunTyped<BFloat16>(context) : RunTyped<float>(context);
+  }
+
+ private:
+  template <typename T>
+  Status RunTyped(const KernelContext& context) {
+    const T* dy = context.inputs[0].As<T>();
+    const T* x = context.inputs[1].As<T>();
     const float* gamma = context.inputs[2].As<float>();
-    float* dx = context.outputs[0].As<float>();
+    T* dx = context.outputs[0].As<T>();
     float* dgamma = context.outputs[1].As<float>();
     float* dbeta = context.outputs[2].As<float>();
     const ChannelLayout& l = layout_;
@@ -325,9 +359,9 @@ class BatchNormGradKernel final : public Kernel {
       b.loops.Sums(
           context.parallel,
           [&](int64_t o, int64_t c) {
-            return static_cast<double>(dy[o] * ((x[o] - mean[c]) * rstd[c]));
+            return static_cast<double>(Load(dy[o]) * ((Load(x[o]) - mean[c]) * rstd[c]));
           },
-          [&](int64_t o, int64_t) { return static_cast<double>(dy[o]); }, b.first.data(),
+          [&](int64_t o, int64_t) { return static_cast<double>(Load(dy[o])); }, b.first.data(),
           b.second.data());
       for (int64_t c = 0; c < l.channels; ++c) {
         dgamma[c] = static_cast<float>(b.first[c]);
@@ -338,8 +372,8 @@ class BatchNormGradKernel final : public Kernel {
       const float* g_mean = b.scale.data();
       const float* g_xhat_mean = b.shift.data();
       b.loops.ForAll(context.parallel, 8, [&](int64_t o, int64_t c) {
-        const float xhat = (x[o] - mean[c]) * rstd[c];
-        dx[o] = rstd[c] * (dy[o] * gamma[c] - g_mean[c] - xhat * g_xhat_mean[c]);
+        const float xhat = (Load(x[o]) - mean[c]) * rstd[c];
+        Store(dx + o, rstd[c] * (Load(dy[o]) * gamma[c] - g_mean[c] - xhat * g_xhat_mean[c]));
       });
       return Status::Ok();
     }
@@ -350,8 +384,9 @@ class BatchNormGradKernel final : public Kernel {
         for (int64_t n = 0; n < l.batch; ++n) {
           const int64_t offset = (n * l.channels + c) * l.spatial;
           for (int64_t s = 0; s < l.spatial; ++s) {
-            dy_xhat += dy[offset + s] * ((x[offset + s] - st.mean) * st.rstd);
-            dy_sum += dy[offset + s];
+            const float g = Load(dy[offset + s]);
+            dy_xhat += g * ((Load(x[offset + s]) - st.mean) * st.rstd);
+            dy_sum += g;
           }
         }
         dgamma[c] = static_cast<float>(dy_xhat);
@@ -361,8 +396,9 @@ class BatchNormGradKernel final : public Kernel {
         for (int64_t n = 0; n < l.batch; ++n) {
           const int64_t offset = (n * l.channels + c) * l.spatial;
           for (int64_t s = 0; s < l.spatial; ++s) {
-            const float xhat = (x[offset + s] - st.mean) * st.rstd;
-            dx[offset + s] = st.rstd * (dy[offset + s] * gamma[c] - g_mean - xhat * g_xhat_mean);
+            const float xhat = (Load(x[offset + s]) - st.mean) * st.rstd;
+            Store(dx + offset + s,
+                  st.rstd * (Load(dy[offset + s]) * gamma[c] - g_mean - xhat * g_xhat_mean));
           }
         }
       }
@@ -370,11 +406,12 @@ class BatchNormGradKernel final : public Kernel {
     return Status::Ok();
   }
 
- private:
-  explicit BatchNormGradKernel(ChannelLayout layout)
+  BatchNormGradKernel(ChannelLayout layout, bool bfloat16)
       : layout_(layout),
+        bfloat16_(bfloat16),
         blocked_(layout.blocked ? std::make_unique<BlockedState>(layout) : nullptr) {}
   const ChannelLayout layout_;
+  const bool bfloat16_;
   std::unique_ptr<BlockedState> blocked_;
 };
 
@@ -384,16 +421,24 @@ class BatchNormStatisticsKernel final : public Kernel {
   static StatusOr<std::unique_ptr<Kernel>> Create(const KernelSetup& setup) {
     const proto::KernelDef& def = setup.actor->kernel();
     const DType f32 = DType::kFloat32;
-    SOFTWIRE_RETURN_IF_ERROR(CheckSignature(def, {"x"}, {f32}, {"mean", "var"}, {f32, f32}));
+    SOFTWIRE_ASSIGN_OR_RETURN(const DType image, ImageDType(def, 0));
+    SOFTWIRE_RETURN_IF_ERROR(CheckSignature(def, {"x"}, {image}, {"mean", "var"}, {f32, f32}));
     SOFTWIRE_ASSIGN_OR_RETURN(ChannelLayout layout, ReadChannelLayout(def, 0, {}));
     const Shape channels({layout.channels});
     SOFTWIRE_RETURN_IF_ERROR(CheckShape(def, "output mean", ShapeOf(def.output(0)), channels));
     SOFTWIRE_RETURN_IF_ERROR(CheckShape(def, "output var", ShapeOf(def.output(1)), channels));
-    return std::unique_ptr<Kernel>(new BatchNormStatisticsKernel(layout));
+    return std::unique_ptr<Kernel>(
+        new BatchNormStatisticsKernel(layout, image == DType::kBFloat16));
   }
 
   Status Run(const KernelContext& context) override {
-    const float* x = context.inputs[0].As<float>();
+    return bfloat16_ ? RunTyped<BFloat16>(context) : RunTyped<float>(context);
+  }
+
+ private:
+  template <typename T>
+  Status RunTyped(const KernelContext& context) {
+    const T* x = context.inputs[0].As<T>();
     float* mean = context.outputs[0].As<float>();
     float* var = context.outputs[1].As<float>();
     const ChannelLayout& l = layout_;
@@ -416,11 +461,12 @@ class BatchNormStatisticsKernel final : public Kernel {
     return Status::Ok();
   }
 
- private:
-  explicit BatchNormStatisticsKernel(ChannelLayout layout)
+  BatchNormStatisticsKernel(ChannelLayout layout, bool bfloat16)
       : layout_(layout),
+        bfloat16_(bfloat16),
         blocked_(layout.blocked ? std::make_unique<BlockedState>(layout) : nullptr) {}
   const ChannelLayout layout_;
+  const bool bfloat16_;
   std::unique_ptr<BlockedState> blocked_;
 };
 

@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "proto/kernel_attributes.h"
+#include "runtime/kernels/cpu/bfloat16_elementwise_kernels.h"
 #include "runtime/kernels/cpu/broadcast_layout.h"
 #include "runtime/kernels/cpu/kernel_families.h"
 #include "runtime/kernels/cpu/kernel_signature.h"
@@ -172,7 +173,10 @@ class BroadcastAxesKernel final : public Kernel {
 }  // namespace
 
 void RegisterBroadcastKernels(KernelRegistry* registry) {
-  registry->Register("add", BinaryKernel<AddOp>::Create);
+  registry->Register("add", [](const KernelSetup& setup) {
+    return ReadsBFloat16(setup.actor->kernel()) ? CreateBFloat16ElementwiseKernel(setup)
+                                                : BinaryKernel<AddOp>::Create(setup);
+  });
   registry->Register("sub", BinaryKernel<SubOp>::Create);
   registry->Register("mul", BinaryKernel<MulOp>::Create);
   registry->Register("broadcast_axes", BroadcastAxesKernel::Create);

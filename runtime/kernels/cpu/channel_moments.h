@@ -1,7 +1,8 @@
 // The per-channel statistics loop of the normalisation kernels over a plain image batch.
 //
 // x [N, C, S] in plain layout (S = the product of the axes after the channels): channel c's
-// elements are N rows of S contiguous floats, `C * S` apart. ChannelMoments sums them in double
+// elements are N rows of S contiguous elements (float32, or bfloat16 where activations stay in
+// bf16 between convolutions), `C * S` apart. ChannelMoments sums them in double
 // in two passes (the mean first, then the squared deviations from it): a channel holds N * S
 // elements, often tens of thousands, where float32 sums would lose digits, and a one-pass
 // sum of squares would cancel when |mean| >> stddev.
@@ -12,6 +13,8 @@
 #define SOFTWIRE_RUNTIME_KERNELS_CPU_CHANNEL_MOMENTS_H_
 
 #include <cstdint>
+
+#include "base/bfloat16.h"
 
 namespace softwire {
 namespace runtime {
@@ -35,6 +38,8 @@ struct ChannelMoments {
 // The moments of channel `channel` (in [0, shape.channels)) of x; shape.batch * shape.spatial
 // must be > 0.
 ChannelMoments ComputeChannelMoments(const PlainChannels& shape, const float* x, int64_t channel);
+ChannelMoments ComputeChannelMoments(const PlainChannels& shape, const BFloat16* x,
+                                     int64_t channel);
 
 }  // namespace runtime
 }  // namespace softwire

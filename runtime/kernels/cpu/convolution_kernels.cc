@@ -22,6 +22,7 @@ StatusOr<ConvolutionShape> ReadConvolutionShape(const proto::KernelDef& def, con
   const std::vector<int64_t> padding = attributes.Ints("padding", {0, 0});
   const std::vector<int64_t> dilation = attributes.Ints("dilation", {1, 1});
   shape.groups = attributes.Int("groups", 1);
+  const std::string output_dtype = attributes.String("output_dtype", "float32");
   if (def.op_type() != "conv2d") attributes.RequiredInts("shape");
   SOFTWIRE_RETURN_IF_ERROR(attributes.Finish());
   if (x.rank() != 4 || w.rank() != 4) {
@@ -35,6 +36,15 @@ StatusOr<ConvolutionShape> ReadConvolutionShape(const proto::KernelDef& def, con
   StatusOr<ImageWindow> window =
       MakeImageWindow(x.dim(2), x.dim(3), {w.dim(2), w.dim(3)}, "w", strides, padding, dilation);
   if (!window.ok()) return KernelDefError(def, window.status().message());
+  if (output_dtype == "bfloat16" && def.op_type() != "conv2d_grad_filter") {
+    shape.output_dtype = DType::kBFloat16;
+  } else if (output_dtype != "float32") {
+    return KernelDefError(
+        def, "output_dtype must be float32" +
+                 std::string(def.op_type() != "conv2d_grad_filter" ? " or bfloat16"
+                                                                   : " for a weight gradient") +
+                 ", not '" + output_dtype + "'");
+  }
   shape.x = x;
   shape.w = w;
   shape.window = *window;
@@ -42,7 +52,8 @@ StatusOr<ConvolutionShape> ReadConvolutionShape(const proto::KernelDef& def, con
   return shape;
 }
 
-// Float32 or bfloat16 for both product inputs, float32 out.
+// Float32 or bfloat16 for both product inputs; out float32, or bfloat16 (output_dtype) for y
+// and dx.
 StatusOr<DType> ProductDType(const proto::KernelDef& def) {
   if (def.input_size() < 2) return KernelDefError(def, "needs at least two inputs");
   const DType dtype = DTypeOf(def.input(0));
@@ -68,9 +79,9 @@ class ConvolutionKernel final : public Kernel {
         names.push_back("bias");
         dtypes.push_back(DType::kFloat32);
       }
-      SOFTWIRE_RETURN_IF_ERROR(CheckSignature(def, names, dtypes, {"y"}, {DType::kFloat32}));
       SOFTWIRE_ASSIGN_OR_RETURN(
           shape, ReadConvolutionShape(def, ShapeOf(def.input(0)), ShapeOf(def.input(1))));
+      SOFTWIRE_RETURN_IF_ERROR(CheckSignature(def, names, dtypes, {"y"}, {shape.output_dtype}));
       shape.has_bias = has_bias;
       if (has_bias) {
         SOFTWIRE_RETURN_IF_ERROR(
@@ -79,10 +90,10 @@ class ConvolutionKernel final : public Kernel {
       SOFTWIRE_RETURN_IF_ERROR(CheckShape(def, "output y", ShapeOf(def.output(0)), shape.y));
     } else if (def.op_type() == "conv2d_grad_input") {
       pass = ConvolutionPass::kBackwardData;
-      SOFTWIRE_RETURN_IF_ERROR(
-          CheckSignature(def, {"dy", "w"}, {dtype, dtype}, {"dx"}, {DType::kFloat32}));
       SOFTWIRE_ASSIGN_OR_RETURN(
           shape, ReadConvolutionShape(def, ShapeOf(def.output(0)), ShapeOf(def.input(1))));
+      SOFTWIRE_RETURN_IF_ERROR(
+          CheckSignature(def, {"dy", "w"}, {dtype, dtype}, {"dx"}, {shape.output_dtype}));
       SOFTWIRE_RETURN_IF_ERROR(CheckShape(def, "input dy", ShapeOf(def.input(0)), shape.y));
     } else {
       pass = ConvolutionPass::kBackwardWeights;
@@ -93,6 +104,9 @@ class ConvolutionKernel final : public Kernel {
       SOFTWIRE_RETURN_IF_ERROR(CheckShape(def, "input dy", ShapeOf(def.input(0)), shape.y));
     }
     shape.input_dtype = dtype;
+    if (shape.output_dtype == DType::kBFloat16 && dtype != DType::kBFloat16) {
+      return KernelDefError(def, "a bfloat16 output needs bfloat16 inputs");
+    }
     // Image operands in the layouts the plan gives them; filters plain.
     const bool forward = pass == ConvolutionPass::kForward;
     const proto::TensorDesc& x_desc =
@@ -118,7 +132,7 @@ class ConvolutionKernel final : public Kernel {
   Status Run(const KernelContext& context) override {
     const float* bias = has_bias_ ? context.inputs[2].As<float>() : nullptr;
     convolution_->Run(context.parallel, context.inputs[0].data, context.inputs[1].data, bias,
-                      context.outputs[0].As<float>());
+                      context.outputs[0].data);
     return Status::Ok();
   }
 

@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "proto/kernel_attributes.h"
+#include "runtime/kernels/cpu/bfloat16_elementwise_kernels.h"
 #include "runtime/kernels/cpu/kernel_families.h"
 #include "runtime/kernels/cpu/kernel_signature.h"
 #include "runtime/kernels/cpu/parallel_for.h"
@@ -209,7 +210,10 @@ void RegisterElementwiseKernels(KernelRegistry* registry) {
   registry->Register("identity", CreateIdentityKernel);
   registry->Register("reshape", CreateReshapeKernel);
   registry->Register("fill", FillKernel::Create);
-  registry->Register("add_n", AddNKernel::Create);
+  registry->Register("add_n", [](const KernelSetup& setup) {
+    return ReadsBFloat16(setup.actor->kernel()) ? CreateBFloat16ElementwiseKernel(setup)
+                                                : AddNKernel::Create(setup);
+  });
 }
 
 }  // namespace runtime

@@ -81,16 +81,22 @@ class Convolution final : public OneDnnConvolution {
     if (widen_) {
       a_wide_.resize(InputElements(0));
       b_wide_.resize(InputElements(1));
+      if (shape_.output_dtype == DType::kBFloat16) {
+        out_wide_.resize(static_cast<size_t>(
+            (pass_ == ConvolutionPass::kForward ? shape_.y : shape_.x).NumElements()));
+      }
     }
   }
 
   void Run(ParallelRunner* parallel, const void* a, const void* b, const float* bias,
-           float* out) override {
+           void* out) override {
+    void* const slot = out;
     if (widen_) {
       Widen(parallel, static_cast<const BFloat16*>(a), a_wide_.data(), a_wide_.size());
       Widen(parallel, static_cast<const BFloat16*>(b), b_wide_.data(), b_wide_.size());
       a = a_wide_.data();
       b = b_wide_.data();
+      if (!out_wide_.empty()) out = out_wide_.data();
     }
     const int64_t work = shape_.y.NumElements() * shape_.w.NumElements() / shape_.w.dim(0);
     ParallelFor(parallel, static_cast<int64_t>(lanes_.size()),
@@ -101,7 +107,8 @@ class Convolution final : public OneDnnConvolution {
                     RunLane(lanes_[index], a, b, bias, out);
                   }
                 });
-    if (pass_ == ConvolutionPass::kBackwardWeights) SumLanes(parallel, out);
+    if (pass_ == ConvolutionPass::kBackwardWeights) SumLanes(parallel, static_cast<float*>(out));
+    if (out != slot) Narrow(parallel, out_wide_.data(), static_cast<BFloat16*>(slot));
   }
 
   std::string implementation() const override {
@@ -116,6 +123,13 @@ class Convolution final : public OneDnnConvolution {
                 });
   }
 
+  void Narrow(ParallelRunner* parallel, const float* from, BFloat16* to) const {
+    ParallelFor(parallel, static_cast<int64_t>(out_wide_.size()), MinChunkFor(1),
+                [&](int64_t begin, int64_t end) {
+                  for (int64_t i = begin; i < end; ++i) to[i] = ToBFloat16(from[i]);
+                });
+  }
+
   // Elements of product input 0 (a) or 1 (b).
   size_t InputElements(int input) const {
     const Shape& image = pass_ == ConvolutionPass::kForward ? shape_.x : shape_.y;
@@ -127,6 +141,12 @@ class Convolution final : public OneDnnConvolution {
   memory::data_type InputType() const {
     return shape_.input_dtype == DType::kBFloat16 && !widen_ ? memory::data_type::bf16
                                                              : memory::data_type::f32;
+  }
+
+  // Of y (forward) or dx (backward data) as the primitive writes them.
+  memory::data_type OutputType() const {
+    return shape_.output_dtype == DType::kBFloat16 && !widen_ ? memory::data_type::bf16
+                                                              : memory::data_type::f32;
   }
 
   // x, y ([count, ...]) and w descriptors, the weights grouped ([G, O / G, C / G, KH, KW]):
@@ -171,6 +191,10 @@ class Convolution final : public OneDnnConvolution {
     const memory::dims padding = {win.padding[0], win.padding[1]};
     const memory::data_type in = InputType();
     const memory::data_type f32 = memory::data_type::f32;
+    const memory::data_type out = OutputType();
+    // The forward pass writes `out`; as the backward passes' hint its dst type is the one
+    // their diff_dst has (`in`).
+    const memory::data_type y_type = pass_ == ConvolutionPass::kForward ? out : f32;
     dnnl::primitive_attr attributes;
     attributes.set_scratchpad_mode(dnnl::scratchpad_mode::user);
     const memory::desc bias({shape_.w.dim(0)}, f32, Tag::x);
@@ -180,11 +204,12 @@ class Convolution final : public OneDnnConvolution {
             ? dnnl::convolution_forward::desc(
                   dnnl::prop_kind::forward_training, dnnl::algorithm::convolution_direct,
                   Images(shape_.x, shape_.x_layout, count, in), Weights(in), bias,
-                  Images(shape_.y, shape_.y_layout, count, f32), strides, dilates, padding, padding)
+                  Images(shape_.y, shape_.y_layout, count, y_type), strides, dilates, padding,
+                  padding)
             : dnnl::convolution_forward::desc(
                   dnnl::prop_kind::forward_training, dnnl::algorithm::convolution_direct,
                   Images(shape_.x, shape_.x_layout, count, in), Weights(in),
-                  Images(shape_.y, shape_.y_layout, count, f32), strides, dilates, padding,
+                  Images(shape_.y, shape_.y_layout, count, y_type), strides, dilates, padding,
                   padding);
     dnnl::convolution_forward::primitive_desc forward(forward_desc, attributes, engine_);
     switch (pass_) {
@@ -193,7 +218,7 @@ class Convolution final : public OneDnnConvolution {
       case ConvolutionPass::kBackwardData:
         return dnnl::convolution_backward_data::primitive_desc(
             dnnl::convolution_backward_data::desc(
-                dnnl::algorithm::convolution_direct, Images(shape_.x, shape_.x_layout, count, f32),
+                dnnl::algorithm::convolution_direct, Images(shape_.x, shape_.x_layout, count, out),
                 Weights(in), Images(shape_.y, shape_.y_layout, count, in), strides, dilates,
                 padding, padding),
             attributes, engine_, forward);
@@ -227,6 +252,7 @@ class Convolution final : public OneDnnConvolution {
   void MakeLane(const dnnl::primitive_desc& descriptor, Lane& lane) const {
     const memory::data_type in = InputType();
     const memory::data_type f32 = memory::data_type::f32;
+    const memory::data_type out = OutputType();
     const int64_t count = lane.count;
     lane.primitive = dnnl::primitive(descriptor);
     switch (pass_) {
@@ -235,7 +261,7 @@ class Convolution final : public OneDnnConvolution {
                              Images(shape_.x, shape_.x_layout, count, in, false), false);
         lane.b = MakeOperand(descriptor.weights_desc(), Weights(in, false), false);
         lane.out = MakeOperand(descriptor.dst_desc(),
-                               Images(shape_.y, shape_.y_layout, count, f32, false), true);
+                               Images(shape_.y, shape_.y_layout, count, out, false), true);
         if (shape_.has_bias) {
           lane.bias =
               memory(descriptor.query_md(dnnl::query::weights_md, 1), engine_, DNNL_MEMORY_NONE);
@@ -246,7 +272,7 @@ class Convolution final : public OneDnnConvolution {
                              Images(shape_.y, shape_.y_layout, count, in, false), false);
         lane.b = MakeOperand(descriptor.weights_desc(), Weights(in, false), false);
         lane.out = MakeOperand(descriptor.diff_src_desc(),
-                               Images(shape_.x, shape_.x_layout, count, f32, false), true);
+                               Images(shape_.x, shape_.x_layout, count, out, false), true);
         break;
       case ConvolutionPass::kBackwardWeights:
         lane.a = MakeOperand(descriptor.diff_dst_desc(),
@@ -270,8 +296,10 @@ class Convolution final : public OneDnnConvolution {
     dnnl_primitive_execute(operand.reorder.get(), stream.get(), 2, arguments);
   }
 
-  void RunLane(Lane& lane, const void* a, const void* b, const float* bias, float* out) const {
+  void RunLane(Lane& lane, const void* a, const void* b, const float* bias, void* out) const {
     const size_t in_size = shape_.input_dtype == DType::kBFloat16 && !widen_ ? 2 : 4;
+    const size_t out_size = OutputType() == memory::data_type::bf16 ? 2 : 4;
+    auto at = [&](int64_t elements) { return static_cast<char*>(out) + elements * out_size; };
     const int64_t x_image = shape_.x.NumElements(1, 4);
     const int64_t y_image = shape_.y.NumElements(1, 4);
     auto offset = [&](const void* base, int64_t elements) {
@@ -282,14 +310,14 @@ class Convolution final : public OneDnnConvolution {
       case ConvolutionPass::kForward:
         lane.a.user.set_data_handle(offset(a, lane.begin * x_image));
         lane.b.user.set_data_handle(const_cast<void*>(b));
-        lane.out.user.set_data_handle(out + lane.begin * y_image);
+        lane.out.user.set_data_handle(at(lane.begin * y_image));
         break;
       case ConvolutionPass::kBackwardData:
         a_argument = DNNL_ARG_DIFF_DST;
         out_argument = DNNL_ARG_DIFF_SRC;
         lane.a.user.set_data_handle(offset(a, lane.begin * y_image));
         lane.b.user.set_data_handle(const_cast<void*>(b));
-        lane.out.user.set_data_handle(out + lane.begin * x_image);
+        lane.out.user.set_data_handle(at(lane.begin * x_image));
         break;
       case ConvolutionPass::kBackwardWeights:
         a_argument = DNNL_ARG_DIFF_DST;
@@ -335,6 +363,7 @@ class Convolution final : public OneDnnConvolution {
   std::vector<Lane> lanes_;
   std::vector<float> a_wide_;
   std::vector<float> b_wide_;
+  std::vector<float> out_wide_;  // Widened inputs, bf16 output: the float32 result first.
   std::string implementation_;
 };
 
@@ -342,14 +371,15 @@ class Convolution final : public OneDnnConvolution {
 
 StatusOr<std::unique_ptr<OneDnnConvolution>> OneDnnConvolution::Create(
     ConvolutionPass pass, const ConvolutionShape& shape) {
-  // oneDNN 2.6's bf16 backward weights of strided convolutions (jit_bf16:avx512_core_bf16)
-  // takes ~500 ms for a 16 x 16 x 32 x 32 stride-2 3x3 layer where the float32 kernel takes
-  // ~1 ms (measured on a Zen 4 under ResNet-20): those widen to float32, exact for bf16
-  // inputs.
-  const bool strided = shape.window.stride[0] > 1 || shape.window.stride[1] > 1;
-  const bool widen = shape.input_dtype == DType::kBFloat16 &&
-                     (!DetectCpuFeatures().native_bf16() ||
-                      (pass == ConvolutionPass::kBackwardWeights && strided));
+  // oneDNN 2.6's bf16 backward weights (jit_bf16:avx512_core_bf16) is slower than its float32
+  // kernel on ResNet-20's shapes inside the engine (lanes of 16 images, NHWC): all 20 filter
+  // gradients took 586 ms per step in bf16 against 227 ms widened (trace medians, steps 1-7,
+  // bench/conv/op_times.py; the stage-3 64 x 64 x 8 x 8 layers 9-24 ms against 1.5 ms); in
+  // NCHW the strided ones were ~500x slower. So bf16 backward weights widen to float32, exact
+  // for bf16 inputs (BENCHMARKS.md, "bf16 activations between convolutions").
+  const bool widen =
+      shape.input_dtype == DType::kBFloat16 &&
+      (!DetectCpuFeatures().native_bf16() || pass == ConvolutionPass::kBackwardWeights);
   auto convolution = std::make_unique<Convolution>(pass, shape, widen);
   try {
     convolution->MakeLanes();

@@ -18,9 +18,13 @@
 //
 // Types: inputs float32, or bfloat16 (the precision policy's products) accumulated and written
 // in float32. bfloat16 runs natively where the CPU has it (base/cpu_features.h); elsewhere, and
-// for the backward weights of strided convolutions (oneDNN 2.6's bf16 kernel for those is
-// hundreds of times slower than float32's), the inputs are widened to float32 into buffers
-// owned by the object first (exact).
+// for every backward weights pass (oneDNN 2.6's bf16 kernel for it is slower than float32's on
+// ResNet-20's shapes, hundreds of times for strided ones in NCHW), the inputs are widened to
+// float32 into buffers owned by the object first (exact). The forward and backward data passes may
+// write bfloat16
+// (`output_dtype`: activations kept in bf16 between convolutions, docs/PRECISION.md): oneDNN
+// accumulates in float32 and rounds once as it stores; where the inputs were widened, the
+// float32 result is rounded into the slot after the primitive (the same rounding).
 //
 // Failure: Create returns InvalidArgument when oneDNN rejects the shape, or Unimplemented when
 // the build has no oneDNN. Run never fails.
@@ -55,8 +59,11 @@ struct ConvolutionShape {
   ImageWindow window;
   bool has_bias = false;                // Forward only.
   DType input_dtype = DType::kFloat32;  // Of both product inputs: float32 or bfloat16.
-  Layout x_layout = Layout::kPlain;     // Of x (dx for backward data).
-  Layout y_layout = Layout::kPlain;     // Of y (dy for the backward passes).
+  // Of y (forward) or dx (backward data): float32, or bfloat16 with bfloat16 inputs.
+  // Backward weights: float32.
+  DType output_dtype = DType::kFloat32;
+  Layout x_layout = Layout::kPlain;  // Of x (dx for backward data).
+  Layout y_layout = Layout::kPlain;  // Of y (dy for the backward passes).
 };
 
 class OneDnnConvolution {
@@ -68,9 +75,10 @@ class OneDnnConvolution {
 
   // Forward: a = x, b = w, bias (float32, may be null without one), out = y.
   // Backward data: a = dy, b = w, out = dx. Backward weights: a = dy, b = x, out = dw.
-  // a and b are float32 or bfloat16 as the shape says; out is float32.
+  // a and b are float32 or bfloat16 as the shape says; out is float32 or bfloat16
+  // (output_dtype).
   virtual void Run(ParallelRunner* parallel, const void* a, const void* b, const float* bias,
-                   float* out) = 0;
+                   void* out) = 0;
 
   // oneDNN's name of the implementation ("gemm:jit", "jit:avx512_core", ...).
   virtual std::string implementation() const = 0;

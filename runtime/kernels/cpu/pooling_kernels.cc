@@ -15,6 +15,7 @@
 #include "base/image_window.h"
 #include "base/layout.h"
 #include "proto/kernel_attributes.h"
+#include "runtime/kernels/cpu/bfloat16_access.h"
 #include "runtime/kernels/cpu/kernel_families.h"
 #include "runtime/kernels/cpu/kernel_signature.h"
 #include "runtime/kernels/cpu/parallel_for.h"
@@ -171,8 +172,13 @@ class GlobalAvgPoolKernel final : public Kernel {
     if (grad) attributes.RequiredInts("shape");
     SOFTWIRE_RETURN_IF_ERROR(attributes.Finish());
     const DType f32 = DType::kFloat32;
+    // The forward pass reads float32 or bfloat16 images (activations kept in bf16 between
+    // convolutions, docs/PRECISION.md), summing in float32; y is float32.
+    const bool bfloat16 =
+        !grad && def.input_size() == 1 && DTypeOf(def.input(0)) == DType::kBFloat16;
+    const DType image = bfloat16 ? DType::kBFloat16 : f32;
     SOFTWIRE_RETURN_IF_ERROR(grad ? CheckSignature(def, {"dy"}, {f32}, {"dx"}, {f32})
-                                  : CheckSignature(def, {"x"}, {f32}, {"y"}, {f32}));
+                                  : CheckSignature(def, {"x"}, {image}, {"y"}, {f32}));
     const Shape x = ShapeOf(grad ? def.output(0) : def.input(0));
     if (x.rank() != 4) return KernelDefError(def, "x must have rank 4, got " + x.ToString());
     const Shape pooled({x.dim(0), x.dim(1)});
@@ -183,18 +189,24 @@ class GlobalAvgPoolKernel final : public Kernel {
       return KernelDefError(def, "x " + x.ToString() + " cannot be held in " + LayoutName(layout));
     }
     return std::unique_ptr<Kernel>(new GlobalAvgPoolKernel(
-        grad, pooled.NumElements(), x.dim(2) * x.dim(3), ImageLayout::Of(layout, x)));
+        grad, bfloat16, pooled.NumElements(), x.dim(2) * x.dim(3), ImageLayout::Of(layout, x)));
   }
 
   Status Run(const KernelContext& context) override {
-    const float* in = context.inputs[0].As<float>();
+    return bfloat16_ ? RunTyped<BFloat16>(context) : RunTyped<float>(context);
+  }
+
+ private:
+  template <typename T>
+  Status RunTyped(const KernelContext& context) {
+    const T* in = context.inputs[0].As<T>();
     float* out = context.outputs[0].As<float>();
     const float inverse = 1.0f / static_cast<float>(plane_);
     if (image_.block > 1) {
       const ImageLayout& l = image_;
       ParallelFor(context.parallel, l.batch, MinChunkFor(l.image), [&](int64_t begin, int64_t end) {
         for (int64_t n = begin; n < end; ++n) {
-          const float* pooled = grad_ ? in + n * l.channels : nullptr;
+          const T* pooled = grad_ ? in + n * l.channels : nullptr;
           float* sums = grad_ ? nullptr : out + n * l.channels;
           if (!grad_) std::fill(sums, sums + l.channels, 0.0f);
           for (int64_t cb = 0; cb < l.channels / l.block; ++cb) {
@@ -203,9 +215,9 @@ class GlobalAvgPoolKernel final : public Kernel {
               for (int64_t ci = 0; ci < l.block; ++ci) {
                 const int64_t c = cb * l.block + ci;
                 if (grad_) {
-                  out[base + s * l.block + ci] = pooled[c] * inverse;
+                  out[base + s * l.block + ci] = Load(pooled[c]) * inverse;
                 } else {
-                  sums[c] += in[base + s * l.block + ci];
+                  sums[c] += Load(in[base + s * l.block + ci]);
                 }
               }
             }
@@ -220,10 +232,10 @@ class GlobalAvgPoolKernel final : public Kernel {
     ParallelFor(context.parallel, planes_, MinChunkFor(plane_), [&](int64_t begin, int64_t end) {
       for (int64_t p = begin; p < end; ++p) {
         if (grad_) {
-          std::fill(out + p * plane_, out + (p + 1) * plane_, in[p] * inverse);
+          std::fill(out + p * plane_, out + (p + 1) * plane_, Load(in[p]) * inverse);
         } else {
           float sum = 0.0f;
-          for (int64_t i = 0; i < plane_; ++i) sum += in[p * plane_ + i];
+          for (int64_t i = 0; i < plane_; ++i) sum += Load(in[p * plane_ + i]);
           out[p] = sum * inverse;
         }
       }
@@ -231,11 +243,11 @@ class GlobalAvgPoolKernel final : public Kernel {
     return Status::Ok();
   }
 
- private:
-  GlobalAvgPoolKernel(bool grad, int64_t planes, int64_t plane, ImageLayout image)
-      : grad_(grad), planes_(planes), plane_(plane), image_(image) {}
+  GlobalAvgPoolKernel(bool grad, bool bfloat16, int64_t planes, int64_t plane, ImageLayout image)
+      : grad_(grad), bfloat16_(bfloat16), planes_(planes), plane_(plane), image_(image) {}
 
   const bool grad_;
+  const bool bfloat16_;  // x is bfloat16 (forward only).
   const int64_t planes_;
   const int64_t plane_;  // H * W.
   const ImageLayout image_;
