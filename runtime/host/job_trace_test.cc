@@ -190,11 +190,11 @@ void JobTraceTest::ExpectGPipeBubbleAndUtilization(bool sim) {
     EXPECT_EQ(summary.stages, kStages);
     EXPECT_NEAR(summary.bubble_formula, formula, 1e-12);
     EXPECT_GT(summary.bubble_measured, formula - 0.02) << last;
-    // The variable's slot gated every step: stage 0 was starved on it between steps.
-    const trace::ActorUsage& stage0 = summary.actors[static_cast<size_t>(ActorId(model, "stage0"))];
-    EXPECT_GT(stage0.starved, 0.25) << last;
     EXPECT_TRUE(trace::CheckChromeTrace(trace::ExportChromeTrace(model)).ok());
-    matched = std::abs(summary.bubble_measured - formula) <= 0.02;
+    // The variable's slot gated every step: stage 0 was starved on it between steps. A kernel
+    // stretched by a busy machine turns starved time into busy time: retried like the bubble.
+    const trace::ActorUsage& stage0 = summary.actors[static_cast<size_t>(ActorId(model, "stage0"))];
+    matched = stage0.starved > 0.25 && std::abs(summary.bubble_measured - formula) <= 0.02;
     for (int device = 0; device < kStages; ++device) {
       // A kernel stretched by a busy machine raises its device's share: retried like the bubble.
       const double utilization = summary.devices[static_cast<size_t>(device)].steady_utilization;
@@ -207,7 +207,8 @@ void JobTraceTest::ExpectGPipeBubbleAndUtilization(bool sim) {
     }
   }
   EXPECT_TRUE(matched) << "bubble and utilization stayed more than 2% off (p-1)/(m+p-1) = "
-                       << formula << " in 5 runs; the last:\n"
+                       << formula << ", or stage 0 starved no more than 25% of the time, in 5 "
+                       << "runs; the last:\n"
                        << last;
 }
 
