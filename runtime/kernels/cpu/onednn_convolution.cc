@@ -23,7 +23,6 @@ using dnnl::memory;
 using Tag = memory::format_tag;
 
 // Lanes the batch is cut into: enough for the device threads of these machines.
-constexpr int64_t kMaxLanes = 4;
 
 // One operand of a lane: `user` points at the slot (plain NCHW / OIHW), `internal` is what
 // the primitive reads or writes. Where oneDNN chose another layout (its blocked formats, which
@@ -57,9 +56,9 @@ class Convolution final : public OneDnnConvolution {
   Convolution(ConvolutionPass pass, const ConvolutionShape& shape, bool widen)
       : pass_(pass), shape_(shape), widen_(widen), engine_(dnnl::engine::kind::cpu, 0) {}
 
-  void MakeLanes() {
+  void MakeLanes(int64_t most_lanes) {
     const int64_t batch = shape_.x.dim(0);
-    const int64_t lanes = std::clamp<int64_t>(batch, 1, kMaxLanes);
+    const int64_t lanes = std::clamp<int64_t>(batch, 1, std::max<int64_t>(1, most_lanes));
     const int64_t per_lane = (batch + lanes - 1) / lanes;
     std::vector<std::pair<int64_t, dnnl::primitive_desc>> descriptors;
     for (int64_t begin = 0; begin < batch; begin += per_lane) {
@@ -370,7 +369,7 @@ class Convolution final : public OneDnnConvolution {
 }  // namespace
 
 StatusOr<std::unique_ptr<OneDnnConvolution>> OneDnnConvolution::Create(
-    ConvolutionPass pass, const ConvolutionShape& shape) {
+    ConvolutionPass pass, const ConvolutionShape& shape, int64_t lanes) {
   // oneDNN 2.6's bf16 backward weights (jit_bf16:avx512_core_bf16) is slower than its float32
   // kernel on ResNet-20's shapes inside the engine (lanes of 16 images, NHWC): all 20 filter
   // gradients took 586 ms per step in bf16 against 227 ms widened (trace medians, steps 1-7,
@@ -382,7 +381,7 @@ StatusOr<std::unique_ptr<OneDnnConvolution>> OneDnnConvolution::Create(
       (!DetectCpuFeatures().native_bf16() || pass == ConvolutionPass::kBackwardWeights);
   auto convolution = std::make_unique<Convolution>(pass, shape, widen);
   try {
-    convolution->MakeLanes();
+    convolution->MakeLanes(lanes);
   } catch (const dnnl::error& error) {
     return InvalidArgumentError(std::string("oneDNN rejects the convolution: ") + error.what());
   }
@@ -392,7 +391,8 @@ StatusOr<std::unique_ptr<OneDnnConvolution>> OneDnnConvolution::Create(
 #else
 
 StatusOr<std::unique_ptr<OneDnnConvolution>> OneDnnConvolution::Create(ConvolutionPass,
-                                                                       const ConvolutionShape&) {
+                                                                       const ConvolutionShape&,
+                                                                       int64_t) {
   return UnimplementedError(
       "convolutions run through oneDNN, which this build lacks (install libdnnl-dev)");
 }
