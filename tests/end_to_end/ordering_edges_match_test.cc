@@ -11,32 +11,20 @@
 
 #include "compiler/compiler.h"
 #include "plan/ordering_inputs.h"
-#include "runtime/host/job_runner.h"
+#include "tests/end_to_end/testing/engine_losses.h"
 
 namespace softwire {
 namespace {
 
+using end_to_end_testing::EngineLosses;
+
 constexpr int kSteps = 6;
 
 proto::Plan Compile(const std::string& path, bool ordering_edges) {
-  StatusOr<compiler::JobFile> job = compiler::ParseJobFile(path);
-  EXPECT_TRUE(job.ok()) << job.status();
   compiler::CompileOptions options;
   options.steps = kSteps;
   options.ordering_edges = ordering_edges;
-  StatusOr<proto::Plan> plan = compiler::CompileJob(*job, options);
-  EXPECT_TRUE(plan.ok()) << plan.status();
-  return plan.ok() ? *plan : proto::Plan();
-}
-
-std::vector<double> EngineLosses(const proto::Plan& plan) {
-  StatusOr<runtime::RunResult> engine = runtime::RunPlan(plan, runtime::RunOptions());
-  EXPECT_TRUE(engine.ok()) << engine.status();
-  std::vector<double> losses;
-  if (engine.ok()) {
-    for (const runtime::StepResult& step : engine->steps) losses.push_back(step.loss);
-  }
-  return losses;
+  return end_to_end_testing::CompileJobFile(path, options);
 }
 
 int OrderingInputs(const proto::Plan& plan) {

@@ -1,6 +1,6 @@
 // Helpers for the end-to-end tests that compile a job twice, in two ways, run both plans on the
 // engine and compare their per-step losses (fusion_matches_unfused_test,
-// weight_cast_folding_test, bf16_training_test).
+// weight_cast_folding_test, bf16_training_test, ordering_edges_match_test).
 //
 //   compiler::CompileOptions options;
 //   options.steps = 10;
