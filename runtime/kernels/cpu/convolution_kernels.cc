@@ -63,16 +63,6 @@ StatusOr<DType> ProductDType(const proto::KernelDef& def) {
   return dtype;
 }
 
-// The threads of the device that runs the kernel (its plan's cores), 2 where the plan does not
-// say (a kernel made outside a plan, as tests make them).
-int64_t DeviceThreads(const KernelSetup& setup) {
-  if (setup.plan == nullptr || setup.actor == nullptr) return 2;
-  const int device = setup.actor->device();
-  if (device < 0 || device >= setup.plan->device_size()) return 2;
-  const int32_t cores = setup.plan->device(device).cores();
-  return cores > 0 ? cores : 2;
-}
-
 class ConvolutionKernel final : public Kernel {
  public:
   static StatusOr<std::unique_ptr<Kernel>> Create(const KernelSetup& setup) {
@@ -134,7 +124,7 @@ class ConvolutionKernel final : public Kernel {
                                      LayoutName(shape.y_layout) + " does not fit its layout");
     }
     StatusOr<std::unique_ptr<OneDnnConvolution>> convolution =
-        OneDnnConvolution::Create(pass, shape, DeviceThreads(setup));
+        OneDnnConvolution::Create(pass, shape);
     if (!convolution.ok()) return KernelDefError(def, convolution.status().message());
     return std::unique_ptr<Kernel>(new ConvolutionKernel(std::move(*convolution), shape.has_bias));
   }

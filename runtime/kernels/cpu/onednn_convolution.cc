@@ -23,6 +23,13 @@ using dnnl::memory;
 using Tag = memory::format_tag;
 
 // Lanes the batch is cut into: enough for the device threads of these machines.
+// At most this many lanes, whatever the device's threads: the filter gradient sums its lanes'
+// gradients, so the lanes must not depend on the threads for a convolution to compute the same
+// values on a 1-core device of a dp 2 layout as on the 2-core device of one (the fashion demo's
+// dp check holds them to 1e-5). Two, because each lane of backward weights is a filter gradient
+// of its own and oneDNN takes about as long for a lane of 16 images as for one of 32: ResNet-20
+// bf16 on 2 threads, filter gradients per step 73 ms in 2 lanes, 153 ms in 4, 261 ms in 8.
+constexpr int64_t kMaxLanes = 2;
 
 // One operand of a lane: `user` points at the slot (plain NCHW / OIHW), `internal` is what
 // the primitive reads or writes. Where oneDNN chose another layout (its blocked formats, which
@@ -56,9 +63,9 @@ class Convolution final : public OneDnnConvolution {
   Convolution(ConvolutionPass pass, const ConvolutionShape& shape, bool widen)
       : pass_(pass), shape_(shape), widen_(widen), engine_(dnnl::engine::kind::cpu, 0) {}
 
-  void MakeLanes(int64_t most_lanes) {
+  void MakeLanes() {
     const int64_t batch = shape_.x.dim(0);
-    const int64_t lanes = std::clamp<int64_t>(batch, 1, std::max<int64_t>(1, most_lanes));
+    const int64_t lanes = std::clamp<int64_t>(batch, 1, kMaxLanes);
     const int64_t per_lane = (batch + lanes - 1) / lanes;
     std::vector<std::pair<int64_t, dnnl::primitive_desc>> descriptors;
     for (int64_t begin = 0; begin < batch; begin += per_lane) {
@@ -369,7 +376,7 @@ class Convolution final : public OneDnnConvolution {
 }  // namespace
 
 StatusOr<std::unique_ptr<OneDnnConvolution>> OneDnnConvolution::Create(
-    ConvolutionPass pass, const ConvolutionShape& shape, int64_t lanes) {
+    ConvolutionPass pass, const ConvolutionShape& shape) {
   // oneDNN 2.6's bf16 backward weights (jit_bf16:avx512_core_bf16) is slower than its float32
   // kernel on ResNet-20's shapes inside the engine (lanes of 16 images, NHWC): all 20 filter
   // gradients took 586 ms per step in bf16 against 227 ms widened (trace medians, steps 1-7,
@@ -381,7 +388,7 @@ StatusOr<std::unique_ptr<OneDnnConvolution>> OneDnnConvolution::Create(
       (!DetectCpuFeatures().native_bf16() || pass == ConvolutionPass::kBackwardWeights);
   auto convolution = std::make_unique<Convolution>(pass, shape, widen);
   try {
-    convolution->MakeLanes(lanes);
+    convolution->MakeLanes();
   } catch (const dnnl::error& error) {
     return InvalidArgumentError(std::string("oneDNN rejects the convolution: ") + error.what());
   }
@@ -391,8 +398,7 @@ StatusOr<std::unique_ptr<OneDnnConvolution>> OneDnnConvolution::Create(
 #else
 
 StatusOr<std::unique_ptr<OneDnnConvolution>> OneDnnConvolution::Create(ConvolutionPass,
-                                                                       const ConvolutionShape&,
-                                                                       int64_t) {
+                                                                       const ConvolutionShape&) {
   return UnimplementedError(
       "convolutions run through oneDNN, which this build lacks (install libdnnl-dev)");
 }

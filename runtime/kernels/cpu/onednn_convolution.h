@@ -3,10 +3,10 @@
 // kernel (so once per shape: primitives are cached by the kernel that owns them).
 //
 // Threading: oneDNN runs single-threaded on each of the device's threads (no OpenMP pool beside
-// them, as for the bf16 products: docs/KERNELS.md). The batch is cut into lanes, one per
-// device thread (Create's `lanes`), one primitive per lane size (two sizes at most), each lane with
-// its own memory objects, stream and user scratchpad; Run spreads the lanes over `parallel`.
-// Backward weights sums the lanes' filter gradients, kept in buffers owned by the object.
+// them, as for the bf16 products: docs/KERNELS.md). The batch is cut into lanes, at most
+// kMaxLanes, one primitive per lane size (two sizes at most), each lane with its own memory
+// objects, stream and user scratchpad; Run spreads the lanes over `parallel`. Backward weights
+// sums the lanes' filter gradients, kept in buffers owned by the object.
 //
 // Layouts: the slots hold OIHW filters and images in the layouts the plan gives them
 // (ConvolutionShape::x_layout, y_layout; base/layout.h): NCHW, NHWC or nChw16c, as the
@@ -70,13 +70,8 @@ class OneDnnConvolution {
  public:
   virtual ~OneDnnConvolution() = default;
 
-  // `lanes`: at most this many lanes, one per thread of the device that runs it (more cost
-  // time: each lane of backward weights is a filter gradient of its own, and oneDNN's backward
-  // weights takes about as long for a lane of 16 images as for one of 32; ResNet-20 bf16 on 2
-  // threads, filter gradients per step: 73 ms in 2 lanes, 153 ms in 4, 261 ms in 8).
   static StatusOr<std::unique_ptr<OneDnnConvolution>> Create(ConvolutionPass pass,
-                                                             const ConvolutionShape& shape,
-                                                             int64_t lanes);
+                                                             const ConvolutionShape& shape);
 
   // Forward: a = x, b = w, bias (float32, may be null without one), out = y.
   // Backward data: a = dy, b = w, out = dx. Backward weights: a = dy, b = x, out = dw.
