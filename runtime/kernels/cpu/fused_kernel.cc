@@ -99,6 +99,9 @@ enum class StoreKind {
 struct CompiledOutput {
   Source source;
   StoreKind store = StoreKind::kCopy;
+  // A float32 statement's value, the first output to take it: its statement may write it in
+  // place (DirectOutputs decides per firing).
+  bool may_write_directly = false;
 };
 
 // Per block: where each buffer's values are read from and where a statement writes them.
@@ -299,6 +302,14 @@ class FusedKernel final : public Kernel {
           compiled.store = StoreKind::kRound;
         }
       }
+      if (compiled.store == StoreKind::kCopy && compiled.source.kind == Source::kBuffer) {
+        compiled.may_write_directly = true;
+        for (const CompiledOutput& earlier : outputs_) {
+          if (earlier.may_write_directly && earlier.source.index == compiled.source.index) {
+            compiled.may_write_directly = false;  // Two outputs keep one value: one in place.
+          }
+        }
+      }
       outputs_.push_back(compiled);
     }
     return Status::Ok();
@@ -310,11 +321,7 @@ class FusedKernel final : public Kernel {
   uint32_t DirectOutputs(const KernelContext& context) const {
     uint32_t direct = 0;
     for (size_t output = 0; output < outputs_.size(); ++output) {
-      const CompiledOutput& compiled = outputs_[output];
-      if (compiled.store != StoreKind::kCopy || compiled.source.kind != Source::kBuffer ||
-          IsStagedBuffer(compiled.source.index) || (direct & BufferTaken(compiled, direct))) {
-        continue;
-      }
+      if (!outputs_[output].may_write_directly) continue;
       const TensorView& written = context.outputs[output];
       const char* begin = static_cast<const char*>(written.data);
       const char* end = begin + written.NumBytes();
@@ -326,26 +333,6 @@ class FusedKernel final : public Kernel {
       if (!overlaps) direct |= uint32_t{1} << output;
     }
     return direct;
-  }
-
-  // The outputs of `direct` that take the same statement's value as `compiled` (a value two
-  // outputs keep is written directly into one of them only).
-  uint32_t BufferTaken(const CompiledOutput& compiled, uint32_t direct) const {
-    uint32_t taken = 0;
-    for (size_t output = 0; output < outputs_.size(); ++output) {
-      if ((direct >> output & 1u) && outputs_[output].source.kind == Source::kBuffer &&
-          outputs_[output].source.index == compiled.source.index) {
-        taken |= uint32_t{1} << output;
-      }
-    }
-    return taken;
-  }
-
-  bool IsStagedBuffer(int buffer) const {
-    for (const StagedInput& staged : staged_) {
-      if (staged.buffer == buffer) return true;
-    }
-    return false;
   }
 
   // Flat elements [begin, end); `product`: the product's value there (a product epilogue);
