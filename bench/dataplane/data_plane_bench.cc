@@ -90,16 +90,8 @@ proto::Plan TransferPlan(int64_t bytes, int64_t pieces, int wire_slots, int send
       TestActorSpec("recv:x", proto::ACTOR_KIND_RECV, "noop", {"wire"}, {"y"}).OnDevice(1));
   builder.Actor(TestActorSpec("sink", proto::ACTOR_KIND_SINK, "noop", {"y"}, {}).OnDevice(1));
   proto::Plan plan = builder.Build();
-  // What insert_send_recv does: the wire register lies on the receiving device, another node.
-  plan.mutable_device(1)->set_node("node1");
+  runtime::testing::PlaceWireOnReceiver(&plan, /*wire=*/1, "node1");
   plan.mutable_actor(1)->set_max_in_flight(send_in_flight);
-  proto::RegisterDef* wire = plan.mutable_register_def(1);
-  proto::PlanDevice* receiver = plan.mutable_device(1);
-  wire->set_device(1);
-  wire->set_offset(receiver->planned_bytes());
-  const int64_t wire_bytes = wire->slots() * wire->bytes_per_slot();
-  receiver->set_register_bytes(receiver->register_bytes() + wire_bytes);
-  receiver->set_planned_bytes(receiver->planned_bytes() + wire_bytes);
   return plan;
 }
 

@@ -295,6 +295,17 @@ void RegisterTestKernels(KernelRegistry* registry, KernelLog* log) {
            [](const KernelSetup&) { return [](const KernelContext&) { return Status::Ok(); }; });
 }
 
+void PlaceWireOnReceiver(proto::Plan* plan, int wire, const std::string& node) {
+  proto::PlanDevice* receiver = plan->mutable_device(1);
+  receiver->set_node(node);
+  proto::RegisterDef* wire_register = plan->mutable_register_def(wire);
+  wire_register->set_device(1);
+  wire_register->set_offset(receiver->planned_bytes());
+  const int64_t bytes = wire_register->slots() * wire_register->bytes_per_slot();
+  receiver->set_register_bytes(receiver->register_bytes() + bytes);
+  receiver->set_planned_bytes(receiver->planned_bytes() + bytes);
+}
+
 }  // namespace testing
 }  // namespace runtime
 }  // namespace softwire

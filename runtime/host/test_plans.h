@@ -146,6 +146,10 @@ class KernelLog {
 // Every kernel logs each run into `log` (borrowed, may be null).
 void RegisterTestKernels(KernelRegistry* registry, KernelLog* log);
 
+// What insert_send_recv does to a two-device plan of a send and its recv: device 1 becomes
+// `node`, and register `wire` (the send's output) moves onto it, after its registers.
+void PlaceWireOnReceiver(proto::Plan* plan, int wire, const std::string& node);
+
 }  // namespace testing
 }  // namespace runtime
 }  // namespace softwire
