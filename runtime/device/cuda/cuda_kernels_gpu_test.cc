@@ -274,6 +274,14 @@ TEST_F(CudaKernelsGpuTest, BiasSoftmaxCrossEntropyAndReductionsMatchTheCpu) {
             {RandomFloats({6, 70}, 54)}, {HostTensor::Zeros(DType::kFloat32, {6, 1})});
       },
       kReordered);
+  // Few outputs over many strided elements: a block per output.
+  ExpectSame(
+      [] {
+        return KernelHarness("reduce_sum", {IntsAttribute("axes", {0, 2})},
+                             {RandomFloats({301, 7, 299}, 55)},
+                             {HostTensor::Zeros(DType::kFloat32, {7})});
+      },
+      kReordered);
 }
 
 TEST_F(CudaKernelsGpuTest, AccumulateAndTheOptimizerUpdatesOverSeveralStepsMatchTheCpu) {
