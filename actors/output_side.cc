@@ -34,6 +34,7 @@ OutputSide::OutputSide(const ActorDescription* actor) : actor_(actor), period_(a
       }
     }
     registers_.push_back(description.register_id);
+    outputs_offered_at_launch_ += output.ready_at_launch_count > 0 ? 1 : 0;
     outputs_.push_back(output);
     remaining_releases_.resize(remaining_releases_.size() + description.slots, 0);
   }
@@ -109,6 +110,7 @@ void OutputSide::FreeFill(int output, int64_t fill) {
 }
 
 void OutputSide::OfferAtLaunch(int64_t index, Outbox* outbox) {
+  if (outputs_offered_at_launch_ == 0) return;
   for (size_t o = 0; o < outputs_.size(); ++o) {
     Output& state = outputs_[o];
     if (state.ready_at_launch_count == 0 || !plan::FiringEndsFill(index, state.ratio)) continue;

@@ -122,6 +122,7 @@ class OutputSide {
   std::vector<Consumer> consumers_;      // Flat: output o's consumers from first_consumer.
   std::vector<int> remaining_releases_;  // Flat: output o's slots from first_slot.
   int returned_outputs_ = 0;
+  int outputs_offered_at_launch_ = 0;  // OfferAtLaunch returns at once while 0.
 };
 
 }  // namespace actors

@@ -10,13 +10,16 @@
 //
 // A host that calls it takes on these duties (one that does not call it is unchanged):
 //
-// 1. queue_of[a] >= 0 only when every read and write firing of actor a makes of register
-//    slots is done by work the host enqueues on that queue when the firing launches, and the
-//    queue runs its work one item after another in enqueue order (one CUDA stream of one
-//    device). Two actors share a key exactly when they share the queue. Everything else gets
-//    -1: actors whose firings do host work on slots (sources, sinks, variables initialised on
-//    the host, send and recv over the network), whose kernels may run on several queues, or
-//    whose completion must run host code before a Release (the checkpoint hook of an update).
+// 1. queue_of[a] >= 0 only when every read and write firings of actor a make of register
+//    slots is work the host enqueues on that queue when the firing launches, and the queue runs
+//    its work one item after another in enqueue order (one CUDA stream of one device). Host
+//    work counts only when it too is enqueued in stream order (cudaLaunchHostFunc, as the cuda
+//    device's HostStagedKernel does for sources, sinks and variables). Two actors share a key
+//    exactly when they share the queue. Everything else gets -1: actors that touch slots from
+//    a host thread outside the queue (cpu devices' inline kernels need no marks: they complete
+//    before the launch returns), send and recv over the network, actors whose kernels may run
+//    on several queues, and actors whose completion must run host code before their Releases
+//    (the checkpoint hook of an update actor).
 // 2. When a call returns an Outbox holding a launch, the host enqueues that firing's work on
 //    its queue BEFORE it sends any of the outbox's messages (they may carry a Ready or a
 //    Release that lets another actor enqueue work that must run after it). This is the

@@ -310,6 +310,17 @@ QueueRunResult RunOnDeviceQueues(const std::vector<ActorDescription>& actors,
       status = host.CompleteFiring(firing.first, firing.second);
     }
     if (!status.ok()) result.violations.push_back(status.ToString());
+    // What one actor reports it waits for agrees with its state (and the report's own
+    // checks hold) under early messages too.
+    const ActorDescription& sampled =
+        actors[std::uniform_int_distribution<size_t>(0, actors.size() - 1)(random)];
+    const WaitState wait = host.protocol(sampled.name).DescribeWait();
+    const bool running = !host.in_flight(sampled.id).empty();
+    if ((wait.kind == WaitState::Kind::kRunning) != running) {
+      result.violations.push_back(sampled.name + " reports " + WaitKindName(wait.kind) + " with " +
+                                  std::to_string(host.in_flight(sampled.id).size()) +
+                                  " firings in flight");
+    }
     for (const ActorDescription& actor : actors) {
       const int in_flight = static_cast<int>(host.in_flight(actor.id).size());
       result.most_in_flight = std::max(result.most_in_flight, in_flight);
