@@ -157,8 +157,61 @@ TEST(StreamOrderedEdgesTest, AChainOnOneQueueSendsReadyAndReleaseAtLaunch) {
   EXPECT_EQ(after_c1[0], "c1 -> sink: Ready(b, slot 0, seq 0)");
 }
 
-// Runs plans of random_plan_maker on random queues; `break_flags` changes the descriptions
-// after marking (the mutation tests below).
+TEST(StreamOrderedEdgesTest, AReaderOfAVariableWhoseUpdateRunsOnAnotherQueueReleasesAtCompletion) {
+  // Actors: variable 0, source 1, c0 2, c1 3, sink 4, acc 5, update 6. The variable, c0 and c1
+  // on queue 0; acc and the update on queue 1.
+  ProtocolTestHost::Options options;
+  options.complete_immediately = false;
+  ProtocolTestHost host(Marked(TrainingPlan(), {0, -1, 0, 0, -1, 1, 1}), options);
+  host.Start();
+  ASSERT_TRUE(host.Run().ok());
+  ASSERT_TRUE(host.Complete("source").ok());
+  ASSERT_TRUE(host.Run().ok());
+  const std::vector<std::string> launches = {
+      "variable -> c0: Ready(w, slot 0, seq 0)",  // At the variable's launch: c0 shares queue 0.
+      "variable: launch 0",
+      "source: launch 0",
+      "source -> c0: Ready(x, slot 0, seq 0)",
+      "source: launch 1",
+      "c0 -> c1: Ready(y, slot 0, seq 0)",  // c0 launched before the variable's kernel ran.
+      "c0: launch 0",
+      "c1 -> c0: Release(y, slot 0, seq 0)",  // y's only writer, c0, shares c1's queue.
+      "c1: launch 0",
+  };
+  EXPECT_EQ(Join(host.TakeTranscript()), Join(launches));
+  // c0 completes before the host heard of the variable's completion (its kernel ran first on
+  // queue 0). c0 releases w only now: w's in-place writer, the update, runs on queue 1.
+  ASSERT_TRUE(host.Complete("c0").ok());
+  ASSERT_TRUE(host.Run().ok());
+  const std::vector<std::string> after_c0 = {
+      "c0 -> source: Release(x, slot 0, seq 0)",
+      "c0 -> variable: Release(w, slot 0, seq 0)",    // At completion: the update is elsewhere.
+      "c0 -> acc: Ready(y, slot 0, seq 0)",           // acc is on queue 1: at completion.
+      "variable -> update: Ready(w, slot 0, seq 0)",  // Every reader of w0 ran.
+      "acc -> update: Ready(g, slot 0, seq 0)",       // At acc's launch: both on queue 1.
+      "acc: launch 0",
+      "update -> acc: Release(g, slot 0, seq 0)",  // At launch: acc, g's writer, shares queue 1.
+      "update: launch 0",
+  };
+  EXPECT_EQ(Join(host.TakeTranscript()), Join(after_c0));
+  // The update writes w in place on queue 1; it releases w at completion (the variable is on
+  // queue 0), and only then may the variable begin its next fill.
+  EXPECT_EQ(host.protocol("variable").DescribeWait().kind, WaitState::Kind::kRunning);
+  ASSERT_TRUE(host.Complete("variable").ok());
+  ASSERT_TRUE(host.Run().ok());
+  EXPECT_EQ(host.protocol("variable").DescribeWait().kind, WaitState::Kind::kBlocked);
+  EXPECT_EQ(host.protocol("variable").DescribeWait().waiting_on, (std::vector<ActorId>{6}));
+  host.TakeTranscript();
+  ASSERT_TRUE(host.Complete("update").ok());
+  ASSERT_TRUE(host.Run().ok());
+  const std::vector<std::string> after_update = host.TakeTranscript();
+  ASSERT_GE(after_update.size(), 3u);
+  EXPECT_EQ(after_update[0], "update -> variable: Release(w, slot 0, seq 0)");
+  EXPECT_EQ(after_update[1], "variable -> c0: Ready(w, slot 0, seq 1)");
+  EXPECT_EQ(after_update[2], "variable: launch 1");
+}
+
+// What the random runs exercised, summed over runs.
 struct StreamRunTotals {
   int runs = 0;
   int64_t launches_ahead = 0;
