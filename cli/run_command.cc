@@ -48,6 +48,7 @@ struct RunFlags {
   int64_t blas_threads = 0;
   bool pin_threads = false;
   bool cuda_tf32 = false;
+  bool no_stream_order = false;
   std::string trace;
   std::string trace_steps;
   int64_t trace_cap = trace::kDefaultEventCap;
@@ -87,6 +88,10 @@ FlagParser MakeParser(RunFlags* flags) {
   parser.AddBool("cuda-tf32", &flags->cuda_tf32,
                  "let cuda devices run float32 products on TF32 tensor cores (default: off, "
                  "products as exact as the cpu's; docs/CUDA.md)");
+  parser.AddBool("no-stream-order", &flags->no_stream_order,
+                 "on cuda devices, make every Ready and Release wait for its firing's completion "
+                 "instead of sending it at launch between actors of one stream (to compare; "
+                 "docs/PROTOCOL.md)");
   parser.AddString("trace", &flags->trace, "FILE",
                    "record the actor trace into FILE (Chrome format; also FILE.summary.txt and "
                    "FILE.svg)");
@@ -241,6 +246,7 @@ runtime::RunOptions MakeRunOptions(const RunFlags& flags,
   options.blas_threads = static_cast<int>(flags.blas_threads);
   options.pin_threads = flags.pin_threads;
   options.cuda_allow_tf32 = flags.cuda_tf32;
+  options.cuda_stream_ordered_edges = !flags.no_stream_order;
   if (!flags.trace.empty()) {
     options.trace.enabled = true;
     options.trace.event_cap = flags.trace_cap;

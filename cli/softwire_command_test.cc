@@ -167,7 +167,8 @@ TEST(SoftwireCommandTest, PlacementFlagsRunTheJobOnSeveralDevices) {
 
 // What a user without a GPU sees: a cuda cluster fails before anything runs, saying what is
 // missing (a build with CUDA and no driver or GPU), or that this build has no CUDA. On a GPU
-// the job trains, with the cpu's losses (docs/CUDA.md).
+// the job trains, with the cpu's losses (docs/CUDA.md), and the same losses bit for bit whether
+// its Readies and Releases go at launch or at completion, with 1 or 4 firings in flight.
 TEST(SoftwireCommandTest, ACudaClusterSaysWhatIsMissingOrTrainsAsTheCpuDoes) {
   std::string job = WriteJob("cuda.pbtxt", kTinyJob);
   Outcome cuda = RunSoftwire("run " + job + " --cluster 1cuda");
@@ -176,6 +177,11 @@ TEST(SoftwireCommandTest, ACudaClusterSaysWhatIsMissingOrTrainsAsTheCpuDoes) {
     ASSERT_EQ(cpu.exit_code, 0) << cpu.output;
     EXPECT_NEAR(std::stod(FinalLoss(cuda.output)), std::stod(FinalLoss(cpu.output)), 1e-5)
         << cuda.output;
+    for (const char* flags : {" --no-stream-order", " --max-in-flight 4"}) {
+      Outcome other = RunSoftwire("run " + job + " --cluster 1cuda" + flags);
+      ASSERT_EQ(other.exit_code, 0) << flags << ": " << other.output;
+      EXPECT_EQ(FinalLoss(other.output), FinalLoss(cuda.output)) << flags;
+    }
     return;
   }
   EXPECT_NE(cuda.exit_code, 124) << "a cuda cluster without a GPU must fail, not hang";

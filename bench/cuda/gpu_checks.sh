@@ -61,14 +61,27 @@ fi
 want queue && step queue_bench 180 $run cuda_queue_bench --repeats 5
 
 if want mlp4096; then
-for flags in "--max-in-flight 1" "--max-in-flight 4" "--max-in-flight 4 --cuda-tf32" \
-             "--max-in-flight 1 --cuda-tf32"; do
+# Stream-ordered edges (the default) against completions only, in alternation, twice; then
+# TF32. Same kernels either way: the final losses must be equal.
+for round in 1 2; do
+  for flags in "--max-in-flight 1" "--max-in-flight 1 --no-stream-order" "--max-in-flight 4" \
+               "--max-in-flight 4 --no-stream-order"; do
+    step "mlp4096 $flags (round $round)" 180 $run softwire run bench/cuda/mlp4096.pbtxt \
+      --cluster 1cuda --steps 300 --log-every 100 $flags
+    grep -E '^(step 300|done)' "$log" | tail -2
+  done
+done
+for flags in "--max-in-flight 1 --cuda-tf32" "--max-in-flight 1 --cuda-tf32 --no-stream-order" \
+             "--max-in-flight 4 --cuda-tf32"; do
   step "mlp4096 $flags" 180 $run softwire run bench/cuda/mlp4096.pbtxt --cluster 1cuda \
     --steps 300 --log-every 100 $flags
   grep -E '^(step 300|done)' "$log" | tail -2
 done
+echo "final losses of the float32 runs (must all be equal):" | tee -a "$log"
+grep -A8 -E '^---- mlp4096 --max-in-flight [14]( --no-stream-order)? \(round' "$log" \
+  | grep -oE 'final loss [0-9.]+' | sort | uniq -c | tee -a "$log"
 step mlp4096_trace 180 $run softwire run bench/cuda/mlp4096.pbtxt --cluster 1cuda --steps 40 \
-  --max-in-flight 4 --quiet --trace "$out/mlp4096.trace.json" --trace-steps 20:24
+  --quiet --trace "$out/mlp4096.trace.json" --trace-steps 20:24
 fi
 want pytorch && step pytorch 240 python3 bench/cuda/pytorch_mlp4096.py
 

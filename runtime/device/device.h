@@ -53,6 +53,11 @@ struct DeviceOptions {
   // the rate on an H100/H200, and results that differ from the cpu kernels' beyond their
   // tolerances). Off by default, so products are float32 as on the cpu (docs/CUDA.md).
   bool cuda_allow_tf32 = false;
+  // cuda devices: a consumer on the producer's stream launches right after the producer
+  // launched, and a reader whose slot's next writers share its stream releases at its launch
+  // (docs/PROTOCOL.md, "Stream-ordered edges"). Off: every Ready and Release waits for the
+  // firing's completion, to compare.
+  bool cuda_stream_ordered_edges = true;
 };
 
 class Device {

@@ -84,6 +84,14 @@ class DeviceQueue {
   // Gives back a queue taken by an inline launch. Launches deferred meanwhile run first, on
   // this thread, each reported to the listener.
   virtual void ReleaseInline() = 0;
+
+  // True when the queue runs its launches' work in the order Launch was called, each after the
+  // previous one's finished, whoever launched them (a CUDA stream). Hosts then let a consumer
+  // on the same queue launch right after its producer launched, and a reader release a slot
+  // when it launched (docs/PROTOCOL.md, "Stream-ordered edges"). Queues that do not say so
+  // (cpu strands, whose kernels mostly run inline anyway, and sim queues) keep every Ready and
+  // Release behind its firing's completion.
+  virtual bool runs_in_launch_order() const { return false; }
 };
 
 }  // namespace runtime

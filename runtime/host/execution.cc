@@ -77,6 +77,11 @@ StatusOr<std::unique_ptr<Execution>> Execution::Create(NodeRuntime* runtime, Hos
     SOFTWIRE_ASSIGN_OR_RETURN(run->checkpoints_,
                               CheckpointRecorder::Create(*hosted, run->options_.checkpoint));
   }
+  // A checkpointed update copies its part at its completion, before it releases the variable:
+  // it keeps completion order.
+  const CheckpointRecorder* checkpoints = run->checkpoints_.get();
+  SOFTWIRE_RETURN_IF_ERROR(hosted->MarkStreamOrderedEdges(
+      [checkpoints](int64_t id) { return checkpoints != nullptr && checkpoints->Watches(id); }));
   hosted->stopping()->store(false);
   hosted->directory()->ResetCompletions();
   hosted->SetOutputTarget(run->collector_.get());

@@ -7,6 +7,22 @@
 
 namespace softwire {
 namespace runtime {
+namespace {
+
+// Whether the protocol may send a Ready or Release with a launch (a marked edge).
+bool HasStreamOrderedEdges(const actors::ActorDescription& description) {
+  for (const actors::InputDescription& input : description.inputs) {
+    if (input.release_at_launch) return true;
+  }
+  for (const actors::OutputDescription& output : description.outputs) {
+    for (const actors::ConsumerDescription& consumer : output.consumers) {
+      if (consumer.ready_at_launch) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
 
 HostActor::HostActor(caf::actor_config& config, ActorBinding* binding, const PeerRouter* router,
                      JobMonitor* monitor, ActorTracer* tracer, CheckpointRecorder* checkpoints)
@@ -17,7 +33,8 @@ HostActor::HostActor(caf::actor_config& config, ActorBinding* binding, const Pee
       tracer_(tracer),
       checkpoints_(checkpoints),
       id_(binding->def().id()),
-      protocol_(&binding->description()) {
+      protocol_(&binding->description()),
+      launch_before_messages_(HasStreamOrderedEdges(binding->description())) {
   // CAF would print unexpected messages and uncaught exceptions to stdout; they are errors of
   // this job instead.
   set_default_handler([this](caf::scheduled_actor*, caf::message_view& view) {
@@ -98,7 +115,13 @@ void HostActor::Drive(Status status, const actors::ProtocolMessage* message) {
       Fail(std::move(status));
       return;
     }
-    SendOutbox();
+    // A Ready or Release sent at a launch may let another actor enqueue work behind it on the
+    // same stream: the launch goes first (actors/stream_ordered_edges.h, the host's duties).
+    if (launch_before_messages_ && outbox_.launch) {
+      std::swap(after_launch_, outbox_.messages);
+    } else {
+      SendOutbox();
+    }
     if (holding_queue_) {
       holding_queue_ = false;
       binding_->queue()->ReleaseInline();
@@ -123,7 +146,9 @@ void HostActor::Drive(Status status, const actors::ProtocolMessage* message) {
     // Only this actor writes its counters: plain increments, published for the watchdog.
     binding_->firings_in_flight.store(
         binding_->firings_in_flight.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-    if (binding_->queue()->Launch(request, &kernel_status) == DeviceQueue::Outcome::kDeferred) {
+    const DeviceQueue::Outcome outcome = binding_->queue()->Launch(request, &kernel_status);
+    if (!after_launch_.empty()) Send(&after_launch_);
+    if (outcome == DeviceQueue::Outcome::kDeferred) {
       // Published for the run's end.
       binding_->deferred_launches.store(
           binding_->deferred_launches.load(std::memory_order_relaxed) + 1,
@@ -157,13 +182,17 @@ Status HostActor::Complete(int64_t firing, const Status& kernel_status) {
 }
 
 void HostActor::SendOutbox() {
+  Send(&outbox_.messages);
+}
+
+void HostActor::Send(std::vector<actors::ProtocolMessage>* messages) {
   const actors::JobId job = router_->job();
-  for (actors::ProtocolMessage& message : outbox_.messages) {
+  for (actors::ProtocolMessage& message : *messages) {
     message.job = job;
     message.from = id_;
     router_->Route(message, context());
   }
-  outbox_.messages.clear();
+  messages->clear();
 }
 
 void HostActor::Fail(Status status) {

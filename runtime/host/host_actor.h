@@ -54,6 +54,8 @@ class HostActor final : public caf::event_based_actor {
   // The protocol's answer to a completed firing, or the kernel's error with context.
   Status Complete(int64_t firing, const Status& kernel_status);
   void SendOutbox();
+  // Sends `messages` (stamped with this actor and the job) and empties it.
+  void Send(std::vector<actors::ProtocolMessage>* messages);
   void Fail(Status status);
 
   ActorBinding* const binding_;
@@ -64,6 +66,10 @@ class HostActor final : public caf::event_based_actor {
   const actors::ActorId id_;
   actors::ActorProtocol protocol_;
   actors::Outbox outbox_;
+  // The actor has stream-ordered edges (HostedPlan::MarkStreamOrderedEdges): a launch is
+  // enqueued before the messages that came with it are sent, which wait here meanwhile.
+  const bool launch_before_messages_;
+  std::vector<actors::ProtocolMessage> after_launch_;
   bool started_ = false;
   bool holding_queue_ = false;  // An inline launch left us holding the queue.
   bool stopped_ = false;        // Finished or failed: later messages are ignored.

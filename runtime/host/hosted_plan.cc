@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <mutex>
 
+#include "actors/stream_ordered_edges.h"
 #include "plan/labels.h"
 #include "plan/plan_partition.h"
 #include "plan/steps.h"
@@ -63,6 +64,25 @@ StatusOr<std::unique_ptr<HostedPlan>> HostedPlan::Load(NodeRuntime* runtime,
   }
   SOFTWIRE_ASSIGN_OR_RETURN(hosted->slots_, LocateRegisterSlots(plan, hosted->arenas_));
   return hosted;
+}
+
+Status HostedPlan::MarkStreamOrderedEdges(const std::function<bool(int64_t)>& completion_hook) {
+  // A key per in-order queue: device index times the most queues a device has, plus the index.
+  int64_t queues_per_device = 1;
+  for (int64_t id : actors_) {
+    queues_per_device =
+        std::max<int64_t>(queues_per_device, plan_.actor(static_cast<int>(id)).queue() + 1);
+  }
+  std::vector<int64_t> queue_of(descriptions_.size(), -1);
+  for (int64_t id : actors_) {
+    const proto::ActorDef& actor = plan_.actor(static_cast<int>(id));
+    Device* device = devices_[static_cast<size_t>(actor.device())];
+    if (device == nullptr || completion_hook(id)) continue;
+    StatusOr<DeviceQueue*> queue = device->queue(actor.queue());
+    if (!queue.ok() || !(*queue)->runs_in_launch_order()) continue;
+    queue_of[static_cast<size_t>(id)] = actor.device() * queues_per_device + actor.queue();
+  }
+  return actors::MarkStreamOrderedEdges(&descriptions_, queue_of);
 }
 
 HostedPlan::HostedPlan(NodeRuntime* runtime, const proto::Plan& plan, std::string node,

@@ -26,6 +26,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -101,6 +102,14 @@ class HostedPlan {
   // breaks the hosted plan.
   void RunEnded(bool completed);
   bool broken() const { return broken_; }
+  // Before a run's actors start: marks the edges between hosted actors whose kernels run on one
+  // device queue that says it runs in launch order (a CUDA stream), so their Readies and
+  // Releases go at launch (actors::MarkStreamOrderedEdges, docs/PROTOCOL.md "Stream-ordered
+  // edges"); every other edge waits for completions. `completion_hook(id)`: actor `id` runs
+  // host code at its completions that must come before its Releases (a checkpointed update),
+  // so it keeps completion order. The HostActor of a marked actor enqueues each launch before
+  // it sends the messages that came with it.
+  Status MarkStreamOrderedEdges(const std::function<bool(int64_t)>& completion_hook);
   int64_t runs() const { return runs_; }
 
  private:

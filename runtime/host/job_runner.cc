@@ -67,6 +67,7 @@ StatusOr<std::unique_ptr<LoadedPlan>> LoadedPlan::Load(const proto::Plan& plan,
   job_options.caf = options.caf;
   job_options.device.kernel_threads = options.kernel_threads;
   job_options.device.cuda_allow_tf32 = options.cuda_allow_tf32;
+  job_options.device.cuda_stream_ordered_edges = options.cuda_stream_ordered_edges;
   job_options.pin_threads = options.pin_threads;
   job_options.blas_threads = options.blas_threads;
   job_options.kernels.cpu = cpu;

@@ -56,6 +56,8 @@ struct RunOptions {
   int kernel_threads = 0;
   // cuda devices: float32 products on TF32 tensor cores (DeviceOptions::cuda_allow_tf32).
   bool cuda_allow_tf32 = false;
+  // cuda devices: stream-ordered edges (DeviceOptions::cuda_stream_ordered_edges).
+  bool cuda_stream_ordered_edges = true;
   // Threads of BLAS's own pool (process-wide). 0: none, every BLAS call runs on the device
   // thread that makes it and products are spread over the device's kernel threads in bands
   // (docs/RUNTIME.md, "Threads"); > 0: OpenBLAS's pool with that many threads, for

@@ -52,7 +52,7 @@ StatusOr<std::unique_ptr<CudaDevice>> CudaDevice::Create(const proto::PlanDevice
   for (int index = 0; index < std::max(1, queues); ++index) {
     SOFTWIRE_ASSIGN_OR_RETURN(std::unique_ptr<CudaStreamQueue> queue,
                               CudaStreamQueue::Create(name, thread_prefix + std::to_string(index),
-                                                      ordinal, index, options.cuda_allow_tf32));
+                                                      ordinal, index, options));
     device->queues_.push_back(std::move(queue));
   }
   return device;

@@ -10,7 +10,8 @@ namespace runtime {
 StatusOr<std::unique_ptr<CudaStreamQueue>> CudaStreamQueue::Create(const std::string& device_name,
                                                                    const std::string& thread_name,
                                                                    int ordinal, int index,
-                                                                   bool allow_tf32) {
+                                                                   const DeviceOptions& options) {
+  const bool allow_tf32 = options.cuda_allow_tf32;
   CudaStreamHandles handles;
   SOFTWIRE_RETURN_IF_ERROR(
       CudaCall(device_name, "cudaStreamCreateWithFlags",
@@ -38,15 +39,16 @@ StatusOr<std::unique_ptr<CudaStreamQueue>> CudaStreamQueue::Create(const std::st
     cudaStreamDestroy(handles.stream);
     return blas.WithContext("device '" + device_name + "' queue " + std::to_string(index));
   }
-  return std::unique_ptr<CudaStreamQueue>(
-      new CudaStreamQueue(device_name, ordinal, handles, thread_name));
+  return std::unique_ptr<CudaStreamQueue>(new CudaStreamQueue(
+      device_name, ordinal, handles, thread_name, options.cuda_stream_ordered_edges));
 }
 
 CudaStreamQueue::CudaStreamQueue(std::string device_name, int ordinal, CudaStreamHandles handles,
-                                 const std::string& thread_name)
+                                 const std::string& thread_name, bool stream_ordered_edges)
     : device_name_(std::move(device_name)),
       ordinal_(ordinal),
       handles_(handles),
+      stream_ordered_edges_(stream_ordered_edges),
       events_(device_name_, ordinal),
       completions_(std::make_unique<CompletionThread>(thread_name, &events_)) {}
 

@@ -23,6 +23,7 @@
 
 #include "runtime/device/cuda/completion_thread.h"
 #include "runtime/device/cuda/cuda_event_pool.h"
+#include "runtime/device/device.h"
 #include "runtime/device/device_queue.h"
 #include "runtime/kernels/cuda/cuda_kernel.h"
 
@@ -36,18 +37,22 @@ class CudaStreamQueue final : public DeviceQueue {
   // completion thread "sw:<device>/q<index>". Errors name the device.
   static StatusOr<std::unique_ptr<CudaStreamQueue>> Create(const std::string& device_name,
                                                            const std::string& thread_name,
-                                                           int ordinal, int index, bool allow_tf32);
+                                                           int ordinal, int index,
+                                                           const DeviceOptions& options);
   // Waits for every launch to be reported, then frees the stream and handle.
   ~CudaStreamQueue() override;
 
   Outcome Launch(const LaunchRequest& request, Status* kernel_status) override;
   void ReleaseInline() override {}  // Never launches inline.
+  // One CUDA stream: work runs in launch order; said so unless the device's options turn
+  // stream-ordered edges off (DeviceOptions::cuda_stream_ordered_edges, to compare).
+  bool runs_in_launch_order() const override { return stream_ordered_edges_; }
 
   cudaStream_t stream() const { return handles_.stream; }
 
  private:
   CudaStreamQueue(std::string device_name, int ordinal, CudaStreamHandles handles,
-                  const std::string& thread_name);
+                  const std::string& thread_name, bool stream_ordered_edges);
 
   // Enqueues the kernel between the events of a marker; the outcome goes into `pending`.
   void Enqueue(const LaunchRequest& request, PendingLaunch* pending);
@@ -55,6 +60,7 @@ class CudaStreamQueue final : public DeviceQueue {
   const std::string device_name_;
   const int ordinal_;
   const CudaStreamHandles handles_;
+  const bool stream_ordered_edges_;
   std::mutex mutex_;  // Held while a launch is enqueued: one host thread on the stream at once.
   CudaEventPool events_;
   std::unique_ptr<CompletionThread> completions_;  // Destroyed first: drains the launches.
