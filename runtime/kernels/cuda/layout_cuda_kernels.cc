@@ -12,54 +12,11 @@
 #include "runtime/kernels/cuda/cuda_kernel_families.h"
 #include "runtime/kernels/cuda/launch_kernel.h"
 #include "runtime/kernels/cuda/layout_launchers.h"
+#include "runtime/kernels/cuda/strided_block_plan.h"
 
 namespace softwire {
 namespace runtime {
 namespace {
-
-std::vector<int64_t> RowMajorStrides(const Shape& shape) {
-  std::vector<int64_t> strides(static_cast<size_t>(shape.rank()), 1);
-  for (int axis = shape.rank() - 2; axis >= 0; --axis) {
-    strides[axis] = strides[axis + 1] * shape.dim(axis + 1);
-  }
-  return strides;
-}
-
-// The block of `dims` walked with `strides` from `base`, with extent-1 axes dropped and axes
-// merged where the outer one steps exactly over the inner one (fewer divisions per element).
-// Unimplemented when more than kMaxRank axes remain.
-StatusOr<cuda::StridedBlock> MakeStridedBlock(const std::string& op,
-                                              const std::vector<int64_t>& dims,
-                                              const std::vector<int64_t>& strides, int64_t base) {
-  std::vector<int64_t> merged_dims;
-  std::vector<int64_t> merged_strides;
-  int64_t count = 1;
-  for (size_t axis = 0; axis < dims.size(); ++axis) {
-    count *= dims[axis];
-    if (dims[axis] == 1) continue;
-    if (!merged_dims.empty() && merged_strides.back() == dims[axis] * strides[axis]) {
-      merged_dims.back() *= dims[axis];
-      merged_strides.back() = strides[axis];
-    } else {
-      merged_dims.push_back(dims[axis]);
-      merged_strides.push_back(strides[axis]);
-    }
-  }
-  if (merged_dims.size() > static_cast<size_t>(cuda::kMaxRank)) {
-    return UnimplementedError(op + ": cuda kernels walk blocks of up to " +
-                              std::to_string(cuda::kMaxRank) + " merged axes, not " +
-                              std::to_string(merged_dims.size()));
-  }
-  cuda::StridedBlock block;
-  block.rank = static_cast<int>(merged_dims.size());
-  for (int axis = 0; axis < block.rank; ++axis) {
-    block.dims[axis] = merged_dims[static_cast<size_t>(axis)];
-    block.strides[axis] = merged_strides[static_cast<size_t>(axis)];
-  }
-  block.base = base;
-  block.count = count;
-  return block;
-}
 
 cuda::Word WordOf(DType dtype) {
   return dtype == DType::kBFloat16 ? cuda::Word::kTwo : cuda::Word::kFour;
@@ -69,17 +26,9 @@ cuda::Word WordOf(DType dtype) {
 // the input's strides permuted.
 StatusOr<std::unique_ptr<Kernel>> MakeTranspose(const KernelSetup& setup) {
   const proto::KernelDef& def = setup.actor->kernel();
-  const std::vector<int64_t> perm = KernelAttributes(def).RequiredInts("perm");
-  const Shape x = ShapeOf(def.input(0));
-  const std::vector<int64_t> x_strides = RowMajorStrides(x);
-  std::vector<int64_t> dims;
-  std::vector<int64_t> strides;
-  for (int64_t axis : perm) {
-    dims.push_back(x.dim(static_cast<int>(axis)));
-    strides.push_back(x_strides[static_cast<size_t>(axis)]);
-  }
-  SOFTWIRE_ASSIGN_OR_RETURN(cuda::StridedBlock block,
-                            MakeStridedBlock("transpose", dims, strides, 0));
+  SOFTWIRE_ASSIGN_OR_RETURN(
+      cuda::StridedBlock block,
+      PlanTranspose(ShapeOf(def.input(0)), KernelAttributes(def).RequiredInts("perm")));
   const cuda::Word word = WordOf(DTypeOf(def.input(0)));
   return MakeLaunchKernel(setup, [=](const KernelContext& context, cudaStream_t stream) {
     return cuda::GatherBlock(word, context.inputs[0].data, context.outputs[0].data, block, stream);
@@ -90,18 +39,9 @@ StatusOr<std::unique_ptr<Kernel>> MakeTranspose(const KernelSetup& setup) {
 StatusOr<std::unique_ptr<Kernel>> MakeSlice(const KernelSetup& setup) {
   const proto::KernelDef& def = setup.actor->kernel();
   KernelAttributes attributes(def);
-  const std::vector<int64_t> begin = attributes.RequiredInts("begin");
-  const std::vector<int64_t> end = attributes.RequiredInts("end");
-  const Shape x = ShapeOf(def.input(0));
-  const std::vector<int64_t> strides = RowMajorStrides(x);
-  std::vector<int64_t> dims;
-  int64_t base = 0;
-  for (int axis = 0; axis < x.rank(); ++axis) {
-    dims.push_back(end[axis] - begin[axis]);
-    base += begin[axis] * strides[axis];
-  }
   SOFTWIRE_ASSIGN_OR_RETURN(cuda::StridedBlock block,
-                            MakeStridedBlock("slice", dims, strides, base));
+                            PlanSlice(ShapeOf(def.input(0)), attributes.RequiredInts("begin"),
+                                      attributes.RequiredInts("end")));
   const cuda::Word word = WordOf(DTypeOf(def.input(0)));
   return MakeLaunchKernel(setup, [=](const KernelContext& context, cudaStream_t stream) {
     return cuda::GatherBlock(word, context.inputs[0].data, context.outputs[0].data, block, stream);
@@ -139,15 +79,11 @@ StatusOr<std::unique_ptr<Kernel>> MakeAssemble(const KernelSetup& setup) {
   KernelAttributes attributes(def);
   const Shape y(attributes.RequiredInts("shape"));
   const std::vector<int64_t> offsets = attributes.RequiredInts("offsets");
-  const std::vector<int64_t> strides = RowMajorStrides(y);
   std::vector<cuda::StridedBlock> blocks;
   for (int k = 0; k < def.input_size(); ++k) {
-    const Shape x = ShapeOf(def.input(k));
-    int64_t base = 0;
-    for (int axis = 0; axis < y.rank(); ++axis)
-      base += offsets[k * y.rank() + axis] * strides[axis];
-    SOFTWIRE_ASSIGN_OR_RETURN(cuda::StridedBlock block,
-                              MakeStridedBlock("assemble", x.dims(), strides, base));
+    const std::vector<int64_t> at(offsets.begin() + k * y.rank(),
+                                  offsets.begin() + (k + 1) * y.rank());
+    SOFTWIRE_ASSIGN_OR_RETURN(cuda::StridedBlock block, PlanBlockIn(y, ShapeOf(def.input(k)), at));
     blocks.push_back(block);
   }
   const DType dtype = DTypeOf(def.output(0));
