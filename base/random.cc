@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "base/counter_hash.h"
+
 #if defined(__x86_64__) && defined(SOFTWIRE_HAVE_LIBMVEC)
 #include <immintrin.h>
 #endif
@@ -9,21 +11,9 @@
 namespace softwire {
 namespace {
 
-uint64_t SplitMix64(uint64_t value) {
-  value += 0x9e3779b97f4a7c15ULL;
-  value = (value ^ (value >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  value = (value ^ (value >> 27)) * 0x94d049bb133111ebULL;
-  return value ^ (value >> 31);
-}
-
-// HashCounter with SplitMix64(seed) computed once by the caller.
-uint64_t HashMixed(uint64_t mixed_seed, uint64_t counter) {
-  return SplitMix64(mixed_seed ^ SplitMix64(counter + 0x632be59bd9b4e019ULL));
-}
-
-double UnitOf(uint64_t bits) {
-  return static_cast<double>(bits >> 11) * 0x1.0p-53;
-}
+using counter_hash::HashMixed;
+using counter_hash::SplitMix64;
+using counter_hash::UnitOf;
 
 #if defined(__x86_64__) && defined(SOFTWIRE_HAVE_LIBMVEC)
 #pragma GCC push_options
@@ -76,7 +66,7 @@ void FillNormals(uint64_t seed, uint64_t first, int64_t count, float* out) {
 }
 
 double UniformAt(uint64_t seed, uint64_t index) {
-  return static_cast<double>(HashCounter(seed, index) >> 11) * 0x1.0p-53;
+  return UnitOf(HashCounter(seed, index));
 }
 
 double NormalAt(uint64_t seed, uint64_t index) {
@@ -87,8 +77,7 @@ double NormalAt(uint64_t seed, uint64_t index) {
 }
 
 int64_t UniformIntAt(uint64_t seed, uint64_t index, int64_t bound) {
-  // The modulo bias is below 2^-40 for any bound under 2^24; good enough for data sampling.
-  return static_cast<int64_t>(HashCounter(seed, index) % static_cast<uint64_t>(bound));
+  return counter_hash::IntOf(HashCounter(seed, index), bound);
 }
 
 }  // namespace softwire

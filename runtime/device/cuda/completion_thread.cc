@@ -66,7 +66,8 @@ void CompletionThread::Report(PendingLaunch& launch) {
     }
   }
   if (launch.outcome != nullptr) {
-    Status outcome = launch.outcome->TakeOutcome();  // Always taken: it counts launches.
+    // Always taken: it counts launches.
+    Status outcome = launch.outcome->TakeOutcome(/*reached=*/status.ok());
     if (status.ok()) status = std::move(outcome);
   }
   launch.listener->OnLaunchCompleted(launch.actor, launch.firing, std::move(status));

@@ -196,11 +196,13 @@ TEST(CompletionThreadTest, AddNeverWaitsForTheDevice) {
 // A kernel whose host function failed on its second launch.
 class CountingOutcome final : public LaunchOutcome {
  public:
-  Status TakeOutcome() override {
+  Status TakeOutcome(bool reached) override {
     ++taken;
+    reached_count += reached;
     return taken == 2 ? InternalError("sink: reporter refused the value") : Status::Ok();
   }
   int taken = 0;
+  int reached_count = 0;
 };
 
 TEST(CompletionThreadTest, AsksAKernelForItsOwnOutcomeOncePerLaunchAfterTheMarker) {
@@ -220,10 +222,33 @@ TEST(CompletionThreadTest, AsksAKernelForItsOwnOutcomeOncePerLaunchAfterTheMarke
     ASSERT_TRUE(listener.WaitFor(3));
   }
   EXPECT_EQ(outcome.taken, 3);
+  EXPECT_EQ(outcome.reached_count, 3);
   std::vector<RecordingListener::Completion> done = listener.completions();
   EXPECT_TRUE(done[0].status.ok());
   EXPECT_EQ(done[1].status.message(), "sink: reporter refused the value");
   EXPECT_TRUE(done[2].status.ok());
+}
+
+TEST(CompletionThreadTest, TellsTheKernelWhetherItsLaunchWasReached) {
+  // A sink reads what its launch copied out only when the device reached the launch's end.
+  FakeMarkers markers;
+  RecordingListener listener;
+  CountingOutcome outcome;
+  {
+    CompletionThread thread("test-completion", &markers);
+    for (int firing = 0; firing < 3; ++firing) {
+      PendingLaunch launch = firing == 1 ? Launch(&listener, 2, firing, nullptr, nullptr,
+                                                  CancelledError("the job is stopping"))
+                                         : Launch(&listener, 2, firing, Marker(firing + 1));
+      launch.outcome = &outcome;
+      thread.Add(std::move(launch));
+    }
+    markers.Reach(Marker(1));
+    markers.Reach(Marker(3), /*fail=*/true);
+    ASSERT_TRUE(listener.WaitFor(3));
+  }
+  EXPECT_EQ(outcome.taken, 3);
+  EXPECT_EQ(outcome.reached_count, 1) << "only firing 0 reached its end without error";
 }
 
 }  // namespace

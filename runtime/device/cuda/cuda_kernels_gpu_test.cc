@@ -92,7 +92,7 @@ class CudaKernelsGpuTest : public ::testing::Test {
     SerialRunner runner;
     for (int firing = 0; firing < firings; ++firing) {
       std::vector<bool> begins(on_cpu.actor().kernel().output_size(), firing == 0);
-      Status ran = on_cpu.Run(&runner, firing, 0, begins);
+      Status ran = on_cpu.Run(&runner, firing, /*first_piece=*/firing, begins);
       ASSERT_TRUE(ran.ok()) << op << ": " << ran.ToString();
     }
     Status ran = RunOnCuda(device_.get(), cuda_, &on_cuda, firings);
@@ -309,6 +309,14 @@ TEST_F(CudaKernelsGpuTest, BiasSoftmaxCrossEntropyAndReductionsMatchTheCpu) {
         return KernelHarness(
             "reduce_mean", {IntsAttribute("axes", {-1}), BoolAttribute("keepdims", true)},
             {RandomFloats({6, 70}, 54)}, {HostTensor::Zeros(DType::kFloat32, {6, 1})});
+      },
+      kReordered);
+  // Few outputs over many strided elements: a block per output.
+  ExpectSame(
+      [] {
+        return KernelHarness("reduce_sum", {IntsAttribute("axes", {0, 2})},
+                             {RandomFloats({301, 7, 299}, 55)},
+                             {HostTensor::Zeros(DType::kFloat32, {7})});
       },
       kReordered);
 }
@@ -567,6 +575,48 @@ TEST_F(CudaKernelsGpuTest, AccumulateAndTheOptimizerUpdatesOverSeveralStepsMatch
             {RandomFloats({n}, 63), RandomFloats({n}, 64)}, {});
       },
       kReordered, 5, 2 * n * 4);
+}
+
+TEST_F(CudaKernelsGpuTest, SyntheticSourceDrawsTheHostsValuesOnTheDevice) {
+  // Samples [5, 300) of micro-batches of 512, 37 floats and a label each; four firings, the
+  // last (piece 3) compared. Labels bit for bit; normals as floats (CUDA's double log and cos
+  // are within an ulp or two of glibc's: the floats are equal in practice), and counted.
+  const auto make = [] {
+    KernelHarness harness("source", {}, {},
+                          {HostTensor::Zeros(DType::kFloat32, Shape({295, 37})),
+                           HostTensor::Zeros(DType::kInt32, Shape({295}))});
+    harness.plan().mutable_schedule()->set_micro_batch_size(512);
+    harness.actor().set_kind(proto::ACTOR_KIND_SOURCE);
+    proto::DataSource* dataset = harness.actor().mutable_source()->mutable_dataset();
+    dataset->set_name("synthetic");
+    proto::SourceOutput* x = dataset->add_output();
+    x->set_name("x");
+    x->set_dtype(proto::DATA_TYPE_FLOAT32);
+    x->add_sample_dims(37);
+    proto::SourceOutput* label = dataset->add_output();
+    label->set_name("label");
+    label->set_dtype(proto::DATA_TYPE_INT32);
+    dataset->mutable_synthetic()->set_seed(7);
+    dataset->mutable_synthetic()->set_int_high(1000);
+    harness.actor().mutable_source()->set_sample_begin(5);
+    harness.actor().mutable_source()->set_sample_end(300);
+    return harness;
+  };
+  ExpectSame(make, kExact, /*firings=*/4);
+  KernelHarness on_cpu = make();
+  KernelHarness on_cuda = make();
+  ASSERT_TRUE(on_cpu.Create(cpu_).ok());
+  SerialRunner runner;
+  ASSERT_TRUE(on_cpu.Run(&runner, 3, 3, {true, true}).ok());
+  ASSERT_TRUE(RunOnCuda(device_.get(), cuda_, &on_cuda, 4).ok());
+  int64_t floats_differing = 0;
+  for (size_t i = 0; i < on_cpu.output(0).floats.size(); ++i) {
+    floats_differing += on_cuda.output(0).floats[i] != on_cpu.output(0).floats[i];
+  }
+  std::cout << "synthetic normals: " << floats_differing << " of " << on_cpu.output(0).floats.size()
+            << " floats differ from the host's\n";
+  EXPECT_LE(floats_differing, 2);
+  EXPECT_EQ(on_cuda.output(1).ints, on_cpu.output(1).ints);
 }
 
 }  // namespace

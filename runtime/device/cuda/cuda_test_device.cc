@@ -86,6 +86,7 @@ Status RunOnCuda(CudaDevice* device, const KernelRegistry& cuda_kernels, KernelH
   for (int firing = 0; firing < firings; ++firing) {
     KernelContext& firing_context = contexts[static_cast<size_t>(firing)];
     firing_context.firing = firing;
+    firing_context.first_piece = firing;  // Period 1, as KernelHarness::Run is called here.
     firing_context.output_fill_begins.assign(static_cast<size_t>(outputs), firing == 0);
     LaunchRequest request;
     request.actor = 0;

@@ -6,6 +6,7 @@
 #include "runtime/kernels/cpu/cpu_kernels.h"
 #include "runtime/kernels/cuda/cuda_kernel_families.h"
 #include "runtime/kernels/cuda/host_staged_kernel.h"
+#include "runtime/kernels/cuda/synthetic_source_cuda_kernel.h"
 
 namespace softwire {
 namespace runtime {
@@ -46,8 +47,16 @@ void RegisterCudaKernels(KernelRegistry* registry) {
   RegisterCudaMatmulKernels(registry, validator);
   RegisterCudaElementwiseKernels(registry, validator);
   RegisterCudaRowKernels(registry, validator);
-  // Host work: the cpu kernels themselves, staged through pinned buffers in stream order.
-  for (const char* op : {"source", "variable", "sink"}) {
+  // Host work: the cpu kernels themselves, staged through pinned buffers in stream order;
+  // except synthetic data, which the device draws itself.
+  registry->Register(
+      "source", [validator](const KernelSetup& setup) -> StatusOr<std::unique_ptr<Kernel>> {
+        if (!IsDeviceSyntheticSource(setup)) return HostStagedKernel::Create(setup, *validator);
+        StatusOr<std::unique_ptr<Kernel>> checked = CreateCpuKernel(*validator, setup);
+        if (!checked.ok()) return checked.status();
+        return MakeSyntheticSourceCudaKernel(setup);
+      });
+  for (const char* op : {"variable", "sink"}) {
     registry->Register(op, [validator](const KernelSetup& setup) {
       return HostStagedKernel::Create(setup, *validator);
     });

@@ -5,10 +5,13 @@
 // enqueues its work on `stream` and returns cudaGetLastError(): a launch error, not the
 // outcome of the work, which the queue's event reports.
 //
-// Sums run in the order the cpu kernels use where that is cheap (add_n, bias_add_grad and the
-// optimizer's per-element updates match bit for bit). Row-wise ops (softmax, cross entropy,
-// layer_norm) are in row_launchers.h, data movement (transpose, slice, assemble, cast,
-// embedding) in layout_launchers.h.
+// Sums run in the order the cpu kernels use where that is cheap (add_n and the optimizer's
+// per-element updates match bit for bit); bias_add_grad and reductions to few outputs split each
+// sum over a block (8 row stripes per column; 256 strided parts per output, combined as a
+// tree), in an order fixed per shape (the cpu's 16-lane sums round differently: docs/CUDA.md
+// gives the tolerances). Row-wise ops (softmax, cross entropy, layer_norm) are in
+// row_launchers.h, data movement (transpose, slice, assemble, cast, embedding) in
+// layout_launchers.h.
 #ifndef SOFTWIRE_RUNTIME_KERNELS_CUDA_CUDA_LAUNCHERS_H_
 #define SOFTWIRE_RUNTIME_KERNELS_CUDA_CUDA_LAUNCHERS_H_
 

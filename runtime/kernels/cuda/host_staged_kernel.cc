@@ -81,6 +81,10 @@ Status HostStagedKernel::Enqueue(const KernelContext& context, const CudaStreamH
   Staging& staging = ring_[static_cast<size_t>(enqueued_ % static_cast<int64_t>(ring_.size()))];
   ++enqueued_;
   staging.status = Status::Ok();
+  staging.run_at_outcome = false;
+  // A variable's later firings write nothing (the update changed the value on the device):
+  // nothing is enqueued, so the stream never stops for a host function the firing does not need.
+  if (outputs_on_first_firing_only_ && context.firing != 0) return Status::Ok();
   if (!allocated_) SOFTWIRE_RETURN_IF_ERROR(AllocateStaging());
   // The host context: the firing's numbers, views over the pinned buffers.
   KernelContext& host = staging.host_context;
@@ -98,10 +102,15 @@ Status HostStagedKernel::Enqueue(const KernelContext& context, const CudaStreamH
                                          static_cast<size_t>(input_bytes_[i]),
                                          cudaMemcpyDeviceToHost, handles.stream)));
   }
+  if (host.outputs.empty()) {
+    // A sink: its cpu kernel runs in TakeOutcome, once the device reached the copies, so the
+    // stream never waits for the host.
+    staging.run_at_outcome = true;
+    return Status::Ok();
+  }
   for (size_t i = 0; i < host.outputs.size(); ++i) host.outputs[i].data = staging.outputs[i];
   SOFTWIRE_RETURN_IF_ERROR(CudaLaunchStatus(
       op_.c_str(), "cudaLaunchHostFunc", cudaLaunchHostFunc(handles.stream, &RunOnHost, &staging)));
-  if (outputs_on_first_firing_only_ && context.firing != 0) return Status::Ok();
   for (size_t i = 0; i < host.outputs.size(); ++i) {
     SOFTWIRE_RETURN_IF_ERROR(
         CudaLaunchStatus(op_.c_str(), "cudaMemcpyAsync (output to device)",
@@ -118,9 +127,10 @@ void HostStagedKernel::RunOnHost(void* staging_pointer) {
   staging->status = staging->owner->cpu_kernel_->Run(staging->host_context);
 }
 
-Status HostStagedKernel::TakeOutcome() {
+Status HostStagedKernel::TakeOutcome(bool reached) {
   Staging& staging = ring_[static_cast<size_t>(taken_ % static_cast<int64_t>(ring_.size()))];
   ++taken_;
+  if (staging.run_at_outcome && reached) staging.status = cpu_kernel_->Run(staging.host_context);
   return std::move(staging.status);
 }
 
