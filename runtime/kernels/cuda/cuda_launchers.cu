@@ -262,8 +262,7 @@ cudaError_t Reduce(const float* x, float* y, const ReductionIndex& index, int64_
   // A block per output when the outputs are too few to fill the device with threads and each
   // sums many elements; a thread per output otherwise.
   if (outputs <= 4096 && index.reduced_count >= 256) {
-    ReduceBlockKernel<<<static_cast<unsigned>(outputs), kThreads, 0, stream>>>(x, y, index,
-                                                                               scale);
+    ReduceBlockKernel<<<static_cast<unsigned>(outputs), kThreads, 0, stream>>>(x, y, index, scale);
   } else {
     ReduceKernel<<<Blocks(outputs), kThreads, 0, stream>>>(x, y, index, outputs, scale);
   }
