@@ -44,6 +44,10 @@ const char* ActorKindName(ActorKind kind);
 struct ConsumerDescription {
   ActorId actor = -1;
   int phase = 0;  // 0: reader; 1: in-place writer, gets Ready after every reader released.
+  // A phase-0 reader whose kernels run on the producer's in-order device queue: its Ready is
+  // sent when the producer's firing that completes the fill launches, not when it completes
+  // (docs/PROTOCOL.md, "Stream-ordered edges"). Set only by MarkStreamOrderedEdges.
+  bool ready_at_launch = false;
 };
 
 // A register as its producer sees it.
@@ -63,6 +67,11 @@ struct InputDescription {
   int64_t period = 1;
   int phase = 0;
   int slots = 1;  // The register's slot count: at most this many fills are in flight.
+  // Every next writer of the register's slots (its producer and its phase-1 consumer, if any;
+  // for a phase-1 input: its producer) runs on this actor's in-order device queue: the actor
+  // releases a fill when the last firing that reads it launches, not when it completes
+  // (docs/PROTOCOL.md, "Stream-ordered edges"). Set only by MarkStreamOrderedEdges.
+  bool release_at_launch = false;
 };
 
 struct ActorDescription {

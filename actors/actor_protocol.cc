@@ -47,6 +47,10 @@ class ActorProtocol::State {
     firing.first_piece = launched * actor->period;
     inputs.BindInputs(launched, &firing.inputs);
     outputs.BeginFiring(launched, &firing.outputs, &firing.output_fill_begins);
+    // Stream-ordered edges: the messages the launch itself allows (the host enqueues the
+    // kernel before it sends them), Releases of inputs, then Readies of outputs.
+    inputs.ReleaseAtLaunch(launched, outbox);
+    outputs.OfferAtLaunch(launched, outbox);
     ++launched;
   }
 
@@ -167,9 +171,11 @@ void ActorProtocol::Start(Outbox* outbox) {
     consumers += output.consumers.size();
   }
   // With k in flight, completions that arrived early take effect together: k times the
-  // Releases and Readies (k = 1: the same count).
+  // Releases and Readies (k = 1: the same count); the launch that follows may send its
+  // stream-ordered Releases and Readies too.
   const size_t in_flight = static_cast<size_t>(state_->actor->max_in_flight);
-  outbox->messages.reserve(in_flight * (state_->actor->inputs.size() + consumers) + consumers + 2);
+  outbox->messages.reserve((in_flight + 1) * (state_->actor->inputs.size() + consumers) +
+                           consumers + 2);
   state_->TryLaunch(outbox);
   state_->NoteFinished(outbox);
 }

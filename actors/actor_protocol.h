@@ -63,8 +63,13 @@ using OutgoingMessage = ProtocolMessage;
 // the last `launch` for the next one. A host that must keep a Firing past the next clear() (an
 // asynchronous kernel) swaps it out: `std::swap(running_firing, *outbox.launch)`, which hands
 // the outbox the previous firing's vectors to reuse.
+//
+// Stream-ordered edges (MarkStreamOrderedEdges, actors/stream_ordered_edges.h): when the
+// description carries marks, a launching firing may send Readies and Releases itself, in the
+// same Outbox as `launch`. A host that marks edges must enqueue `launch`'s kernel on its
+// device queue before it sends any of `messages`; without marks the order does not matter.
 struct Outbox {
-  std::vector<OutgoingMessage> messages;  // Send in this order.
+  std::vector<OutgoingMessage> messages;  // Send in this order (after enqueuing `launch`).
   // Run this firing's kernel, then call OnFiringDone. At most one per call; an actor with
   // max_in_flight > 1 may have more ready: after taking this one, call LaunchAnother.
   std::optional<Firing> launch;

@@ -23,6 +23,9 @@ InputSide::InputSide(const ActorDescription* actor) : actor_(actor), period_(act
       state.slots = description.slots;
       state.input = input;
       state.total_fills = plan::FillCount(total_pieces, description.period);
+      // MarkStreamOrderedEdges marks every listing of one register alike.
+      state.release_at_launch = description.release_at_launch;
+      channels_released_at_launch_ += state.release_at_launch ? 1 : 0;
       channels_.push_back(state);
     }
     channel_of_input_.push_back(channel);
@@ -137,18 +140,34 @@ void InputSide::BindInputs(int64_t index, std::vector<SlotBinding>* bindings) co
   }
 }
 
+void InputSide::ReleaseOldest(Channel* state, Outbox* outbox) {
+  OutgoingMessage message;
+  message.to = state->producer;
+  message.Set(
+      Release{state->register_id, static_cast<int32_t>(state->released_slot), state->released});
+  outbox->messages.push_back(message);
+  ++state->released;
+  Advance(state->slots, &state->released_slot);
+  if (state->released == state->received) ++empty_channels_;
+}
+
+void InputSide::ReleaseAtLaunch(int64_t index, Outbox* outbox) {
+  if (channels_released_at_launch_ == 0) return;
+  for (Channel& state : channels_) {
+    // The last firing reading fill s launched: every read of it is on the queue, ahead of
+    // whatever its next writer enqueues after this Release.
+    if (state.release_at_launch && plan::FiringEndsFill(index, state.ratio)) {
+      ReleaseOldest(&state, outbox);
+    }
+  }
+}
+
 void InputSide::ReleaseFinishedFills(int64_t index, Outbox* outbox) {
   for (Channel& state : channels_) {
     // Fill s is needed by firings up to the one covering the fill's last piece.
-    if (!plan::FiringEndsFill(index, state.ratio)) continue;
-    OutgoingMessage message;
-    message.to = state.producer;
-    message.Set(
-        Release{state.register_id, static_cast<int32_t>(state.released_slot), state.released});
-    outbox->messages.push_back(message);
-    ++state.released;
-    Advance(state.slots, &state.released_slot);
-    if (state.released == state.received) ++empty_channels_;
+    if (!state.release_at_launch && plan::FiringEndsFill(index, state.ratio)) {
+      ReleaseOldest(&state, outbox);
+    }
   }
 }
 

@@ -40,7 +40,11 @@ class InputSide {
   int FirstMissingFill(int64_t index, bool oldest = true) const;
   // Appends one binding per kernel input for firing `index` (all fills present).
   void BindInputs(int64_t index, std::vector<SlotBinding>* bindings) const;
-  // After firing `index` completed: releases each fill no later firing needs, in input order.
+  // After firing `index` launched: releases each fill no later firing needs of the channels
+  // marked release_at_launch (docs/PROTOCOL.md, "Stream-ordered edges"), in input order.
+  void ReleaseAtLaunch(int64_t index, Outbox* outbox);
+  // After firing `index` completed: releases each fill no later firing needs of the other
+  // channels, in input order.
   void ReleaseFinishedFills(int64_t index, Outbox* outbox);
 
   bool all_ended() const { return ended_channels_ == static_cast<int>(channels_.size()); }
@@ -67,6 +71,7 @@ class InputSide {
     int released_slot = 0;  // released % slots.
     int input = 0;          // First kernel input reading the register.
     bool ended = false;
+    bool release_at_launch = false;  // Released when the last reading firing launches.
   };
 
   // The channel of `register_id`, or -1.
@@ -74,6 +79,8 @@ class InputSide {
   Status CheckSender(int channel, ActorId from, const char* message_name,
                      RegisterId register_id) const;
   Status Violation(int channel, const std::string& what) const;
+  // Sends the Release of the oldest fill `state` holds.
+  void ReleaseOldest(Channel* state, Outbox* outbox);
   int64_t FillOf(const Channel& channel, int64_t index) const {
     return plan::FillOfFiring(index, channel.ratio);
   }
@@ -87,6 +94,7 @@ class InputSide {
   std::vector<Channel> channels_;
   std::vector<int> channel_of_input_;  // Per kernel input.
   int ended_channels_ = 0;
+  int channels_released_at_launch_ = 0;  // ReleaseAtLaunch returns at once while 0.
   // Channels holding no fill (received == released). Firing next_firing needs exactly the
   // oldest fill each channel holds (fills are released in order, each after the last firing
   // that reads it), so while this is 0 no input is missing and TryLaunch skips the scan.

@@ -24,14 +24,17 @@ OutputSide::OutputSide(const ActorDescription* actor) : actor_(actor), period_(a
       Consumer consumer;
       consumer.actor = description.consumers[c].actor;
       consumer.phase = description.consumers[c].phase;
+      consumer.ready_at_launch = description.consumers[c].ready_at_launch;
       consumers_.push_back(consumer);
       if (description.consumers[c].phase == 0) {
         ++output.phase0_count;
+        if (consumer.ready_at_launch) ++output.ready_at_launch_count;
       } else {
         output.writer = static_cast<int>(c);
       }
     }
     registers_.push_back(description.register_id);
+    outputs_offered_at_launch_ += output.ready_at_launch_count > 0 ? 1 : 0;
     outputs_.push_back(output);
     remaining_releases_.resize(remaining_releases_.size() + description.slots, 0);
   }
@@ -106,6 +109,24 @@ void OutputSide::FreeFill(int output, int64_t fill) {
   if (++state.freed == state.total_fills) ++returned_outputs_;
 }
 
+void OutputSide::OfferAtLaunch(int64_t index, Outbox* outbox) {
+  if (outputs_offered_at_launch_ == 0) return;
+  for (size_t o = 0; o < outputs_.size(); ++o) {
+    Output& state = outputs_[o];
+    if (state.ready_at_launch_count == 0 || !plan::FiringEndsFill(index, state.ratio)) continue;
+    // The launching firing ends the fill begun last. Its readers on this queue may launch now:
+    // the queue runs their kernels after this one.
+    const int output = static_cast<int>(o);
+    AwaitReleases(output, state.last_begun_slot);
+    for (int c = 0; c < state.consumer_count; ++c) {
+      const Consumer& consumer = consumers_[state.first_consumer + c];
+      if (consumer.phase == 0 && consumer.ready_at_launch) {
+        SendReady(output, c, FillOf(state, index), state.last_begun_slot, outbox);
+      }
+    }
+  }
+}
+
 void OutputSide::CompleteFiring(int64_t index, Outbox* outbox) {
   for (size_t o = 0; o < outputs_.size(); ++o) {
     Output& state = outputs_[o];
@@ -114,13 +135,17 @@ void OutputSide::CompleteFiring(int64_t index, Outbox* outbox) {
     const int64_t fill = state.completed++;
     const int slot = state.completed_slot;
     if (++state.completed_slot == state.slots) state.completed_slot = 0;
-    const int writers = state.writer >= 0 ? 1 : 0;
-    remaining_releases_[state.first_slot + slot] = state.phase0_count + writers;
+    const bool offered_at_launch = state.ready_at_launch_count > 0;
+    // Offered at launch, the fill may already be freed and its slot begun again: its count
+    // of releases was set then, and only the readers not yet offered it get a Ready now.
+    if (!offered_at_launch) AwaitReleases(output, slot);
     for (int c = 0; c < state.consumer_count; ++c) {
-      if (consumers_[state.first_consumer + c].phase == 0) {
+      const Consumer& consumer = consumers_[state.first_consumer + c];
+      if (consumer.phase == 0 && !consumer.ready_at_launch) {
         SendReady(output, c, fill, slot, outbox);
       }
     }
+    const int writers = state.writer >= 0 ? 1 : 0;
     if (state.phase0_count == 0 && writers == 1)
       SendReady(output, state.writer, fill, slot, outbox);
     if (state.phase0_count + writers == 0) FreeFill(output, fill);  // Nobody reads it.

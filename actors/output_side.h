@@ -3,7 +3,10 @@
 //
 // Per output register: how many fills were begun, completed and freed. Fill f lies in slot
 // f % slots and fills free in order, so a fill may begin once `begun - freed < slots`. Per slot:
-// how many releases its current fill still awaits. Per consumer: how many Readies it was sent
+// how many releases its current fill still awaits. With consumers marked ready_at_launch
+// (MarkStreamOrderedEdges) a fill is offered when the firing that completes it launches: those
+// consumers get their Ready then, the others at the completion as always. Per consumer: how
+// many Readies it was sent
 // and how many fills it released, so it holds exactly fills [released, readies_sent) and a
 // Release must name the oldest of them. A phase-1 consumer (in-place writer) is sent Ready once
 // the phase-0 consumers released the fill, and EndOfStream after its last Ready.
@@ -35,8 +38,14 @@ class OutputSide {
   // begins. Call only when FirstBlockedOutput(index) == -1.
   void BeginFiring(int64_t index, std::vector<SlotBinding>* bindings,
                    std::vector<bool>* fill_begins);
+  // After BeginFiring(index): for every output whose fill firing `index` completes and that
+  // has consumers marked ready_at_launch, offers the fill now (docs/PROTOCOL.md,
+  // "Stream-ordered edges"): Ready to those consumers, in output and plan order; the fill's
+  // slot then awaits every consumer's Release.
+  void OfferAtLaunch(int64_t index, Outbox* outbox);
   // After firing `index` completed: Ready for every fill it completed, in output order, to
-  // phase-0 consumers in plan order (to the phase-1 consumer when there are none).
+  // the phase-0 consumers not offered it at launch, in plan order (to the phase-1 consumer
+  // when there are none).
   void CompleteFiring(int64_t index, Outbox* outbox);
   // After the last firing: EndOfStream to every consumer, in output and plan order; a phase-1
   // consumer that still awaits Readies gets it right after its last one.
@@ -64,6 +73,7 @@ class OutputSide {
   struct Consumer {
     ActorId actor = -1;
     int phase = 0;
+    bool ready_at_launch = false;
     int64_t readies_sent = 0;
     int64_t released = 0;
     bool end_sent = false;
@@ -76,8 +86,9 @@ class OutputSide {
     int64_t total_fills = 0;
     int slots = 1;
     int phase0_count = 0;
-    int writer = -1;         // Index of the phase-1 consumer, or -1.
-    int first_consumer = 0;  // Into consumers_.
+    int ready_at_launch_count = 0;  // Phase-0 consumers offered each fill at launch.
+    int writer = -1;                // Index of the phase-1 consumer, or -1.
+    int first_consumer = 0;         // Into consumers_.
     int consumer_count = 0;
     int first_slot = 0;  // Into remaining_releases_.
     int64_t begun = 0;
@@ -96,6 +107,11 @@ class OutputSide {
   void SendReady(int output, int consumer, int64_t fill, int slot, Outbox* outbox);
   void SendEndOfStream(int output, int consumer, Outbox* outbox);
   void FreeFill(int output, int64_t fill);
+  // The fill in `slot` now awaits a Release from every consumer.
+  void AwaitReleases(int output, int slot) {
+    const Output& state = outputs_[output];
+    remaining_releases_[state.first_slot + slot] = state.phase0_count + (state.writer >= 0 ? 1 : 0);
+  }
   Status Violation(int output, const std::string& what) const;
 
   const ActorDescription* actor_;
@@ -106,6 +122,7 @@ class OutputSide {
   std::vector<Consumer> consumers_;      // Flat: output o's consumers from first_consumer.
   std::vector<int> remaining_releases_;  // Flat: output o's slots from first_slot.
   int returned_outputs_ = 0;
+  int outputs_offered_at_launch_ = 0;  // OfferAtLaunch returns at once while 0.
 };
 
 }  // namespace actors

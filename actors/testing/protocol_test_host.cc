@@ -157,7 +157,7 @@ StatusOr<bool> ProtocolTestHost::Step() {
   if (options_.order == Order::kRandom) {
     // Completable firings: each actor's oldest in flight, or any with reorder_completions.
     std::vector<std::pair<ActorId, int64_t>> running;
-    if (!options_.complete_immediately) {
+    if (!options_.complete_immediately && options_.step_completes_firings) {
       for (size_t a = 0; a < running_.size(); ++a) {
         for (int64_t index : running_[a]) {
           running.emplace_back(static_cast<ActorId>(a), index);

@@ -47,6 +47,10 @@ class ProtocolTestHost {
     // kRandom without complete_immediately: any firing in flight of an actor may complete
     // next, not only its oldest (completions out of launch order).
     bool reorder_completions = false;
+    // kRandom without complete_immediately: false leaves every completion to the test
+    // (CompleteFiring), so Step only delivers messages; a test modelling device queues
+    // decides when each kernel runs and when its completion reaches the host.
+    bool step_completes_firings = true;
     // Called for every firing launched and every message sent, before anything else happens.
     std::function<void(ActorId actor, const Firing& firing)> on_launch;
     std::function<void(ActorId actor, int64_t index)> on_complete;

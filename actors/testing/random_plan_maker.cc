@@ -95,6 +95,17 @@ void RandomizeMaxInFlight(int max_in_flight, uint64_t seed, proto::Plan* plan) {
   }
 }
 
+std::vector<int64_t> RandomQueueKeys(const proto::Plan& plan, uint64_t seed) {
+  std::mt19937_64 random(seed);
+  auto uniform = [&random](int64_t low, int64_t high) {
+    return std::uniform_int_distribution<int64_t>(low, high)(random);
+  };
+  std::vector<int64_t> keys(static_cast<size_t>(plan.actor_size()), 0);
+  if (uniform(0, 3) == 0) return keys;  // One queue for all.
+  for (int64_t& key : keys) key = uniform(0, 2) == 0 ? -1 : uniform(0, 1);
+  return keys;
+}
+
 }  // namespace testing
 }  // namespace actors
 }  // namespace softwire

@@ -38,6 +38,11 @@ class RandomPlanMaker {
 // (seeded by `seed`); the other kinds stay at 1.
 void RandomizeMaxInFlight(int max_in_flight, uint64_t seed, proto::Plan* plan);
 
+// Random in-order queue keys for MarkStreamOrderedEdges, one per actor of `plan` (seeded by
+// `seed`), any kind: a quarter of the draws put every actor on queue 0; otherwise each actor
+// gets -1 (no queue) with probability 1/3, else queue 0 or 1.
+std::vector<int64_t> RandomQueueKeys(const proto::Plan& plan, uint64_t seed);
+
 }  // namespace testing
 }  // namespace actors
 }  // namespace softwire
