@@ -2,12 +2,15 @@
 # Issue 13's checks on a GPU machine, in one call of the device tool (docs/CUDA.md, "GPU
 # sessions"): the GPU tests, the MLP's losses on cuda against cpu, the queue benchmark, the
 # 4x4096 MLP's throughput (max_in_flight 1 and 4, TF32 off and on, with a trace) and PyTorch's
-# on the same GPU. Run from the repository root with the bundle carried:
+# on the same GPU; the charlm transformer's losses against cpu and its throughput
+# (gpu_charlm_checks.sh, which needs demos/charlm/data carried too). Run from the repository
+# root with the bundle carried:
 #   bench/cuda/gpu_checks.sh [SECTION...]   (OUT: where logs go; default /tmp/softwire-gpu-out)
-# SECTION: tests, losses, queue, mlp4096, pytorch, memcheck (default: all, in that order).
+# SECTION: tests, losses, charlm, queue, mlp4096, pytorch, memcheck (default: all, in that
+# order).
 # Every step is bounded in time and the script goes on when one fails; the summary is last.
 set -u
-sections=" ${*:-tests losses queue mlp4096 pytorch memcheck} "
+sections=" ${*:-tests losses charlm queue mlp4096 pytorch memcheck} "
 want() { [[ "$sections" == *" $1 "* ]]; }
 out="${OUT:-/tmp/softwire-gpu-out}"
 mkdir -p "$out"
@@ -58,6 +61,11 @@ else:
 PY
 fi
 
+if want charlm; then
+  OUT="$out" bench/cuda/gpu_charlm_checks.sh
+  note "charlm: exit $? (log: $out/charlm.log)"
+fi
+
 want queue && step queue_bench 180 $run cuda_queue_bench --repeats 5
 
 if want mlp4096; then
@@ -89,6 +97,7 @@ want pytorch && step pytorch 240 python3 bench/cuda/pytorch_mlp4096.py
 echo "==== summary" | tee -a "$log"
 printf '%s\n' "${summary[@]}"
 grep -E '^(mlp losses|done:|\{"gpu")' "$log"
+grep -E '^(charlm losses|done:)' "$out/charlm.log" 2> /dev/null
 
 # Last, so its time takes nothing from the figures: the kernels under compute-sanitizer.
 if want memcheck && command -v compute-sanitizer > /dev/null; then

@@ -4,7 +4,9 @@
 // Tolerance: ||cuda - cpu|| / ||cpu|| (L2 over the output) at most 1e-6 for ops that compute
 // each element the same way (relu, bias_add, fill, copies, add_n, updates: FMA contraction may
 // differ by an ulp), and 1e-5 for sums in another order and expf (matmul with TF32 off,
-// reductions, softmax, cross entropy, gelu). NaN never passes.
+// reductions, softmax, cross entropy, gelu, layer_norm). A NaN or an infinity passes only where
+// the cpu has the same. int32 and bfloat16
+// outputs (transpose, slice, assemble, casts) must equal the cpu's bit for bit.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -43,11 +45,25 @@ double RelativeError(const std::vector<float>& got, const std::vector<float>& wa
   double difference = 0;
   double norm = 0;
   for (size_t i = 0; i < want.size(); ++i) {
-    if (std::isnan(got[i]) != std::isnan(want[i])) return INFINITY;
+    // NaN and infinity agree only with themselves (a cast's inputs hold both).
+    if (std::isnan(got[i]) || std::isnan(want[i])) {
+      if (std::isnan(got[i]) && std::isnan(want[i])) continue;
+      return INFINITY;
+    }
+    if (std::isinf(got[i]) || std::isinf(want[i])) {
+      if (got[i] == want[i]) continue;
+      return INFINITY;
+    }
     difference += (double(got[i]) - want[i]) * (double(got[i]) - want[i]);
     norm += double(want[i]) * want[i];
   }
   return norm == 0 ? std::sqrt(difference) : std::sqrt(difference / norm);
+}
+
+std::vector<uint16_t> Bits(const std::vector<BFloat16>& values) {
+  std::vector<uint16_t> bits;
+  for (const BFloat16& value : values) bits.push_back(value.bits);
+  return bits;
 }
 
 class CudaKernelsGpuTest : public ::testing::Test {
@@ -82,7 +98,15 @@ class CudaKernelsGpuTest : public ::testing::Test {
     Status ran = RunOnCuda(device_.get(), cuda_, &on_cuda, firings);
     ASSERT_TRUE(ran.ok()) << op << ": " << ran.ToString();
     for (int i = 0; i < on_cpu.actor().kernel().output_size(); ++i) {
-      if (on_cpu.output(i).dtype != DType::kFloat32) continue;
+      if (on_cpu.output(i).dtype == DType::kInt32) {
+        EXPECT_EQ(on_cuda.output(i).ints, on_cpu.output(i).ints) << op << " output " << i;
+        continue;
+      }
+      if (on_cpu.output(i).dtype == DType::kBFloat16) {
+        EXPECT_EQ(Bits(on_cuda.output(i).bf16s), Bits(on_cpu.output(i).bf16s))
+            << op << " output " << i;
+        continue;
+      }
       double error = RelativeError(on_cuda.output(i).floats, on_cpu.output(i).floats);
       EXPECT_LE(error, tolerance) << op << " output " << i;
       std::cout << op << " output " << i << ": relative error " << error << "\n";
@@ -93,6 +117,19 @@ class CudaKernelsGpuTest : public ::testing::Test {
           << op << " input " << i << " (written in place)";
     }
     EXPECT_LE(RelativeError(on_cuda.state(), on_cpu.state()), tolerance) << op << " state";
+  }
+
+  // Runs `make()`'s kernel on the device twice and expects the same output bits both times.
+  void ExpectTheSameBitsEveryRun(const std::function<KernelHarness()>& make) {
+    KernelHarness first = make();
+    KernelHarness second = make();
+    ASSERT_TRUE(first.Create(cpu_).ok());
+    ASSERT_TRUE(second.Create(cpu_).ok());
+    ASSERT_TRUE(RunOnCuda(device_.get(), cuda_, &first).ok());
+    ASSERT_TRUE(RunOnCuda(device_.get(), cuda_, &second).ok());
+    for (int i = 0; i < first.actor().kernel().output_size(); ++i) {
+      EXPECT_EQ(first.output(i).floats, second.output(i).floats) << "output " << i;
+    }
   }
 
   KernelRegistry cpu_;
@@ -280,6 +317,236 @@ TEST_F(CudaKernelsGpuTest, BiasSoftmaxCrossEntropyAndReductionsMatchTheCpu) {
         return KernelHarness("reduce_sum", {IntsAttribute("axes", {0, 2})},
                              {RandomFloats({301, 7, 299}, 55)},
                              {HostTensor::Zeros(DType::kFloat32, {7})});
+      },
+      kReordered);
+}
+
+TEST_F(CudaKernelsGpuTest, LayerNormAndItsGradientMatchTheCpuOnRowsLongerAndShorterThanAWarp) {
+  for (int64_t channels : {130, 5, 128}) {
+    const Shape x({3, 37, channels});
+    ExpectSame(
+        [&] {
+          return KernelHarness("layer_norm", {},
+                               {RandomFloats(x, 70, -3, 5), RandomFloats({channels}, 71),
+                                RandomFloats({channels}, 72)},
+                               {HostTensor::Zeros(DType::kFloat32, x)});
+        },
+        kReordered);
+    ExpectSame(
+        [&] {
+          return KernelHarness(
+              "layer_norm_grad", {FloatAttribute("epsilon", 1e-3)},
+              {RandomFloats(x, 73), RandomFloats(x, 74, -3, 5), RandomFloats({channels}, 75)},
+              {HostTensor::Zeros(DType::kFloat32, x),
+               HostTensor::Zeros(DType::kFloat32, {channels}),
+               HostTensor::Zeros(DType::kFloat32, {channels})});
+        },
+        kReordered);
+  }
+}
+
+HostTensor Ids(Shape shape, int32_t low, int32_t high, uint32_t seed) {
+  std::mt19937 generator(seed);
+  std::vector<int32_t> ids(static_cast<size_t>(shape.NumElements()));
+  for (int32_t& id : ids) id = low + static_cast<int32_t>(generator() % (high - low));
+  return HostTensor::Int(shape, ids);
+}
+
+TEST_F(CudaKernelsGpuTest, EmbeddingAndItsGradientMatchTheCpuBitForBitAndRunToRun) {
+  // 5 x 37 lookups into 61 rows: most rows are hit several times.
+  auto lookup = [] {
+    return KernelHarness("embedding", {}, {RandomFloats({61, 45}, 80), Ids({5, 37}, 0, 61, 81)},
+                         {HostTensor::Zeros(DType::kFloat32, {5, 37, 45})});
+  };
+  auto gradient = [] {
+    return KernelHarness("embedding_grad", {IntAttribute("num_embeddings", 61)},
+                         {RandomFloats({5, 37, 45}, 82), Ids({5, 37}, 0, 61, 83)},
+                         {HostTensor::Zeros(DType::kFloat32, {61, 45})});
+  };
+  ExpectSame(lookup, 0.0);
+  ExpectSame(gradient, 0.0);  // Id order, as on the cpu.
+  ExpectTheSameBitsEveryRun(gradient);
+  // A part of a table split on axis 0: rows [20, 50); other ids are zero rows and skipped.
+  ExpectSame(
+      [] {
+        return KernelHarness("embedding",
+                             {IntAttribute("index_begin", 20), BoolAttribute("partial", true)},
+                             {RandomFloats({30, 45}, 84), Ids({5, 37}, 0, 61, 85)},
+                             {HostTensor::Zeros(DType::kFloat32, {5, 37, 45})});
+      },
+      0.0);
+  ExpectSame(
+      [] {
+        return KernelHarness("embedding_grad",
+                             {IntAttribute("num_embeddings", 30), IntAttribute("index_begin", 20),
+                              BoolAttribute("partial", true)},
+                             {RandomFloats({5, 37, 45}, 86), Ids({5, 37}, 0, 61, 87)},
+                             {HostTensor::Zeros(DType::kFloat32, {30, 45})});
+      },
+      0.0);
+}
+
+TEST_F(CudaKernelsGpuTest, TransposesOfFloatsAndIntsMatchTheCpuBitForBit) {
+  const Shape x({3, 5, 7, 9});
+  for (const std::vector<int64_t>& perm :
+       std::vector<std::vector<int64_t>>{{0, 2, 1, 3}, {3, 1, 0, 2}, {0, 1, 3, 2}, {2, 3, 0, 1}}) {
+    std::vector<int64_t> y_dims;
+    for (int64_t axis : perm) y_dims.push_back(x.dim(static_cast<int>(axis)));
+    ExpectSame(
+        [&] {
+          return KernelHarness("transpose", {IntsAttribute("perm", perm)}, {RandomFloats(x, 90)},
+                               {HostTensor::Zeros(DType::kFloat32, Shape(y_dims))});
+        },
+        0.0);
+    ExpectSame(
+        [&] {
+          return KernelHarness("transpose", {IntsAttribute("perm", perm)}, {Ids(x, -50, 50, 91)},
+                               {HostTensor::Zeros(DType::kInt32, Shape(y_dims))});
+        },
+        0.0);
+  }
+}
+
+TEST_F(CudaKernelsGpuTest, SliceAssembleAndTheFlatOpsMatchTheCpuBitForBit) {
+  ExpectSame(
+      [] {
+        return KernelHarness(
+            "slice", {IntsAttribute("begin", {1, 0, 2}), IntsAttribute("end", {4, 5, 9})},
+            {RandomFloats({5, 5, 11}, 100)}, {HostTensor::Zeros(DType::kFloat32, {3, 5, 7})});
+      },
+      0.0);
+  ExpectSame(
+      [] {
+        return KernelHarness("slice",
+                             {IntsAttribute("begin", {2, 3}), IntsAttribute("end", {5, 4})},
+                             {HostTensor::BFloat16s({7, 6}, Random(42, 101))},
+                             {HostTensor::Zeros(DType::kBFloat16, {3, 1})});
+      },
+      0.0);
+  // Two blocks that overlap in one column: added in input order.
+  ExpectSame(
+      [] {
+        return KernelHarness(
+            "assemble", {IntsAttribute("shape", {6, 9}), IntsAttribute("offsets", {0, 0, 1, 4})},
+            {RandomFloats({6, 5}, 102), RandomFloats({5, 5}, 103)},
+            {HostTensor::Zeros(DType::kFloat32, {6, 9})});
+      },
+      0.0);
+  ExpectSame(
+      [] {
+        return KernelHarness(
+            "assemble", {IntsAttribute("shape", {4, 7}), IntsAttribute("offsets", {0, 0, 2, 0})},
+            {Ids({2, 7}, -9, 9, 104), Ids({2, 7}, -9, 9, 105)},
+            {HostTensor::Zeros(DType::kInt32, {4, 7})});
+      },
+      0.0);
+  ExpectSame(
+      [] {
+        return KernelHarness(
+            "assemble", {IntsAttribute("shape", {3, 8}), IntsAttribute("offsets", {0, 0, 0, 3})},
+            {HostTensor::BFloat16s({3, 3}, Random(9, 106)),
+             HostTensor::BFloat16s({3, 5}, Random(15, 107))},
+            {HostTensor::Zeros(DType::kBFloat16, {3, 8})});
+      },
+      0.0);
+  ExpectSame(
+      [] {
+        return KernelHarness(
+            "flat_split", {IntsAttribute("sizes", {7, 4, 19})}, {RandomFloats({5, 6}, 108)},
+            {HostTensor::Zeros(DType::kFloat32, {7}), HostTensor::Zeros(DType::kFloat32, {4}),
+             HostTensor::Zeros(DType::kFloat32, {19})});
+      },
+      0.0);
+  ExpectSame(
+      [] {
+        return KernelHarness("flat_concat", {IntsAttribute("shape", {3, 4})},
+                             {Ids({5}, 0, 9, 109), Ids({7}, 0, 9, 110)},
+                             {HostTensor::Zeros(DType::kInt32, {3, 4})});
+      },
+      0.0);
+}
+
+TEST_F(CudaKernelsGpuTest, CastsBetweenFloat32AndBFloat16MatchTheCpuBitForBit) {
+  std::vector<float> values = Random(997, 120, -1000, 1000);
+  values[0] = NAN;
+  values[1] = INFINITY;
+  values[2] = 3.4e38f;      // Rounds to infinity.
+  values[3] = 1.00390625f;  // A tie: rounds to even.
+  ExpectSame(
+      [&] {
+        return KernelHarness("cast", {StringAttribute("dtype", "bfloat16")},
+                             {HostTensor::Float({997}, values)},
+                             {HostTensor::Zeros(DType::kBFloat16, {997})});
+      },
+      0.0);
+  ExpectSame(
+      [] {
+        return KernelHarness("cast", {StringAttribute("dtype", "float32")},
+                             {HostTensor::BFloat16s({31, 3}, Random(93, 121))},
+                             {HostTensor::Zeros(DType::kFloat32, {31, 3})});
+      },
+      0.0);
+  ExpectSame(
+      [] {
+        return KernelHarness("cast", {StringAttribute("dtype", "float32")},
+                             {RandomFloats({17}, 122)}, {HostTensor::Zeros(DType::kFloat32, {17})});
+      },
+      0.0);
+}
+
+TEST_F(CudaKernelsGpuTest, AccuracyAndSumToShapeMatchTheCpu) {
+  // Logits in steps of 0.5 in [-2, 2): ties, which the first maximum decides.
+  std::vector<float> logits = Random(777 * 11, 130);
+  for (float& value : logits) value = std::floor(value * 2) / 2;
+  ExpectSame(
+      [&] {
+        return KernelHarness("accuracy", {},
+                             {HostTensor::Float({777, 11}, logits), Labels(777, 11, 131)},
+                             {HostTensor::Zeros(DType::kFloat32, {})});
+      },
+      0.0);
+  ExpectSame(
+      [&] {
+        return KernelHarness("accuracy", {IntAttribute("divisor", 2000)},
+                             {HostTensor::Float({777, 11}, logits), Labels(777, 11, 132)},
+                             {HostTensor::Zeros(DType::kFloat32, {})});
+      },
+      0.0);
+  ExpectSame(
+      [] {
+        return KernelHarness("sum_to_shape", {IntsAttribute("shape", {7, 1, 9})},
+                             {RandomFloats({4, 7, 6, 9}, 133)},
+                             {HostTensor::Zeros(DType::kFloat32, {7, 1, 9})});
+      },
+      kReordered);
+}
+
+TEST_F(CudaKernelsGpuTest, BatchMatmulReadsTheTransformersStridedViewsAsTheCpuDoes) {
+  // q [B, H, T, D] read from [B, T, H, D] (a_perm), k likewise (b_perm), k transposed.
+  const std::vector<int64_t> heads = {0, 2, 1, 3};
+  ExpectSame(
+      [&] {
+        return KernelHarness("batch_matmul",
+                             {BoolAttribute("transpose_b", true), IntsAttribute("a_perm", heads),
+                              IntsAttribute("b_perm", heads)},
+                             {RandomFloats({3, 4, 17, 8}, 140), RandomFloats({3, 4, 17, 8}, 141)},
+                             {HostTensor::Zeros(DType::kFloat32, {3, 4, 17, 17})});
+      },
+      kReordered);
+  // attention [B, H, T, T] (dense) times v read strided; and a view of a with transpose_a.
+  ExpectSame(
+      [&] {
+        return KernelHarness("batch_matmul", {IntsAttribute("b_perm", heads)},
+                             {RandomFloats({3, 4, 17, 17}, 142), RandomFloats({3, 4, 17, 8}, 143)},
+                             {HostTensor::Zeros(DType::kFloat32, {3, 4, 17, 8})});
+      },
+      kReordered);
+  ExpectSame(
+      [&] {
+        return KernelHarness("batch_matmul",
+                             {BoolAttribute("transpose_a", true), IntsAttribute("a_perm", heads)},
+                             {RandomFloats({3, 4, 17, 8}, 144), RandomFloats({3, 4, 17, 6}, 145)},
+                             {HostTensor::Zeros(DType::kFloat32, {3, 4, 8, 6})});
       },
       kReordered);
 }

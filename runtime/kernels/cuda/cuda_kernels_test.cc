@@ -6,6 +6,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <iostream>
 
 #include "runtime/kernels/cpu/cpu_kernels.h"
@@ -28,7 +29,7 @@ class CudaKernelsTest : public ::testing::Test {
   KernelRegistry cpu_;
 };
 
-TEST_F(CudaKernelsTest, CoversEveryOpOfTheMlpAndTheTransformersProductsAndSoftmax) {
+TEST_F(CudaKernelsTest, CoversEveryOpOfTheMlpTheTransformerAndBoxing) {
   for (const char* op : {"matmul",
                          "batch_matmul",
                          "bias_add",
@@ -54,7 +55,19 @@ TEST_F(CudaKernelsTest, CoversEveryOpOfTheMlpAndTheTransformersProductsAndSoftma
                          "softmax",
                          "softmax_grad",
                          "sub",
-                         "mul"}) {
+                         "mul",
+                         "layer_norm",
+                         "layer_norm_grad",
+                         "embedding",
+                         "embedding_grad",
+                         "transpose",
+                         "slice",
+                         "assemble",
+                         "flat_split",
+                         "flat_concat",
+                         "cast",
+                         "accuracy",
+                         "sum_to_shape"}) {
     EXPECT_TRUE(cuda_.Contains(op)) << op;
   }
   std::vector<std::string> missing = OpsMissingOnCuda();
@@ -114,14 +127,109 @@ TEST_F(CudaKernelsTest, AnOpWithoutACudaKernelIsRefusedWhenTheKernelIsCreatedNam
   EXPECT_THAT(created.message(), HasSubstr("'" + op + "'"));
 }
 
-TEST_F(CudaKernelsTest, StridedBatchMatmulViewsAreRefusedAtCreationNotAtRun) {
-  KernelHarness harness("batch_matmul", {IntsAttribute("a_perm", {1, 0, 2})},
-                        {HostTensor::Zeros(DType::kFloat32, {2, 3, 4}),
-                         HostTensor::Zeros(DType::kFloat32, {2, 4, 5})},
-                        {HostTensor::Zeros(DType::kFloat32, {2, 3, 5})});
-  Status created = harness.Create(cuda_);
-  EXPECT_EQ(created.code(), StatusCode::kUnimplemented);
-  EXPECT_THAT(created.message(), HasSubstr("a_perm"));
+TEST_F(CudaKernelsTest, CreatesStridedBatchMatmulViewsAndRefusesABadPermWithTheCpusError) {
+  auto view = [](std::vector<int64_t> perm) {
+    return KernelHarness("batch_matmul", {IntsAttribute("a_perm", perm)},
+                         {HostTensor::Zeros(DType::kFloat32, {2, 3, 4, 5}),
+                          HostTensor::Zeros(DType::kFloat32, {2, 3, 5, 6})},
+                         {HostTensor::Zeros(DType::kFloat32, {2, 3, 4, 6})});
+  };
+  KernelHarness heads = view({0, 2, 1, 3});
+  EXPECT_TRUE(heads.Create(cuda_).ok());
+  KernelHarness on_cuda = view({0, 1, 3, 2});  // Moves the last axis: no cuda or cpu kernel.
+  KernelHarness on_cpu = view({0, 1, 3, 2});
+  Status refused = on_cuda.Create(cuda_);
+  EXPECT_EQ(refused.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(refused.message(), on_cpu.Create(cpu_).message());
+  EXPECT_THAT(refused.message(), HasSubstr("a_perm"));
+}
+
+// Each new family's kernels are created from valid defs and refuse bad ones with the cpu
+// kernel's own message.
+TEST_F(CudaKernelsTest, TheTransformersKernelsCheckTheirDefsAsTheCpuKernelsDo) {
+  std::vector<std::function<KernelHarness()>> valid = {
+      [] {
+        return KernelHarness(
+            "layer_norm", {},
+            {HostTensor::Zeros(DType::kFloat32, {4, 3}), HostTensor::Zeros(DType::kFloat32, {3}),
+             HostTensor::Zeros(DType::kFloat32, {3})},
+            {HostTensor::Zeros(DType::kFloat32, {4, 3})});
+      },
+      [] {
+        return KernelHarness(
+            "embedding", {},
+            {HostTensor::Zeros(DType::kFloat32, {10, 3}), HostTensor::Zeros(DType::kInt32, {2, 4})},
+            {HostTensor::Zeros(DType::kFloat32, {2, 4, 3})});
+      },
+      [] {
+        return KernelHarness("transpose", {IntsAttribute("perm", {1, 0})},
+                             {HostTensor::Zeros(DType::kInt32, {2, 5})},
+                             {HostTensor::Zeros(DType::kInt32, {5, 2})});
+      },
+      [] {
+        return KernelHarness("cast", {StringAttribute("dtype", "bfloat16")},
+                             {HostTensor::Zeros(DType::kFloat32, {6})},
+                             {HostTensor::Zeros(DType::kBFloat16, {6})});
+      },
+      [] {
+        return KernelHarness(
+            "assemble", {IntsAttribute("shape", {4, 3}), IntsAttribute("offsets", {0, 0, 2, 0})},
+            {HostTensor::Zeros(DType::kFloat32, {2, 3}),
+             HostTensor::Zeros(DType::kFloat32, {2, 3})},
+            {HostTensor::Zeros(DType::kFloat32, {4, 3})});
+      },
+  };
+  for (const auto& make : valid) {
+    KernelHarness harness = make();
+    Status created = harness.Create(cuda_);
+    EXPECT_TRUE(created.ok()) << harness.actor().kernel().op_type() << ": " << created.ToString();
+  }
+  std::vector<std::function<KernelHarness()>> invalid = {
+      [] {  // gamma of the wrong length.
+        return KernelHarness(
+            "layer_norm", {},
+            {HostTensor::Zeros(DType::kFloat32, {4, 3}), HostTensor::Zeros(DType::kFloat32, {2}),
+             HostTensor::Zeros(DType::kFloat32, {3})},
+            {HostTensor::Zeros(DType::kFloat32, {4, 3})});
+      },
+      [] {  // float ids.
+        return KernelHarness("embedding", {},
+                             {HostTensor::Zeros(DType::kFloat32, {10, 3}),
+                              HostTensor::Zeros(DType::kFloat32, {2, 4})},
+                             {HostTensor::Zeros(DType::kFloat32, {2, 4, 3})});
+      },
+      [] {  // Not a permutation.
+        return KernelHarness("transpose", {IntsAttribute("perm", {1, 1})},
+                             {HostTensor::Zeros(DType::kFloat32, {2, 5})},
+                             {HostTensor::Zeros(DType::kFloat32, {5, 2})});
+      },
+      [] {  // first_firing_only on a widening cast.
+        return KernelHarness(
+            "cast", {StringAttribute("dtype", "float32"), BoolAttribute("first_firing_only", true)},
+            {HostTensor::Zeros(DType::kBFloat16, {6})}, {HostTensor::Zeros(DType::kFloat32, {6})});
+      },
+      [] {  // A slice past the end.
+        return KernelHarness("slice", {IntsAttribute("begin", {0}), IntsAttribute("end", {9})},
+                             {HostTensor::Zeros(DType::kFloat32, {8})},
+                             {HostTensor::Zeros(DType::kFloat32, {9})});
+      },
+      [] {  // Chunks that do not add up.
+        return KernelHarness(
+            "flat_split", {IntsAttribute("sizes", {3, 3})},
+            {HostTensor::Zeros(DType::kFloat32, {7})},
+            {HostTensor::Zeros(DType::kFloat32, {3}), HostTensor::Zeros(DType::kFloat32, {3})});
+      },
+  };
+  for (const auto& make : invalid) {
+    KernelHarness on_cuda = make();
+    KernelHarness on_cpu = make();
+    const std::string op = on_cuda.actor().kernel().op_type();
+    Status refused = on_cuda.Create(cuda_);
+    Status cpu_refused = on_cpu.Create(cpu_);
+    ASSERT_FALSE(cpu_refused.ok()) << op;
+    EXPECT_EQ(refused.code(), cpu_refused.code()) << op;
+    EXPECT_EQ(refused.message(), cpu_refused.message()) << op;
+  }
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
-// The device code of every cuda kernel (cuda_launchers.h). Element-wise work is a grid-stride
-// loop over 256-thread blocks; row work (softmax, cross entropy) is a thread per row; column
-// sums (bias_add_grad) and reductions to few outputs split each sum over a block's threads and
-// combine the parts in a fixed shape. Every sum has a fixed order, the same on every run.
+// The device code of cuda_launchers.h. Element-wise work is a grid-stride loop over 256-thread
+// blocks; column sums (bias_add_grad) and reductions to few outputs split each sum over a
+// block's threads and combine the parts in a fixed shape. Every sum has a fixed order, the same
+// on every run. Row work (softmax, cross entropy, layer_norm) is in row_launchers.cu.
 #include <cmath>
 
 #include "runtime/kernels/cuda/cuda_launchers.h"
@@ -183,79 +183,6 @@ __global__ void ReduceBlockKernel(const float* x, float* y, ReductionIndex index
   if (threadIdx.x == 0) y[o] = scale * partial[0];
 }
 
-__device__ float RowMax(const float* x, int64_t length) {
-  float maximum = x[0];
-  for (int64_t j = 1; j < length; ++j) maximum = fmaxf(maximum, x[j]);
-  return maximum;
-}
-
-__device__ float RowSumExp(const float* x, int64_t length, float maximum) {
-  float sum = 0.0f;
-  for (int64_t j = 0; j < length; ++j) sum += expf(x[j] - maximum);
-  return sum;
-}
-
-__global__ void SoftmaxCrossEntropyKernel(const float* logits, const int32_t* labels, float* loss,
-                                          int64_t rows, int64_t classes) {
-  SOFTWIRE_GRID_LOOP(row, rows) {
-    const float* x = logits + row * classes;
-    const int32_t label = labels[row];
-    if (label < 0 || label >= classes) {
-      loss[row] = nanf("");
-      continue;
-    }
-    const float maximum = RowMax(x, classes);
-    loss[row] = (logf(RowSumExp(x, classes, maximum)) + maximum) - x[label];
-  }
-}
-
-__global__ void SoftmaxCrossEntropyGradKernel(const float* dloss, const float* logits,
-                                              const int32_t* labels, float* dlogits, int64_t rows,
-                                              int64_t classes) {
-  SOFTWIRE_GRID_LOOP(row, rows) {
-    const float* x = logits + row * classes;
-    float* dx = dlogits + row * classes;
-    const int32_t label = labels[row];
-    if (label < 0 || label >= classes) {
-      for (int64_t v = 0; v < classes; ++v) dx[v] = nanf("");
-      continue;
-    }
-    const float maximum = RowMax(x, classes);
-    const float scale = dloss[row] / RowSumExp(x, classes, maximum);
-    for (int64_t v = 0; v < classes; ++v) dx[v] = scale * expf(x[v] - maximum);
-    dx[label] -= dloss[row];
-  }
-}
-
-__global__ void SoftmaxKernel(const float* x, float* y, int64_t rows, int64_t length, bool causal) {
-  SOFTWIRE_GRID_LOOP(row, rows) {
-    const float* x_row = x + row * length;
-    float* y_row = y + row * length;
-    const int64_t valid = causal ? row % length + 1 : length;
-    const float maximum = RowMax(x_row, valid);
-    float sum = 0.0f;
-    for (int64_t j = 0; j < valid; ++j) {
-      y_row[j] = expf(x_row[j] - maximum);
-      sum += y_row[j];
-    }
-    const float inverse_sum = 1.0f / sum;
-    for (int64_t j = 0; j < valid; ++j) y_row[j] *= inverse_sum;
-    for (int64_t j = valid; j < length; ++j) y_row[j] = 0.0f;
-  }
-}
-
-__global__ void SoftmaxGradKernel(const float* dy, const float* y, float* dx, int64_t rows,
-                                  int64_t length) {
-  SOFTWIRE_GRID_LOOP(row, rows) {
-    const float* dy_row = dy + row * length;
-    const float* y_row = y + row * length;
-    float* dx_row = dx + row * length;
-    float dot = 0.0f;
-    for (int64_t j = 0; j < length; ++j) dot += dy_row[j] * y_row[j];
-    for (int64_t j = 0; j < length; ++j) dx_row[j] = y_row[j] * (dy_row[j] - dot);
-  }
-}
-
 __global__ void SgdUpdateKernel(const float* gradient, float* weight, float* velocity, int64_t n,
                                 SgdSettings s) {
   SOFTWIRE_GRID_LOOP(i, n) {
@@ -339,33 +266,6 @@ cudaError_t Reduce(const float* x, float* y, const ReductionIndex& index, int64_
   } else {
     ReduceKernel<<<Blocks(outputs), kThreads, 0, stream>>>(x, y, index, outputs, scale);
   }
-  return cudaGetLastError();
-}
-
-cudaError_t SoftmaxCrossEntropy(const float* logits, const int32_t* labels, float* loss,
-                                int64_t rows, int64_t classes, cudaStream_t stream) {
-  SoftmaxCrossEntropyKernel<<<Blocks(rows), kThreads, 0, stream>>>(logits, labels, loss, rows,
-                                                                   classes);
-  return cudaGetLastError();
-}
-
-cudaError_t SoftmaxCrossEntropyGrad(const float* dloss, const float* logits, const int32_t* labels,
-                                    float* dlogits, int64_t rows, int64_t classes,
-                                    cudaStream_t stream) {
-  SoftmaxCrossEntropyGradKernel<<<Blocks(rows), kThreads, 0, stream>>>(dloss, logits, labels,
-                                                                       dlogits, rows, classes);
-  return cudaGetLastError();
-}
-
-cudaError_t Softmax(const float* x, float* y, int64_t rows, int64_t length, bool causal,
-                    cudaStream_t stream) {
-  SoftmaxKernel<<<Blocks(rows), kThreads, 0, stream>>>(x, y, rows, length, causal);
-  return cudaGetLastError();
-}
-
-cudaError_t SoftmaxGrad(const float* dy, const float* y, float* dx, int64_t rows, int64_t length,
-                        cudaStream_t stream) {
-  SoftmaxGradKernel<<<Blocks(rows), kThreads, 0, stream>>>(dy, y, dx, rows, length);
   return cudaGetLastError();
 }
 

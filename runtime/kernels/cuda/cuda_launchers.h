@@ -1,15 +1,17 @@
 // The device functions of the cuda kernels, one launcher each: plain C++ declarations (no CUDA
-// syntax) so the kernel classes compile with the host compiler and only cuda_launchers.cu goes
-// through nvcc (one .cu file keeps the build's added time small, docs/CUDA.md). Each launcher
+// syntax) so the kernel classes compile with the host compiler and only the three
+// *_launchers.cu files go through nvcc (few .cu files keep the build's added time small,
+// docs/CUDA.md). Each launcher
 // enqueues its work on `stream` and returns cudaGetLastError(): a launch error, not the
 // outcome of the work, which the queue's event reports.
 //
 // Sums run in the order the cpu kernels use where that is cheap (add_n and the optimizer's
-// per-element updates match bit for bit); rows of softmax and cross entropy are one thread
-// each, summing left to right; bias_add_grad and reductions to few outputs split each sum over a
-// block (8 row stripes per column; 256 strided parts per output, combined as a tree), in an
-// order fixed per shape (the cpu's 16-lane sums round differently too: docs/CUDA.md gives the
-// tolerances).
+// per-element updates match bit for bit); bias_add_grad and reductions to few outputs split each
+// sum over a block (8 row stripes per column; 256 strided parts per output, combined as a
+// tree), in an order fixed per shape (the cpu's 16-lane sums round differently: docs/CUDA.md
+// gives the tolerances). Row-wise ops (softmax, cross entropy, layer_norm) are in
+// row_launchers.h, data movement (transpose, slice, assemble, cast, embedding) in
+// layout_launchers.h.
 #ifndef SOFTWIRE_RUNTIME_KERNELS_CUDA_CUDA_LAUNCHERS_H_
 #define SOFTWIRE_RUNTIME_KERNELS_CUDA_CUDA_LAUNCHERS_H_
 
@@ -93,17 +95,6 @@ cudaError_t Broadcast(BinaryOp op, const float* a, const float* b, float* c,
                       const BroadcastIndex& index, int64_t n, cudaStream_t stream);
 cudaError_t Reduce(const float* x, float* y, const ReductionIndex& index, int64_t outputs,
                    float scale, cudaStream_t stream);
-// A label outside [0, classes) gives a NaN loss (and NaN gradients for its row).
-cudaError_t SoftmaxCrossEntropy(const float* logits, const int32_t* labels, float* loss,
-                                int64_t rows, int64_t classes, cudaStream_t stream);
-cudaError_t SoftmaxCrossEntropyGrad(const float* dloss, const float* logits, const int32_t* labels,
-                                    float* dlogits, int64_t rows, int64_t classes,
-                                    cudaStream_t stream);
-// Rows of `length`; causal: row r keeps its first r % length + 1 entries, the rest are 0.
-cudaError_t Softmax(const float* x, float* y, int64_t rows, int64_t length, bool causal,
-                    cudaStream_t stream);
-cudaError_t SoftmaxGrad(const float* dy, const float* y, float* dx, int64_t rows, int64_t length,
-                        cudaStream_t stream);
 cudaError_t SgdUpdate(const float* gradient, float* weight, float* velocity, int64_t n,
                       const SgdSettings& settings, cudaStream_t stream);
 cudaError_t AdamUpdate(const float* gradient, float* weight, float* m, float* v, int64_t n,

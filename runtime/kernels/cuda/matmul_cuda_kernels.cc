@@ -4,13 +4,16 @@
 //
 // Row-major c[M, N] = op(a) op(b) is column-major c^T[N, M] = op(b)^T op(a)^T: cuBLAS is
 // called with b first and the row-major leading dimensions unchanged.
-// Not yet: batch_matmul's strided views (a_perm, b_perm), refused at load (docs/CUDA.md).
+//
+// batch_matmul's strided views (`a_perm`, `b_perm`) become leading dimensions, batch strides
+// and a loop of calls where one stride cannot cover the batch (batched_product_plan.h).
 #include <memory>
-#include <string>
+#include <utility>
 #include <vector>
 
 #include "proto/kernel_attributes.h"
 #include "proto/tensor_desc.h"
+#include "runtime/kernels/cuda/batched_product_plan.h"
 #include "runtime/kernels/cuda/cuda_kernel_families.h"
 
 namespace softwire {
@@ -23,36 +26,43 @@ struct Product {
   int64_t m = 0;
   int64_t n = 0;
   int64_t k = 0;
-  int64_t batch = 1;
+  BatchedProductPlan plan;  // One cuBLAS strided-batched call per entry of plan.calls.
   cudaDataType input_type = CUDA_R_32F;
+  int64_t element_bytes = 4;
+  int64_t c_elements = 0;  // Of the whole output.
 };
 
 class CublasProductKernel final : public CudaKernel {
  public:
-  explicit CublasProductKernel(const Product& product) : p_(product) {}
+  explicit CublasProductKernel(Product product) : p_(std::move(product)) {}
 
   Status Enqueue(const KernelContext& context, const CudaStreamHandles& handles) override {
     float* c = context.outputs[0].As<float>();
     if (p_.k == 0) {  // An empty sum: cuBLAS may leave c untouched.
       return CudaLaunchStatus(
           "matmul", "cudaMemsetAsync",
-          cudaMemsetAsync(c, 0, sizeof(float) * static_cast<size_t>(p_.m * p_.n * p_.batch),
+          cudaMemsetAsync(c, 0, sizeof(float) * static_cast<size_t>(p_.c_elements),
                           handles.stream));
     }
     const float alpha = 1.0f;
     const float beta = 0.0f;
-    const int64_t lda = p_.transpose_a ? p_.m : p_.k;
-    const int64_t ldb = p_.transpose_b ? p_.k : p_.n;
-    return CublasStatus(
-        *handles.cublas, "matmul",
-        handles.cublas->gemm_strided_batched_ex(
-            handles.blas, p_.transpose_b ? CUBLAS_OP_T : CUBLAS_OP_N,
-            p_.transpose_a ? CUBLAS_OP_T : CUBLAS_OP_N, static_cast<int>(p_.n),
-            static_cast<int>(p_.m), static_cast<int>(p_.k), &alpha, context.inputs[1].data,
-            p_.input_type, static_cast<int>(ldb), p_.k * p_.n, context.inputs[0].data,
-            p_.input_type, static_cast<int>(lda), p_.m * p_.k, &beta, c, CUDA_R_32F,
-            static_cast<int>(p_.n), p_.m * p_.n, static_cast<int>(p_.batch), CUBLAS_COMPUTE_32F,
-            CUBLAS_GEMM_DEFAULT));
+    const char* a = static_cast<const char*>(context.inputs[0].data);
+    const char* b = static_cast<const char*>(context.inputs[1].data);
+    const BatchedProductPlan& plan = p_.plan;
+    for (const ProductCall& call : plan.calls) {
+      SOFTWIRE_RETURN_IF_ERROR(CublasStatus(
+          *handles.cublas, "matmul",
+          handles.cublas->gemm_strided_batched_ex(
+              handles.blas, p_.transpose_b ? CUBLAS_OP_T : CUBLAS_OP_N,
+              p_.transpose_a ? CUBLAS_OP_T : CUBLAS_OP_N, static_cast<int>(p_.n),
+              static_cast<int>(p_.m), static_cast<int>(p_.k), &alpha,
+              b + call.b_offset * p_.element_bytes, p_.input_type, static_cast<int>(plan.ldb),
+              plan.b_stride, a + call.a_offset * p_.element_bytes, p_.input_type,
+              static_cast<int>(plan.lda), plan.a_stride, &beta, c + call.c_offset, CUDA_R_32F,
+              static_cast<int>(p_.n), plan.c_stride, static_cast<int>(plan.batch),
+              CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT)));
+    }
+    return Status::Ok();
   }
 
  private:
@@ -65,7 +75,10 @@ Product ReadProduct(const proto::KernelDef& def) {
   Product product;
   product.transpose_a = attributes.Bool("transpose_a", false);
   product.transpose_b = attributes.Bool("transpose_b", false);
-  product.input_type = DTypeOf(def.input(0)) == DType::kBFloat16 ? CUDA_R_16BF : CUDA_R_32F;
+  const bool bf16 = DTypeOf(def.input(0)) == DType::kBFloat16;
+  product.input_type = bf16 ? CUDA_R_16BF : CUDA_R_32F;
+  product.element_bytes = bf16 ? 2 : 4;
+  product.c_elements = ShapeOf(def.output(0)).NumElements();
   return product;
 }
 
@@ -77,24 +90,24 @@ StatusOr<std::unique_ptr<Kernel>> MakeMatmul(const KernelSetup& setup) {
   p.k = p.transpose_a ? a.dim(0) : a.dim(-1);
   p.m = p.transpose_a ? a.dim(1) : a.NumElements(0, a.rank() - 1);
   p.n = p.transpose_b ? b.dim(0) : b.dim(1);
-  return std::unique_ptr<Kernel>(new CublasProductKernel(p));
+  p.plan.lda = p.transpose_a ? p.m : p.k;
+  p.plan.ldb = p.transpose_b ? p.k : p.n;
+  return std::unique_ptr<Kernel>(new CublasProductKernel(std::move(p)));
 }
 
 StatusOr<std::unique_ptr<Kernel>> MakeBatchMatmul(const KernelSetup& setup) {
   const proto::KernelDef& def = setup.actor->kernel();
   KernelAttributes attributes(def);
-  if (!attributes.Ints("a_perm", {}).empty() || !attributes.Ints("b_perm", {}).empty()) {
-    return UnimplementedError(
-        "batch_matmul: strided views (a_perm, b_perm) have no cuda kernel yet");
-  }
+  const std::vector<int64_t> a_perm = attributes.Ints("a_perm", {});
+  const std::vector<int64_t> b_perm = attributes.Ints("b_perm", {});
   Product p = ReadProduct(def);
   Shape a = ShapeOf(def.input(0));
   Shape b = ShapeOf(def.input(1));
   p.m = p.transpose_a ? a.dim(-1) : a.dim(-2);
   p.k = p.transpose_a ? a.dim(-2) : a.dim(-1);
   p.n = p.transpose_b ? b.dim(-2) : b.dim(-1);
-  p.batch = a.NumElements(0, a.rank() - 2);
-  return std::unique_ptr<Kernel>(new CublasProductKernel(p));
+  p.plan = PlanBatchedProduct(a, b, a_perm, b_perm, p.m, p.n);
+  return std::unique_ptr<Kernel>(new CublasProductKernel(std::move(p)));
 }
 
 }  // namespace
