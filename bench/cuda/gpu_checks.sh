@@ -105,3 +105,6 @@ if want memcheck && command -v compute-sanitizer > /dev/null; then
     $run cuda_kernels_gpu_test
   grep -E 'ERROR SUMMARY|Invalid|FAILED' "$log" | sort | uniq -c | head -20
 fi
+
+# What the device tool brings back is at most 8 files: the logs hold what the rest said.
+rm -f "$out"/*.jsonl "$out"/*.svg

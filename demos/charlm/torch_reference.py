@@ -3,7 +3,7 @@
 
 Usage: demos/charlm/torch_reference.py [--job demos/charlm/charlm.pbtxt] [--steps N]
                                        [--save DIR] [--metrics-out FILE] [--threads 2]
-                                       [--precision float32|bf16]
+                                       [--precision float32|bf16] [--device cpu|cuda]
 
 Same model (model.py's names and shapes), same initial values (the job's initializers through
 the NumPy port of base/random.h), same micro-batches (TextDataset's window offsets
@@ -16,7 +16,9 @@ Writes the trained variables as DIR/<name>.npy and one JSON line per step to FIL
 the forward pass and the loss under torch.autocast("cpu", bfloat16), PyTorch's mixed precision
 (the peer of `softwire run --precision bf16`); its matmuls then run in oneDNN on torch's threads,
 so give it 2 threads and OPENBLAS_NUM_THREADS=1. Needs python3-torch
-(scripts/install-deps --with-peers).
+(scripts/install-deps --with-peers). `--device cuda` trains on a GPU (the GPU machine's PyTorch:
+the peer of `softwire run --cluster 1cuda`, bench/cuda/gpu_charlm_checks.sh), float32 with TF32
+off, each step's loss and accuracy read back as the softwire run reports them.
 """
 
 import argparse
@@ -61,7 +63,7 @@ def build_forward(torch, config):
     def forward(parameters, ids):
         b, t = ids.shape
         x = parameters["wte"][ids] + parameters["wpe"][:t]
-        mask = torch.ones(t, t, dtype=torch.bool).tril()
+        mask = torch.ones(t, t, dtype=torch.bool, device=ids.device).tril()
         for block in range(config["layers"]):
             p = f"block{block}_"
             a = functional.layer_norm(x, (c,), parameters[p + "ln1_gamma"],
@@ -95,6 +97,7 @@ def main(argv):
     parser.add_argument("--print-every", type=int, default=50)
     parser.add_argument("--precision", choices=("float32", "bf16"), default="float32",
                         help="bf16: forward and loss under torch.autocast (cpu, bfloat16)")
+    parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
     arguments = parser.parse_args(argv)
 
     import torch
@@ -102,7 +105,10 @@ def main(argv):
     config = model.read_job_config(arguments.job)
     steps = arguments.steps or config["steps"]
     text = open(config["text_path"], "rb").read()
-    parameters = {name: torch.tensor(value, dtype=torch.float32, requires_grad=True)
+    if arguments.device == "cuda":
+        torch.backends.cuda.matmul.allow_tf32 = False
+    parameters = {name: torch.tensor(value, dtype=torch.float32, requires_grad=True,
+                                     device=arguments.device)
                   for name, value in model.initial_variables(arguments.job, config).items()}
     optimizer = torch.optim.Adam(parameters.values(), lr=config["learning_rate"],
                                  betas=(0.9, 0.99), eps=1e-8)
@@ -111,7 +117,7 @@ def main(argv):
     log = peer_training.StepLog(arguments.metrics_out, config["batch"], steps,
                                 arguments.print_every)
     for step in range(1, steps + 1):
-        ids, targets = (torch.from_numpy(a) for a in next(batches))
+        ids, targets = (torch.from_numpy(a).to(arguments.device) for a in next(batches))
         with torch.autocast("cpu", dtype=torch.bfloat16, enabled=arguments.precision == "bf16"):
             logits = forward(parameters, ids)
             loss = torch.nn.functional.cross_entropy(logits.reshape(-1, 256),
