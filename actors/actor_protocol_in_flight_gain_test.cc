@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "actors/testing/protocol_test_host.h"
+#include "actors/testing/timed_completions.h"
 #include "plan/testing/plan_builder.h"
 
 namespace softwire {
@@ -21,6 +22,7 @@ namespace {
 
 using plan::testing::PlanBuilder;
 using testing::ProtocolTestHost;
+using testing::TimedCompletions;
 
 constexpr int64_t kLaunchLatencyNs = 10000;  // Host to device, per launch.
 constexpr int64_t kKernelNs = 500;           // A short kernel.
@@ -44,21 +46,13 @@ proto::Plan ComputeChain(int in_flight) {
   return built;
 }
 
-struct PendingCompletion {
-  int64_t end_ns = 0;
-  int64_t order = 0;  // Launch order, to break ties.
-  ActorId actor = -1;
-  int64_t firing = 0;
-};
-
 // Runs the chain to its end; returns the simulated nanoseconds it took. Sources and sinks are
 // host work (no time); compute kernels are ready kLaunchLatencyNs after their launch and run
 // kKernelNs each, one at a time in the order they became ready (one FIFO queue).
 int64_t RunChain(int in_flight) {
   int64_t now = 0;
   int64_t queue_free = 0;
-  int64_t launches = 0;
-  std::vector<PendingCompletion> pending;
+  TimedCompletions completions;
   ProtocolTestHost::Options options;
   options.complete_immediately = false;
   options.record = false;
@@ -69,23 +63,11 @@ int64_t RunChain(int in_flight) {
       const int64_t start = std::max(now + kLaunchLatencyNs, queue_free);
       end = queue_free = start + kKernelNs;
     }
-    pending.push_back(PendingCompletion{end, launches++, actor, firing.index});
+    completions.Add(end, actor, firing.index);
   };
   ProtocolTestHost host(actors, options);
   host.Start();
-  while (true) {
-    EXPECT_TRUE(host.Run().ok());
-    if (pending.empty()) break;
-    auto next = std::min_element(
-        pending.begin(), pending.end(), [](const PendingCompletion& a, const PendingCompletion& b) {
-          return a.end_ns != b.end_ns ? a.end_ns < b.end_ns : a.order < b.order;
-        });
-    const PendingCompletion completion = *next;
-    pending.erase(next);
-    now = completion.end_ns;
-    EXPECT_TRUE(host.CompleteFiring(completion.actor, completion.firing).ok());
-  }
-  EXPECT_TRUE(host.AllFinished());
+  EXPECT_TRUE(completions.RunToEnd(&host, &now).ok());
   return now;
 }
 

@@ -20,6 +20,7 @@
 #include "actors/actor_protocol.h"
 #include "actors/testing/protocol_test_host.h"
 #include "actors/testing/random_plan_maker.h"
+#include "actors/testing/timed_completions.h"
 #include "plan/fill_arithmetic.h"
 #include "plan/testing/plan_builder.h"
 
@@ -29,14 +30,9 @@ namespace {
 
 using plan::testing::PlanBuilder;
 using ::testing::HasSubstr;
+using testing::JoinLines;
 using testing::ProtocolTestHost;
 using testing::RandomPlanMaker;
-
-std::string Join(const std::vector<std::string>& lines) {
-  std::string text;
-  for (const std::string& line : lines) text += line + "\n";
-  return text;
-}
 
 // source -> relu -> sink over `pieces` pieces, registers of `slots` slots, relu with k in flight.
 proto::Plan Chain(int64_t pieces, int slots, int relu_in_flight) {
@@ -73,7 +69,7 @@ TEST(ActorProtocolInFlightTest, AnActorLaunchesUpToItsLimitAndCompletionsTakeEff
   host->TakeTranscript();
   // Firing 1 completes first: nothing may be said until firing 0 completed.
   ASSERT_TRUE(host->CompleteFiring(relu, 1).ok());
-  EXPECT_EQ(Join(host->TakeTranscript()), "");
+  EXPECT_EQ(JoinLines(host->TakeTranscript()), "");
   EXPECT_EQ(host->protocol("relu").completed_firings(), 0);
   EXPECT_EQ(host->protocol("relu").DescribeWait().kind, WaitState::Kind::kRunning);
   ASSERT_TRUE(host->CompleteFiring(relu, 0).ok());
@@ -84,7 +80,7 @@ TEST(ActorProtocolInFlightTest, AnActorLaunchesUpToItsLimitAndCompletionsTakeEff
       "relu -> sink: Ready(y, slot 1, seq 1)",
       "relu: launch 2",  // then the launch the free place allows.
   };
-  EXPECT_EQ(Join(host->TakeTranscript()), Join(expected));
+  EXPECT_EQ(JoinLines(host->TakeTranscript()), JoinLines(expected));
   EXPECT_EQ(host->protocol("relu").launched_firings(), 3);
 }
 

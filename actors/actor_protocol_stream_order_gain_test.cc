@@ -15,6 +15,7 @@
 
 #include "actors/stream_ordered_edges.h"
 #include "actors/testing/protocol_test_host.h"
+#include "actors/testing/timed_completions.h"
 #include "plan/testing/plan_builder.h"
 
 namespace softwire {
@@ -23,6 +24,7 @@ namespace {
 
 using plan::testing::PlanBuilder;
 using testing::ProtocolTestHost;
+using testing::TimedCompletions;
 
 constexpr int64_t kCompletionLatencyNs = 20000;  // Kernel end to the host's OnFiringDone.
 constexpr int64_t kKernelNs = 1000;              // A short kernel.
@@ -48,21 +50,13 @@ proto::Plan ComputeChain(int in_flight) {
   return built;
 }
 
-struct PendingCompletion {
-  int64_t report_ns = 0;
-  int64_t order = 0;  // Launch order, to break ties.
-  ActorId actor = -1;
-  int64_t firing = 0;
-};
-
 // Runs the chain to its end; returns the simulated nanoseconds it took. Sources and sinks are
 // host work (no time, no queue); compute kernels run kKernelNs each on one FIFO queue in
 // launch order, and their completions reach the host kCompletionLatencyNs after they end.
 int64_t RunChain(int in_flight, bool marked) {
   int64_t now = 0;
   int64_t queue_free = 0;
-  int64_t launches = 0;
-  std::vector<PendingCompletion> pending;
+  TimedCompletions completions;
   std::vector<ActorDescription> actors = *DescribeActors(ComputeChain(in_flight));
   std::vector<int64_t> queue_of(actors.size(), -1);
   for (const ActorDescription& actor : actors) {
@@ -78,23 +72,11 @@ int64_t RunChain(int in_flight, bool marked) {
       const int64_t end = queue_free = std::max(now, queue_free) + kKernelNs;
       report = end + kCompletionLatencyNs;
     }
-    pending.push_back(PendingCompletion{report, launches++, actor, firing.index});
+    completions.Add(report, actor, firing.index);
   };
   ProtocolTestHost host(actors, options);
   host.Start();
-  while (true) {
-    EXPECT_TRUE(host.Run().ok());
-    if (pending.empty()) break;
-    auto next = std::min_element(
-        pending.begin(), pending.end(), [](const PendingCompletion& a, const PendingCompletion& b) {
-          return a.report_ns != b.report_ns ? a.report_ns < b.report_ns : a.order < b.order;
-        });
-    const PendingCompletion completion = *next;
-    pending.erase(next);
-    now = completion.report_ns;
-    EXPECT_TRUE(host.CompleteFiring(completion.actor, completion.firing).ok());
-  }
-  EXPECT_TRUE(host.AllFinished());
+  EXPECT_TRUE(completions.RunToEnd(&host, &now).ok());
   return now;
 }
 

@@ -14,6 +14,7 @@
 #include "actors/testing/device_queue_run.h"
 #include "actors/testing/protocol_test_host.h"
 #include "actors/testing/random_plan_maker.h"
+#include "actors/testing/timed_completions.h"
 #include "plan/testing/plan_builder.h"
 
 namespace softwire {
@@ -22,16 +23,11 @@ namespace {
 
 using plan::testing::PlanBuilder;
 using ::testing::HasSubstr;
+using testing::JoinLines;
 using testing::ProtocolTestHost;
 using testing::QueueRunResult;
 using testing::RandomPlanMaker;
 using testing::RunOnDeviceQueues;
-
-std::string Join(const std::vector<std::string>& lines) {
-  std::string text;
-  for (const std::string& line : lines) text += line + "\n";
-  return text;
-}
 
 // variable w; source x; c0(x, w) -> y; c1(y) -> z; sink(z); acc(y) -> g; update(g, w in place).
 proto::Plan TrainingPlan() {
@@ -138,7 +134,7 @@ TEST(StreamOrderedEdgesTest, AChainOnOneQueueSendsReadyAndReleaseAtLaunch) {
       "c1 -> c0: Release(a, slot 0, seq 0)",  // At c1's launch: c0's next write follows it.
       "c1: launch 0",
   };
-  EXPECT_EQ(Join(host->TakeTranscript()), Join(expected));
+  EXPECT_EQ(JoinLines(host->TakeTranscript()), JoinLines(expected));
   // c1 runs; c0 got its release before either kernel ran, so a's slot 0 is free again.
   EXPECT_EQ(host->protocol("c0").occupied_slots(0), 0);
   EXPECT_EQ(host->protocol("c1").DescribeWait().kind, WaitState::Kind::kRunning);
@@ -149,7 +145,7 @@ TEST(StreamOrderedEdgesTest, AChainOnOneQueueSendsReadyAndReleaseAtLaunch) {
   const std::vector<std::string> after_c0 = {
       "c0 -> source: Release(x, slot 0, seq 0)",
   };
-  EXPECT_EQ(Join(host->TakeTranscript()), Join(after_c0));
+  EXPECT_EQ(JoinLines(host->TakeTranscript()), JoinLines(after_c0));
   ASSERT_TRUE(host->Complete("c1").ok());
   ASSERT_TRUE(host->Run().ok());
   std::vector<std::string> after_c1 = host->TakeTranscript();
@@ -178,7 +174,7 @@ TEST(StreamOrderedEdgesTest, AReaderOfAVariableWhoseUpdateRunsOnAnotherQueueRele
       "c1 -> c0: Release(y, slot 0, seq 0)",  // y's only writer, c0, shares c1's queue.
       "c1: launch 0",
   };
-  EXPECT_EQ(Join(host.TakeTranscript()), Join(launches));
+  EXPECT_EQ(JoinLines(host.TakeTranscript()), JoinLines(launches));
   // c0 completes before the host heard of the variable's completion (its kernel ran first on
   // queue 0). c0 releases w only now: w's in-place writer, the update, runs on queue 1.
   ASSERT_TRUE(host.Complete("c0").ok());
@@ -193,7 +189,7 @@ TEST(StreamOrderedEdgesTest, AReaderOfAVariableWhoseUpdateRunsOnAnotherQueueRele
       "update -> acc: Release(g, slot 0, seq 0)",  // At launch: acc, g's writer, shares queue 1.
       "update: launch 0",
   };
-  EXPECT_EQ(Join(host.TakeTranscript()), Join(after_c0));
+  EXPECT_EQ(JoinLines(host.TakeTranscript()), JoinLines(after_c0));
   // The update writes w in place on queue 1; it releases w at completion (the variable is on
   // queue 0), and only then may the variable begin its next fill.
   EXPECT_EQ(host.protocol("variable").DescribeWait().kind, WaitState::Kind::kRunning);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "actors/testing/protocol_test_host.h"
+#include "actors/testing/timed_completions.h"
 #include "plan/testing/plan_builder.h"
 
 namespace softwire {
@@ -18,13 +19,8 @@ namespace {
 
 using plan::testing::ActorSpec;
 using plan::testing::PlanBuilder;
+using testing::JoinLines;
 using testing::ProtocolTestHost;
-
-std::string Join(const std::vector<std::string>& lines) {
-  std::string text;
-  for (const std::string& line : lines) text += line + "\n";
-  return text;
-}
 
 std::unique_ptr<ProtocolTestHost> MakeHost(const proto::Plan& plan,
                                            ProtocolTestHost::Options options = {}) {
@@ -67,7 +63,7 @@ TEST(ActorProtocolTest, AOneSlotChainMakesEachProducerWaitForTheRelease) {
       "sink: finished",  // On EndOfStream(y).
       "relu: finished",  // On the Release of y1.
   };
-  EXPECT_EQ(Join(host->transcript()), Join(expected));
+  EXPECT_EQ(JoinLines(host->transcript()), JoinLines(expected));
   EXPECT_TRUE(host->AllFinished());
 }
 
@@ -103,7 +99,7 @@ TEST(ActorProtocolTest, ATwoSlotChainLetsTheProducerRunTwoFillsAhead) {
       "sink: finished",
       "relu: finished",
   };
-  EXPECT_EQ(Join(host->transcript()), Join(expected));
+  EXPECT_EQ(JoinLines(host->transcript()), JoinLines(expected));
 }
 
 TEST(ActorProtocolTest, AFannedOutSlotIsFreeOnlyWhenEveryConsumerReleasedIt) {
@@ -124,7 +120,7 @@ TEST(ActorProtocolTest, AFannedOutSlotIsFreeOnlyWhenEveryConsumerReleasedIt) {
       "right: launch 0",
       "right -> source: Release(x, slot 0, seq 0)",
   };
-  EXPECT_EQ(Join(host->TakeTranscript()), Join(before_release));
+  EXPECT_EQ(JoinLines(host->TakeTranscript()), JoinLines(before_release));
   ASSERT_TRUE(host->Step().value());  // left's Release: right still holds the slot.
   EXPECT_TRUE(host->TakeTranscript().empty());
   WaitState wait = host->protocol("source").DescribeWait();
@@ -148,7 +144,7 @@ TEST(ActorProtocolTest, AFannedOutSlotIsFreeOnlyWhenEveryConsumerReleasedIt) {
       "right: finished",
       "source: finished",
   };
-  EXPECT_EQ(Join(host->TakeTranscript()), Join(after_release));
+  EXPECT_EQ(JoinLines(host->TakeTranscript()), JoinLines(after_release));
 }
 
 TEST(ActorProtocolTest, APerStepInputIsHeldAcrossTheStepAndReleasedAfterItsLastPiece) {
@@ -212,7 +208,7 @@ TEST(ActorProtocolTest, APerStepInputIsHeldAcrossTheStepAndReleasedAfterItsLastP
       "sink: finished",
       "mul: finished",
   };
-  EXPECT_EQ(Join(host->transcript()), Join(expected));
+  EXPECT_EQ(JoinLines(host->transcript()), JoinLines(expected));
 }
 
 TEST(ActorProtocolTest, AnAccumulateBeginsAFillOnTheStepsFirstPieceAndOffersItAfterTheLast) {
@@ -259,7 +255,7 @@ TEST(ActorProtocolTest, AnAccumulateBeginsAFillOnTheStepsFirstPieceAndOffersItAf
       "apply: finished",
       "acc: finished",
   };
-  EXPECT_EQ(Join(host->transcript()), Join(expected));
+  EXPECT_EQ(JoinLines(host->transcript()), JoinLines(expected));
 }
 
 proto::Plan TrainingLoop(int64_t steps, int64_t pieces_per_step) {
@@ -333,7 +329,7 @@ TEST(ActorProtocolTest, TheUpdateWritesTheVariableOnlyAfterEveryReaderOfTheStepR
       "acc: finished",
       "weight: finished",
   };
-  EXPECT_EQ(Join(host->transcript()), Join(expected));
+  EXPECT_EQ(JoinLines(host->transcript()), JoinLines(expected));
 }
 
 TEST(ActorProtocolTest, TheTrainingLoopAlternatesVariableAndUpdateForManySteps) {
@@ -392,7 +388,7 @@ TEST(ActorProtocolTest, AnActorReadingOneRegisterTwiceBindsBothInputsAndReleases
       "sink: finished",
       "square: finished",
   };
-  EXPECT_EQ(Join(host->transcript()), Join(expected));
+  EXPECT_EQ(JoinLines(host->transcript()), JoinLines(expected));
 }
 
 }  // namespace

@@ -31,11 +31,10 @@ void RegisterCudaElementwiseKernels(KernelRegistry* registry,
                                     const std::shared_ptr<const KernelRegistry>& cpu);
 void RegisterCudaRowKernels(KernelRegistry* registry,
                             const std::shared_ptr<const KernelRegistry>& cpu);
-// transpose, slice, assemble, flat_split, flat_concat, cast (layout_cuda_kernels.cc) and
-// embedding, embedding_grad (embedding_cuda_kernels.cc): called by RegisterCudaElementwiseKernels,
-// whose copy, identity and reshape they sit beside.
+// transpose, slice, assemble, flat_split, flat_concat, cast (layout_cuda_kernels.cc).
 void RegisterCudaLayoutKernels(KernelRegistry* registry,
                                const std::shared_ptr<const KernelRegistry>& cpu);
+// embedding, embedding_grad (embedding_cuda_kernels.cc).
 void RegisterCudaEmbeddingKernels(KernelRegistry* registry,
                                   const std::shared_ptr<const KernelRegistry>& cpu);
 

@@ -47,6 +47,8 @@ void RegisterCudaKernels(KernelRegistry* registry) {
   RegisterCudaMatmulKernels(registry, validator);
   RegisterCudaElementwiseKernels(registry, validator);
   RegisterCudaRowKernels(registry, validator);
+  RegisterCudaLayoutKernels(registry, validator);
+  RegisterCudaEmbeddingKernels(registry, validator);
   // Host work: the cpu kernels themselves, staged through pinned buffers in stream order;
   // except synthetic data, which the device draws itself.
   registry->Register(

@@ -258,9 +258,6 @@ void RegisterCudaElementwiseKernels(KernelRegistry* registry,
   RegisterValidated(registry, cpu, "accumulate", MakeAccumulate);
   RegisterValidated(registry, cpu, "sgd_update", MakeSgdUpdate);
   RegisterValidated(registry, cpu, "adam_update", MakeAdamUpdate);
-  // The data-moving families beside copy (cuda_kernel_families.h).
-  RegisterCudaLayoutKernels(registry, cpu);
-  RegisterCudaEmbeddingKernels(registry, cpu);
 }
 
 }  // namespace runtime
