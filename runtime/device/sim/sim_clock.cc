@@ -53,6 +53,7 @@ class SimClock::Queue final : public DeviceQueue {
     return clock_->Launch(index_, request, kernel_status);
   }
   void ReleaseInline() override { clock_->ReleaseInline(index_); }
+  bool runs_in_launch_order() const override { return clock_->options_.runs_in_launch_order; }
 
  private:
   SimClock* const clock_;

@@ -55,6 +55,12 @@ struct SimClockOptions {
   // overlap their latency (what several firings in flight buy, docs/PROTOCOL.md). Launches
   // that take no time (sources, sinks: host work) have none. 0: at once.
   std::chrono::microseconds launch_latency{0};
+  // Whether the queues say they run in launch order (DeviceQueue::runs_in_launch_order): they
+  // do (FIFO, one launch at a time, busy from a launch through its latency to its completion),
+  // but by default they say no, so the runtime's sim devices keep the protocol the simulator
+  // models (every Ready and Release at a completion). True lets the host's stream-ordered
+  // edges run on sim devices, as on a GPU's streams, to test that path without one.
+  bool runs_in_launch_order = false;
 };
 
 // How exactly completions kept their deadlines: lateness = when the timer thread reported the
