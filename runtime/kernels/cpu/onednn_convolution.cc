@@ -11,6 +11,8 @@
 #include <omp.h>
 
 #include <oneapi/dnnl/dnnl.hpp>
+
+#include "runtime/kernels/cpu/onednn_threads.h"
 #endif
 
 namespace softwire {
@@ -387,6 +389,8 @@ StatusOr<std::unique_ptr<OneDnnConvolution>> OneDnnConvolution::Create(
       shape.input_dtype == DType::kBFloat16 &&
       (!DetectCpuFeatures().native_bf16() || pass == ConvolutionPass::kBackwardWeights);
   auto convolution = std::make_unique<Convolution>(pass, shape, widen);
+  // Made for the one thread each lane runs on, whatever the machine's cores.
+  const OneDnnOneThread one_thread;
   try {
     convolution->MakeLanes();
   } catch (const dnnl::error& error) {

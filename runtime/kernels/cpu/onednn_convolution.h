@@ -2,8 +2,9 @@
 // backward data, backward weights) through oneDNN's convolution primitives, created once per
 // kernel (so once per shape: primitives are cached by the kernel that owns them).
 //
-// Threading: oneDNN runs single-threaded on each of the device's threads (no OpenMP pool beside
-// them, as for the bf16 products: docs/KERNELS.md). The batch is cut into lanes, at most
+// Threading: oneDNN runs single-threaded on each of the device's threads (primitives made for one
+// thread, onednn_threads.h; no OpenMP pool beside them, as for the bf16 products:
+// docs/KERNELS.md). The batch is cut into lanes, at most
 // kMaxLanes, one primitive per lane size (two sizes at most), each lane with its own memory
 // objects, stream and user scratchpad; Run spreads the lanes over `parallel`. Backward weights
 // sums the lanes' filter gradients, kept in buffers owned by the object.
