@@ -7,9 +7,9 @@
 // primitive on one device thread (omp_set_num_threads(1) there), but a primitive made for 2
 // threads still opens an OpenMP team of 2 when it runs, so each device thread started another
 // thread that spun in oneDNN's barriers beside the device's own: ResNet-20's filter gradients
-// ran 6x (float32) to 40x (bf16) slower than made for one thread, and their bits depended on the
-// cores of the machine that ran them (BENCHMARKS.md, "Filter gradients: primitives made for one
-// thread"). Create every primitive inside one of these.
+// took 3-4x (float32) and 10x (bf16; 500x for one strided shape) the time of primitives made for
+// one thread (bench/conv/filter_gradient_threads_bench), and their bits depended on the cores of
+// the machine that ran them. Create every primitive inside one of these.
 //
 // Threading: affects the calling thread only (OpenMP's nthreads-var is per thread); restores the
 // previous value when it ends. Only in builds with oneDNN (SOFTWIRE_HAVE_DNNL, OpenMP linked).
