@@ -11,6 +11,8 @@
 #include <omp.h>
 
 #include <oneapi/dnnl/dnnl.hpp>
+
+#include "runtime/kernels/cpu/onednn_threads.h"
 #endif
 
 namespace softwire {
@@ -377,16 +379,14 @@ class Convolution final : public OneDnnConvolution {
 
 StatusOr<std::unique_ptr<OneDnnConvolution>> OneDnnConvolution::Create(
     ConvolutionPass pass, const ConvolutionShape& shape) {
-  // oneDNN 2.6's bf16 backward weights (jit_bf16:avx512_core_bf16) is slower than its float32
-  // kernel on ResNet-20's shapes inside the engine (lanes of 16 images, NHWC): all 20 filter
-  // gradients took 586 ms per step in bf16 against 227 ms widened (trace medians, steps 1-7,
-  // bench/conv/op_times.py; the stage-3 64 x 64 x 8 x 8 layers 9-24 ms against 1.5 ms); in
-  // NCHW the strided ones were ~500x slower. So bf16 backward weights widen to float32, exact
-  // for bf16 inputs (BENCHMARKS.md, "bf16 activations between convolutions").
-  const bool widen =
-      shape.input_dtype == DType::kBFloat16 &&
-      (!DetectCpuFeatures().native_bf16() || pass == ConvolutionPass::kBackwardWeights);
+  // bf16 runs natively where the CPU has it, backward weights included: made for one thread
+  // (below), oneDNN 2.6's bf16 filter gradient is faster than its float32 one on ResNet-20's
+  // shapes and needs no widening pass (it was widened while the primitives were made for the
+  // machine's cores, which slowed the bf16 kernel 10x: docs/DECISIONS.md, "Filter gradients").
+  const bool widen = shape.input_dtype == DType::kBFloat16 && !DetectCpuFeatures().native_bf16();
   auto convolution = std::make_unique<Convolution>(pass, shape, widen);
+  // Made for the one thread each lane runs on, whatever the machine's cores.
+  const OneDnnOneThread one_thread;
   try {
     convolution->MakeLanes();
   } catch (const dnnl::error& error) {

@@ -2,8 +2,9 @@
 // backward data, backward weights) through oneDNN's convolution primitives, created once per
 // kernel (so once per shape: primitives are cached by the kernel that owns them).
 //
-// Threading: oneDNN runs single-threaded on each of the device's threads (no OpenMP pool beside
-// them, as for the bf16 products: docs/KERNELS.md). The batch is cut into lanes, at most
+// Threading: oneDNN runs single-threaded on each of the device's threads (primitives made for one
+// thread, onednn_threads.h; no OpenMP pool beside them, as for the bf16 products:
+// docs/KERNELS.md). The batch is cut into lanes, at most
 // kMaxLanes, one primitive per lane size (two sizes at most), each lane with its own memory
 // objects, stream and user scratchpad; Run spreads the lanes over `parallel`. Backward weights
 // sums the lanes' filter gradients, kept in buffers owned by the object.
@@ -17,10 +18,9 @@
 // the lane reorders the operand in (or the output out) through a buffer it owns.
 //
 // Types: inputs float32, or bfloat16 (the precision policy's products) accumulated and written
-// in float32. bfloat16 runs natively where the CPU has it (base/cpu_features.h); elsewhere, and
-// for every backward weights pass (oneDNN 2.6's bf16 kernel for it is slower than float32's on
-// ResNet-20's shapes, hundreds of times for strided ones in NCHW), the inputs are widened to
-// float32 into buffers owned by the object first (exact). The forward and backward data passes may
+// in float32. bfloat16 runs natively where the CPU has it (base/cpu_features.h), all three
+// passes; elsewhere the inputs are widened to float32 into buffers owned by the object first
+// (exact). The forward and backward data passes may
 // write bfloat16
 // (`output_dtype`: activations kept in bf16 between convolutions, docs/PRECISION.md): oneDNN
 // accumulates in float32 and rounds once as it stores; where the inputs were widened, the
