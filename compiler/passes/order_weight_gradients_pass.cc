@@ -45,6 +45,7 @@
 // Counts the edges in Compilation::ordering_edges. Off with CompileOptions::ordering_edges =
 // false (`--no-ordering-edges`).
 #include <deque>
+#include <map>
 #include <set>
 #include <utility>
 #include <vector>
@@ -82,18 +83,19 @@ class GradientOrderer {
     std::vector<std::pair<TaskId, TaskId>> edges;
     for (const auto& [seed_op, loss] : compilation_.gradient_sums) {
       if (graph_.op(seed_op).type != "fill" || !graph_.op(seed_op).inputs.empty()) continue;
+      std::map<int, TaskId> loss_task_on;  // Device -> a compute task whose first output is it.
+      for (const TaskRegister& reg : tasks_.registers()) {
+        const TaskDef& producer = tasks_.task(reg.producer);
+        if (reg.logical_tensor == loss && producer.kind == proto::ACTOR_KIND_COMPUTE &&
+            producer.outputs[0] == reg.id) {
+          loss_task_on.emplace(reg.device, reg.producer);
+        }
+      }
       for (const TaskDef& seed : tasks_.tasks()) {
         if (seed.logical_op != seed_op || !seed.inputs.empty()) continue;
-        TaskId loss_task = -1;
-        for (const TaskRegister& reg : tasks_.registers()) {
-          if (reg.logical_tensor == loss && reg.device == seed.device &&
-              tasks_.task(reg.producer).kind == proto::ACTOR_KIND_COMPUTE &&
-              tasks_.task(reg.producer).outputs[0] == reg.id) {
-            loss_task = reg.producer;
-            break;
-          }
-        }
-        if (loss_task < 0) continue;
+        const auto found = loss_task_on.find(seed.device);
+        if (found == loss_task_on.end()) continue;
+        const TaskId loss_task = found->second;
         for (RegisterId output : seed.outputs) {
           for (const RegisterReader& reader : tasks_.register_at(output).readers) {
             if (IsBackwardCompute(reader.task, seed.device)) {
@@ -228,20 +230,20 @@ class GradientOrderer {
 
  private:
   // Whether a path of registers leads from task `from` to task `to` (or they are one task).
+  // Searches `to`'s ancestors, which for a loss are its forward pass: no more than that.
   bool Reaches(TaskId from, TaskId to) const {
     std::vector<bool> seen(tasks_.tasks().size(), false);
-    std::deque<TaskId> queue = {from};
-    seen[from] = true;
+    std::deque<TaskId> queue = {to};
+    seen[to] = true;
     while (!queue.empty()) {
       const TaskId id = queue.front();
       queue.pop_front();
-      if (id == to) return true;
-      for (RegisterId output : tasks_.task(id).outputs) {
-        for (const RegisterReader& reader : tasks_.register_at(output).readers) {
-          if (!seen[reader.task]) {
-            seen[reader.task] = true;
-            queue.push_back(reader.task);
-          }
+      if (id == from) return true;
+      for (RegisterId input : tasks_.task(id).inputs) {
+        const TaskId producer = tasks_.register_at(input).producer;
+        if (!seen[producer]) {
+          seen[producer] = true;
+          queue.push_back(producer);
         }
       }
     }

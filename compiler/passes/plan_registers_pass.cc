@@ -40,8 +40,8 @@ bool IsForward(const LogicalGraph& graph, TensorId tensor) {
 // piece i's readers still hold slot i, which saves time only when that fill runs beside other
 // work rather than in its place (docs/DECISIONS.md, "A source's second slot"):
 //   - a device that is not a cpu device runs its launches asynchronously (a cuda stream, a sim
-//     queue per index): the host enqueues the next fill while the queue still runs this
-//     piece's kernels, and a host-staged fill runs on the host beside them;
+//     queue per index): with a free slot the host enqueues the next fill ahead, and the queue
+//     need not wait for a release's round trip through the host before it;
 //   - a plan over several devices (dp, tp, pp): the source's device waits on the others
 //     within a step (a gradient all-reduce, boxing, the other stages' pieces), and the next
 //     fill runs in that wait.
