@@ -44,6 +44,9 @@ void AddParallelFlags(FlagParser* parser, ParallelFlags* flags) {
   parser->AddInt("max-in-flight", &flags->max_in_flight, "N",
                  "firings each compute and copy actor may have launched and not completed "
                  "(default 1; docs/PROTOCOL.md)");
+  parser->AddInt("source-slots", &flags->source_slots, "N",
+                 "slots of each source output: 1 or 2 (to compare); default: 2 where the next "
+                 "fill can overlap the step (an asynchronous device, several devices), else 1");
   parser->AddString("precision", &flags->precision, "P",
                     "float32, bf16 (products in bfloat16, float32 master weights) or auto (bf16 "
                     "where this cpu has avx512_bf16 or amx_bf16); overrides the job's");
@@ -88,6 +91,11 @@ Status ApplyParallelFlags(const ParallelFlags& flags, compiler::CompileOptions* 
                                 std::to_string(flags.max_in_flight));
   }
   options->max_in_flight = static_cast<int32_t>(flags.max_in_flight);
+  if (flags.source_slots < 0 || flags.source_slots > 2) {
+    return InvalidArgumentError("--source-slots must be 1 or 2 (0: the compiler's choice), not " +
+                                std::to_string(flags.source_slots));
+  }
+  options->source_slots = static_cast<int32_t>(flags.source_slots);
   options->share_memory = !flags.no_memory_reuse;
   options->fold_views = !flags.no_views;
   options->in_place = !flags.no_in_place;

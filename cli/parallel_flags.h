@@ -7,6 +7,7 @@
 //   --precision P         float32, bf16 or auto (over the job's; docs/PRECISION.md)
 //   --layouts L           auto, nchw, nhwc or nChw16c (docs/LAYOUTS.md)
 //   --sbp-search M        global (default) or greedy (docs/PARALLELISM.md, "Sbp")
+//   --source-slots N      1 or 2 slots per source output (default: the compiler's choice)
 //
 //   ParallelFlags parallel;
 //   AddParallelFlags(&parser, &parallel);
@@ -47,13 +48,15 @@ struct ParallelFlags {
   std::string layouts;                  // Empty: auto.
   std::string sbp_search;               // Empty: global.
   int64_t max_in_flight = 1;            // Per compute and copy actor (ActorDef.max_in_flight).
+  int64_t source_slots = 0;             // Slots per source output; 0: the compiler's choice.
 };
 
-// Registers the eleven flags.
+// Registers the flags above.
 void AddParallelFlags(FlagParser* parser, ParallelFlags* flags);
 
 // InvalidArgument naming the flag for a degree or micro-batch count below 1, a cluster spec
-// placement::LoadClusterSpec rejects, or a precision other than float32, bf16 and auto;
+// placement::LoadClusterSpec rejects, a precision other than float32, bf16 and auto, or a
+// source slot count other than 0, 1 and 2;
 // otherwise sets the cluster, the degrees given, micro_batches_per_step and the precision.
 Status ApplyParallelFlags(const ParallelFlags& flags, compiler::CompileOptions* options);
 

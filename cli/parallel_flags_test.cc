@@ -56,6 +56,21 @@ TEST(ParallelFlagsTest, MaxInFlightIsOneByDefaultAndRefusedBelowOne) {
       << options.status();
 }
 
+TEST(ParallelFlagsTest, SourceSlotsAreTheCompilersChoiceByDefaultOrForcedToOneOrTwo) {
+  EXPECT_EQ(Apply({})->source_slots, 0);
+  EXPECT_EQ(Apply({"--source-slots", "1"})->source_slots, 1);
+  EXPECT_EQ(Apply({"--source-slots", "2"})->source_slots, 2);
+  for (const char* value : {"3", "-1"}) {
+    StatusOr<compiler::CompileOptions> options = Apply({"--source-slots", value});
+    ASSERT_FALSE(options.ok()) << value;
+    EXPECT_NE(
+        options.status().message().find(
+            std::string("--source-slots must be 1 or 2 (0: the compiler's choice), not ") + value),
+        std::string::npos)
+        << options.status();
+  }
+}
+
 TEST(ParallelFlagsTest, CountsBelowOneAndBadClustersAreRefusedNamingTheFlag) {
   for (const char* flag : {"--dp", "--tp", "--pp", "--micro-batches"}) {
     for (const char* value : {"0", "-3"}) {

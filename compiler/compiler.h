@@ -107,6 +107,13 @@ struct CompileOptions {
   // docs/PRECISION.md "Activations between convolutions"); false (`--no-bf16-activations`)
   // casts every convolution input and keeps float32 outputs, as before, to compare.
   bool bf16_activations = true;
+  // Slots of each source output register (`--source-slots N`, plan_registers pass): 0 lets
+  // the compiler choose, 2 where the next piece's fill can overlap this piece's work (a device
+  // that runs launches asynchronously, or a plan over several devices) and 1 where it cannot
+  // (one cpu device, one kernel at a time); 1 or 2 forces that count (to compare). A source
+  // output read in the backward pass of a pipeline still gets its stage's p - s slots, and one
+  // a copy reads 2; fit_memory may still lower 2 to 1.
+  int32_t source_slots = 0;
   // Firings each compute and copy actor may have in flight (`--max-in-flight`, ActorDef
   // max_in_flight, docs/PROTOCOL.md "Several firings in flight"); 1: one at a time. Register
   // slots are not raised for it.

@@ -142,11 +142,53 @@ TEST(CompileJob, AccumulatesEachGradientOverTheStepInOneSlot) {
   EXPECT_EQ(FindActor(plan, "loss.grad")->period(), 4);
 }
 
-TEST(CompileJob, DoubleBuffersSourceOutputsAndAlignsSlots) {
+// Slots of every output of the source actor `name`.
+std::vector<int> SourceSlots(const proto::Plan& plan, const std::string& name) {
+  const proto::ActorDef* source = FindActor(plan, name);
+  CHECK(source != nullptr) << name;
+  std::vector<int> slots;
+  for (int64_t id : source->output_register()) slots.push_back(plan.register_def(id).slots());
+  return slots;
+}
+
+TEST(CompileJob, GivesSourceOutputsOneSlotOnOneCpuDeviceWhereASecondBuysNoOverlap) {
+  // One cpu device runs one kernel at a time: four pieces a step or one, the next fill only
+  // moves on its strand.
+  EXPECT_EQ(SourceSlots(Compile(kLinearJob), "data"), std::vector<int>({1, 1}));
+  CompileOptions one_piece;
+  one_piece.micro_batches_per_step = 1;
+  EXPECT_EQ(SourceSlots(Compile(kLinearJob, one_piece), "data"), std::vector<int>({1, 1}));
+  CompileOptions forced;
+  forced.source_slots = 2;  // --source-slots 2: the former default, to compare.
+  EXPECT_EQ(SourceSlots(Compile(kLinearJob, forced), "data"), std::vector<int>({2, 2}));
+}
+
+TEST(CompileJob, DoubleBuffersSourceOutputsWhereTheNextFillCanOverlapTheStep) {
+  // A sim device's queues run asynchronously, as a cuda stream does: the host enqueues the next
+  // fill while this piece's kernels run.
+  CompileOptions sim;
+  sim.cluster = ClusterNamedIn("# cluster: 1sim");
+  EXPECT_EQ(SourceSlots(Compile(kLinearJob, sim), "data"), std::vector<int>({2, 2}));
+  sim.source_slots = 1;
+  EXPECT_EQ(SourceSlots(Compile(kLinearJob, sim), "data"), std::vector<int>({1, 1}));
+  // Two cpu devices under dp: each source's device waits on the other's gradients in a step.
+  CompileOptions data_parallel;
+  data_parallel.cluster = ClusterNamedIn("# cluster: 2cpu");
+  data_parallel.parallel.set_data_parallel(2);
+  const proto::Plan plan = Compile(kLinearJob, data_parallel);
+  int sources = 0;
+  for (const proto::ActorDef& actor : plan.actor()) {
+    if (actor.kind() != proto::ACTOR_KIND_SOURCE) continue;
+    ++sources;
+    EXPECT_EQ(SourceSlots(plan, actor.name()), std::vector<int>({2, 2})) << actor.name();
+  }
+  EXPECT_GE(sources, 1);
+}
+
+TEST(CompileJob, AlignsSlots) {
   proto::Plan plan = Compile(kLinearJob);
   const proto::ActorDef* source = FindActor(plan, "data");
   ASSERT_NE(source, nullptr);
-  for (int64_t id : source->output_register()) EXPECT_EQ(plan.register_def(id).slots(), 2);
   EXPECT_EQ(source->source().sample_begin(), 0);
   EXPECT_EQ(source->source().sample_end(), 8);
   for (const proto::RegisterDef& reg : plan.register_def()) {
@@ -248,6 +290,7 @@ TEST(CompileJob, FailsWithTheBytesNeededWhenADeviceIsTooSmall) {
   CompileOptions options;
   options.cluster = OneCpuCluster(1024);
   options.fuse_epilogues = false;
+  options.source_slots = 2;  // Two slots for fit_memory to lower.
   StatusOr<proto::Plan> plan = CompileJobText(kLinearJob, options);
   ASSERT_FALSE(plan.ok());
   EXPECT_EQ(plan.status().code(), StatusCode::kResourceExhausted);
@@ -268,6 +311,7 @@ TEST(CompileJob, LowersSlotsLargestRegisterFirstToFitADevice) {
   CompileOptions options;
   options.cluster = OneCpuCluster(1800);
   options.fuse_epilogues = false;
+  options.source_slots = 2;  // Two slots for fit_memory to lower.
   proto::Plan plan = Compile(kLinearJob, options);
   const proto::ActorDef* source = FindActor(plan, "data");
   EXPECT_EQ(plan.register_def(source->output_register(0)).slots(), 1);
@@ -351,8 +395,9 @@ TEST(SummarizePlan, ShowsDevicesKindsAndTheActorTable) {
   EXPECT_THAT(summary, HasSubstr("budget unlimited"));
   EXPECT_THAT(summary, HasSubstr("(source 1, compute 9, variable 2, accumulate 1, update 1, "
                                  "sink 2)"));
-  EXPECT_THAT(summary, ::testing::ContainsRegex("data +source +node0/cpu:0 +x 2 x 192 B, "
-                                                "labels 2 x 64 B"));
+  // One cpu device: one slot per source output (plan_registers).
+  EXPECT_THAT(summary, ::testing::ContainsRegex("data +source +node0/cpu:0 +x 1 x 192 B, "
+                                                "labels 1 x 64 B"));
 }
 
 }  // namespace

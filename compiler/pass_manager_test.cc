@@ -116,7 +116,7 @@ TEST_F(PassManagerTest, DumpsTheGraphAfterTheNamedPass) {
   StatusOr<std::string> memory = ReadFile(directory + "/" + prefix + "-plan_memory.txt");
   ASSERT_TRUE(memory.ok()) << memory.status();
   EXPECT_THAT(*memory, HasSubstr("register 0 'x' float32[3, 4] producer 0 period 1 readers [1] "
-                                 "slots 2 x 64 B at 0"));
+                                 "slots 1 x 64 B at 0"));
   std::filesystem::remove_all(directory);
 }
 

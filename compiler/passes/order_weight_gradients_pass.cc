@@ -31,13 +31,24 @@
 //   the edge only fixes an order the queue would pick among ready tasks; the critical path
 //   grows by nothing when W is not longer than the rest of backward after its sibling.
 // - Numerics: no kernel changes what it computes (the kernel never sees an ordering input).
+// - The backward pass after the loss: the loss gradient's seed (autodiff's `fill` of ones)
+//   reads nothing, so it and what reads it could fire a whole step ahead, and the loss's
+//   producer (which only a sink waits for) could fire last; then the logits and the loss's
+//   inputs stay live through the backward pass, and the next step's seed-derived gradient
+//   through this one. Each backward compute task reading the seed on its device gets the
+//   loss's register there as an ordering input, where the periods allow (not when the seed
+//   fires once a step and the loss once a piece) and the task does not reach the loss's
+//   producer. These go first; the ranks are then taken again.
 //
 // Runs on the task graph after fuse_elementwise and fold_weight_casts (targets may be fused
 // tasks) and before plan_registers and check_deadlock, which prove the slots with the edges.
 // Counts the edges in Compilation::ordering_edges. Off with CompileOptions::ordering_edges =
 // false (`--no-ordering-edges`).
 #include <deque>
+#include <map>
 #include <set>
+#include <utility>
+#include <vector>
 
 #include "compiler/passes/passes.h"
 
@@ -61,8 +72,40 @@ bool PassesOn(const std::string& op_type) {
 class GradientOrderer {
  public:
   explicit GradientOrderer(Compilation& compilation)
-      : tasks_(compilation.tasks), graph_(compilation.graph) {
+      : tasks_(compilation.tasks), graph_(compilation.graph), compilation_(compilation) {
     RankTasks();
+  }
+
+  // (loss task, target) pairs: each backward compute task that reads an output of the loss
+  // gradient's seed (autodiff's `fill` of ones, which reads nothing) on the seed's device,
+  // with a compute task there that makes a register of the loss (see the contract).
+  std::vector<std::pair<TaskId, TaskId>> SeedReaderEdges() const {
+    std::vector<std::pair<TaskId, TaskId>> edges;
+    for (const auto& [seed_op, loss] : compilation_.gradient_sums) {
+      if (graph_.op(seed_op).type != "fill" || !graph_.op(seed_op).inputs.empty()) continue;
+      std::map<int, TaskId> loss_task_on;  // Device -> a compute task whose first output is it.
+      for (const TaskRegister& reg : tasks_.registers()) {
+        const TaskDef& producer = tasks_.task(reg.producer);
+        if (reg.logical_tensor == loss && producer.kind == proto::ACTOR_KIND_COMPUTE &&
+            producer.outputs[0] == reg.id) {
+          loss_task_on.emplace(reg.device, reg.producer);
+        }
+      }
+      for (const TaskDef& seed : tasks_.tasks()) {
+        if (seed.logical_op != seed_op || !seed.inputs.empty()) continue;
+        const auto found = loss_task_on.find(seed.device);
+        if (found == loss_task_on.end()) continue;
+        const TaskId loss_task = found->second;
+        for (RegisterId output : seed.outputs) {
+          for (const RegisterReader& reader : tasks_.register_at(output).readers) {
+            if (IsBackwardCompute(reader.task, seed.device)) {
+              edges.emplace_back(loss_task, reader.task);
+            }
+          }
+        }
+      }
+    }
+    return edges;
   }
 
   // Every weight-gradient task, in id order.
@@ -150,29 +193,14 @@ class GradientOrderer {
   // `w` would put it before; one without such a path is rare, and left unordered); true when
   // added.
   bool AddEdge(TaskId w, TaskId target) {
-    const RegisterId value = tasks_.task(w).outputs[0];
-    const TaskRegister& reg = tasks_.register_at(value);
-    for (const RegisterReader& reader : reg.readers) {
-      if (reader.task == target) return false;
-    }
-    if (reg.period % tasks_.task(target).period != 0 || !RankedBefore(w, target)) return false;
-    tasks_.AddReader(value, target, 0);
-    TaskDef& task = tasks_.mutable_task(target);
-    ++task.ordering_inputs;
-    if (!task.input_types.empty()) task.input_types.push_back(reg.type);
-    return true;
+    return RankedBefore(w, target) && AddEdgeUnranked(w, target);
   }
 
- private:
-  OpRole RoleOf(TaskId id) const {
-    const TaskDef& task = tasks_.task(id);
-    return task.logical_op < 0 ? OpRole::kUnknown : graph_.op(task.logical_op).placement.role;
-  }
-
-  bool IsBackwardCompute(TaskId id, int device) const {
-    const TaskDef& task = tasks_.task(id);
-    return task.kind == proto::ACTOR_KIND_COMPUTE && task.device == device &&
-           RoleOf(id) == OpRole::kBackward;
+  // The same for an edge that need not follow the ranks (call RankTasks after): added unless
+  // `target` reads `from`'s first output already, its period does not divide the output's, or
+  // `from` is reached from `target` (the edge would close a cycle); true when added.
+  bool AddEdgeUnranked(TaskId from, TaskId target) {
+    return !Reaches(target, from) && AddReaderEdge(from, target);
   }
 
   // Each task's position in one topological order of the task graph (Kahn's, ready tasks in
@@ -200,6 +228,53 @@ class GradientOrderer {
     }
   }
 
+ private:
+  // Whether a path of registers leads from task `from` to task `to` (or they are one task).
+  // Searches `to`'s ancestors, which for a loss are its forward pass: no more than that.
+  bool Reaches(TaskId from, TaskId to) const {
+    std::vector<bool> seen(tasks_.tasks().size(), false);
+    std::deque<TaskId> queue = {to};
+    seen[to] = true;
+    while (!queue.empty()) {
+      const TaskId id = queue.front();
+      queue.pop_front();
+      if (id == from) return true;
+      for (RegisterId input : tasks_.task(id).inputs) {
+        const TaskId producer = tasks_.register_at(input).producer;
+        if (!seen[producer]) {
+          seen[producer] = true;
+          queue.push_back(producer);
+        }
+      }
+    }
+    return false;
+  }
+
+  bool AddReaderEdge(TaskId w, TaskId target) {
+    const RegisterId value = tasks_.task(w).outputs[0];
+    const TaskRegister& reg = tasks_.register_at(value);
+    for (const RegisterReader& reader : reg.readers) {
+      if (reader.task == target) return false;
+    }
+    if (reg.period % tasks_.task(target).period != 0) return false;
+    tasks_.AddReader(value, target, 0);
+    TaskDef& task = tasks_.mutable_task(target);
+    ++task.ordering_inputs;
+    if (!task.input_types.empty()) task.input_types.push_back(reg.type);
+    return true;
+  }
+
+  OpRole RoleOf(TaskId id) const {
+    const TaskDef& task = tasks_.task(id);
+    return task.logical_op < 0 ? OpRole::kUnknown : graph_.op(task.logical_op).placement.role;
+  }
+
+  bool IsBackwardCompute(TaskId id, int device) const {
+    const TaskDef& task = tasks_.task(id);
+    return task.kind == proto::ACTOR_KIND_COMPUTE && task.device == device &&
+           RoleOf(id) == OpRole::kBackward;
+  }
+
   // True when an edge from `from` to `to` keeps the ranks topological.
   bool RankedBefore(TaskId from, TaskId to) const {
     return rank_[from] < rank_[to] && rank_[to] < static_cast<int64_t>(rank_.size());
@@ -207,6 +282,7 @@ class GradientOrderer {
 
   TaskGraph& tasks_;
   const LogicalGraph& graph_;
+  const Compilation& compilation_;
   std::vector<int64_t> rank_;
 };
 
@@ -218,6 +294,10 @@ Status OrderWeightGradientsPass(Compilation& compilation) {
     return Status::Ok();
   }
   GradientOrderer orderer(compilation);
+  for (const auto& [loss, target] : orderer.SeedReaderEdges()) {
+    if (orderer.AddEdgeUnranked(loss, target)) ++compilation.ordering_edges;
+  }
+  orderer.RankTasks();
   for (TaskId w : orderer.WeightGradientTasks()) {
     for (TaskId target : orderer.Targets(w)) {
       if (orderer.AddEdge(w, target)) ++compilation.ordering_edges;

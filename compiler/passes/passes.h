@@ -146,7 +146,11 @@ Status FoldWeightCastsPass(Compilation& compilation);
 // transposes, reshapes and casts) becomes an ordering input of the backward compute tasks on its
 // device that read an output of its siblings (the other backward readers of the gradient it reads:
 // the data-gradient product), so it fires before the backward pass goes on and the activations it
-// reads die as backward goes. Never makes a cycle (edges only forward in a topological order).
+// reads die as backward goes. Also, each backward compute task reading the loss gradient's seed
+// (a fill that reads nothing) gets the loss as an ordering input where both fire at one period on
+// one device, so the backward pass starts after the loss. Never makes a cycle (weight-gradient
+// edges only forward in a topological order; the loss edge only where the reader does not reach
+// the loss).
 // Training only; off with CompileOptions::ordering_edges = false (`--no-ordering-edges`). Counts
 // the edges in Compilation::ordering_edges.
 Status OrderWeightGradientsPass(Compilation& compilation);

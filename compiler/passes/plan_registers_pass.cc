@@ -6,8 +6,10 @@
 //   a forward activation a backward op on stage s of p reads: p - s slots (capped at the
 //     pieces of a step), so stage s can run that many pieces ahead of their backward, as 1F1B
 //     does, and never more;
-//   source outputs and registers that cross devices (a copy reads or writes them): 2, so the
-//     transfer overlaps the producer's next piece;
+//   registers that cross devices (a copy reads or writes them): 2, so the transfer overlaps
+//     the producer's next piece;
+//   source outputs: 2 where the next piece's fill can overlap this piece's work, 1 where it
+//     cannot (SourceFillOverlaps below; CompileOptions::source_slots forces either);
 //   a wire register (a send writes it, insert_send_recv): as many as carry about 4 MiB, from 2
 //     to 8: its slots bound the fills in flight between two nodes, and a small fill's round
 //     trip (Ready over, Release back) costs more than its bytes (docs/DATA_PLANE.md);
@@ -34,6 +36,31 @@ bool IsForward(const LogicalGraph& graph, TensorId tensor) {
   return role == OpRole::kForward || role == OpRole::kSource;
 }
 
+// Whether a source's second slot buys overlap: with it the source may fill piece i + 1 while
+// piece i's readers still hold slot i, which saves time only when that fill runs beside other
+// work rather than in its place (docs/DECISIONS.md, "A source's second slot"):
+//   - a device that is not a cpu device runs its launches asynchronously (a cuda stream, a sim
+//     queue per index): with a free slot the host enqueues the next fill ahead, and the queue
+//     need not wait for a release's round trip through the host before it;
+//   - a plan over several devices (dp, tp, pp): the source's device waits on the others
+//     within a step (a gradient all-reduce, boxing, the other stages' pieces), and the next
+//     fill runs in that wait.
+// Otherwise the plan is one cpu device, whose one strand runs one kernel at a time: the fill
+// of piece i + 1 only moves on the strand, whatever the pieces of a step, and buys nothing.
+bool SourceFillOverlaps(const Compilation& compilation, const TaskDef& source) {
+  if (compilation.parallel.devices() > 1) return true;
+  for (const TargetDevice& device : compilation.devices) {
+    if (device.id == source.device) return device.spec.kind() != proto::DEVICE_KIND_CPU;
+  }
+  return true;  // A device the plan does not describe: keep the overlap.
+}
+
+int SourceSlots(const Compilation& compilation, const TaskDef& source) {
+  const int forced = compilation.options().source_slots;
+  if (forced > 0) return forced;
+  return SourceFillOverlaps(compilation, source) ? 2 : 1;
+}
+
 int SlotsOf(const Compilation& compilation, const TaskRegister& reg) {
   const TaskGraph& tasks = compilation.tasks;
   const LogicalGraph& graph = compilation.graph;
@@ -56,8 +83,8 @@ int SlotsOf(const Compilation& compilation, const TaskRegister& reg) {
     const int64_t bytes = std::max<int64_t>(1, reg.type.NumBytes());
     return static_cast<int>(std::clamp<int64_t>((kWireBytesInFlight + bytes - 1) / bytes, 2, 8));
   }
-  if (producer.kind == proto::ACTOR_KIND_SOURCE || producer.kind == proto::ACTOR_KIND_COPY ||
-      producer.kind == proto::ACTOR_KIND_SEND || producer.kind == proto::ACTOR_KIND_RECV ||
+  if (producer.kind == proto::ACTOR_KIND_SOURCE) slots = SourceSlots(compilation, producer);
+  if (producer.kind == proto::ACTOR_KIND_COPY || producer.kind == proto::ACTOR_KIND_RECV ||
       copied_out) {
     slots = 2;
   }

@@ -91,6 +91,23 @@ TEST(OrderingEdges, TheOpAfterEachDataGradientWaitsForItsWeightGradient) {
   EXPECT_TRUE(OrderingEdges(Compile(path, {"one"}, false)).empty());
 }
 
+// The reader of the loss gradient's seed (a fill of ones, which reads nothing and so could run
+// a whole step ahead) waits for the loss: the backward pass starts after the forward pass, so the
+// logits and the loss's inputs die before it, and the next step's seed-derived registers begin
+// only after the loss of their own step. Where the seed and the loss fire at other periods (two
+// micro-batches a step: the seed once a step) nothing is added.
+TEST(OrderingEdges, TheBackwardPassStartsAfterTheLoss) {
+  const auto edges = OrderingEdges(Compile("bench/training/mlp.pbtxt", {"one"}, true));
+  EXPECT_THAT(edges,
+              ::testing::Contains(std::pair<std::string, std::string>("loss", "loss.grad_x.scale")))
+      << ::testing::PrintToString(edges);
+  const auto accumulated =
+      OrderingEdges(Compile("tests/compiler/golden/mlp_tiny.pbtxt", {"one"}, true));
+  for (const auto& [producer, waiting] : accumulated) {
+    EXPECT_EQ(producer.find("loss"), std::string::npos) << producer << " -> " << waiting;
+  }
+}
+
 TEST(OrderingEdges, LetTheBenchJobsPlanFewerBytes) {
   for (const char* path : {"bench/training/mlp.pbtxt", "demos/charlm/charlm.pbtxt"}) {
     const int64_t with = Compile(path, {"one"}, true).device(0).planned_bytes();
