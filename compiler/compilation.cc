@@ -86,8 +86,23 @@ Status Compilation::VerifyPlacement(const LogicalOp& op) const {
 }
 
 Status Compilation::Verify() const {
-  SOFTWIRE_RETURN_IF_ERROR(graph.Verify());
-  SOFTWIRE_RETURN_IF_ERROR(VerifyLogicalAnnotations());
+  // The logical graph and its annotations again only when a pass may have changed the graph or
+  // moved the pipeline to a point where more of them must hold (after the physical expansion
+  // most passes touch only the task graph and the plan).
+  const LogicalCheckKey key{graph.version(),
+                            types_inferred,
+                            periods_assigned,
+                            staged,
+                            placed,
+                            schedule.total_pieces(),
+                            parallel.pipeline,
+                            static_cast<int64_t>(meshes.size()),
+                            static_cast<int64_t>(devices.size())};
+  if (!(key == verified_logical_)) {
+    SOFTWIRE_RETURN_IF_ERROR(graph.Verify());
+    SOFTWIRE_RETURN_IF_ERROR(VerifyLogicalAnnotations());
+    verified_logical_ = key;
+  }
   if (!tasks.empty()) {
     if (tasks.structure_version() != verified_task_structure_) {
       SOFTWIRE_RETURN_IF_ERROR(tasks.Verify(schedule.total_pieces(), registers_planned));

@@ -251,6 +251,26 @@ class Compilation {
   Status VerifyLogicalAnnotations() const;
   Status VerifyPlacement(const LogicalOp& op) const;
 
+  // What the logical graph's last check saw: its version and how far the pipeline was; the
+  // check is skipped while both are the same.
+  struct LogicalCheckKey {
+    int64_t graph_version = -1;
+    bool types_inferred = false;
+    bool periods_assigned = false;
+    bool staged = false;
+    bool placed = false;
+    int64_t total_pieces = 0;
+    int64_t pipeline = 0;
+    int64_t meshes = 0;
+    int64_t devices = 0;
+    bool operator==(const LogicalCheckKey& other) const {
+      return graph_version == other.graph_version && types_inferred == other.types_inferred &&
+             periods_assigned == other.periods_assigned && staged == other.staged &&
+             placed == other.placed && total_pieces == other.total_pieces &&
+             pipeline == other.pipeline && meshes == other.meshes && devices == other.devices;
+    }
+  };
+  mutable LogicalCheckKey verified_logical_;
   // The task graph structure last verified whole; later checks of an unchanged structure check
   // only its annotations (the emitted plan is checked whole again).
   mutable int64_t verified_task_structure_ = -1;

@@ -10,6 +10,7 @@ namespace softwire {
 namespace compiler {
 
 StatusOr<TensorId> LogicalGraph::AddTensor(const std::string& name, TensorType type) {
+  ++version_;
   if (tensor_by_name_.count(name) > 0) {
     return InvalidArgumentError("tensor '" + name + "' is defined twice");
   }
@@ -23,6 +24,7 @@ StatusOr<TensorId> LogicalGraph::AddTensor(const std::string& name, TensorType t
 }
 
 StatusOr<OpId> LogicalGraph::AddOp(NewOp new_op) {
+  ++version_;
   if (op_by_name_.count(new_op.name) > 0) {
     return InvalidArgumentError("op name '" + new_op.name + "' is used twice");
   }
@@ -103,6 +105,7 @@ const LogicalOp& LogicalGraph::op(OpId id) const {
 
 LogicalOp& LogicalGraph::mutable_op(OpId id) {
   CHECK(id >= 0 && id < op_count()) << "op id " << id << " out of range";
+  ++version_;
   return ops_[id];
 }
 
@@ -113,6 +116,7 @@ const LogicalTensor& LogicalGraph::tensor(TensorId id) const {
 
 LogicalTensor& LogicalGraph::mutable_tensor(TensorId id) {
   CHECK(id >= 0 && id < tensor_count()) << "tensor id " << id << " out of range";
+  ++version_;
   return tensors_[id];
 }
 

@@ -152,6 +152,12 @@ class LogicalGraph {
   // the first broken one.
   Status Verify() const;
 
+  // Counts the calls that may change the graph (AddTensor, AddOp, ReplaceInput, mutable_op,
+  // mutable_tensor), so a caller can skip re-checking a graph nothing was asked to change
+  // (Compilation::Verify after every pass). A mutable access counts whether or not it changed
+  // anything: the count is conservative, never stale.
+  int64_t version() const { return version_; }
+
  private:
   std::vector<OpId> FindCycle(const std::vector<int>& pending_inputs) const;
 
@@ -159,6 +165,7 @@ class LogicalGraph {
   std::deque<LogicalTensor> tensors_;
   std::map<std::string, OpId> op_by_name_;
   std::map<std::string, TensorId> tensor_by_name_;
+  int64_t version_ = 0;
 };
 
 }  // namespace compiler
