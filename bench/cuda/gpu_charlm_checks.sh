@@ -19,23 +19,12 @@
 # its cpu kernel (cuda_kernels_gpu_test). The peers' differences are printed beside ours.
 set -u
 sections=" ${*:-charlm_losses charlm_speed gpt_block} "
-want() { [[ "$sections" == *" $1 "* ]]; }
 out="${OUT:-/tmp/softwire-gpu-out}"
 mkdir -p "$out"
 run=.gpu-bundle/run
 log="$out/charlm.log"
 job=demos/charlm/charlm.pbtxt
-status=0
-step() {  # step NAME SECONDS COMMAND...: runs it bounded, appends its output to the log
-  local name="$1" seconds="$2"; shift 2
-  echo "---- $name: $*" >> "$log"
-  local begin=$SECONDS
-  timeout -k 5 "$seconds" "$@" >> "$log" 2>&1
-  local rc=$?
-  echo "== $name: exit $rc in $((SECONDS - begin)) s" | tee -a "$log"
-  (( rc == 0 )) || status=1
-  return $rc
-}
+source "$(dirname "${BASH_SOURCE[0]}")/gpu_steps.sh"
 
 if [[ ! -f demos/charlm/data/licenses.txt ]]; then
   python3 demos/charlm/prepare.py >> "$log" 2>&1 ||

@@ -11,22 +11,11 @@
 # Every step is bounded in time and the script goes on when one fails; the summary is last.
 set -u
 sections=" ${*:-tests losses charlm queue mlp4096 pytorch memcheck} "
-want() { [[ "$sections" == *" $1 "* ]]; }
 out="${OUT:-/tmp/softwire-gpu-out}"
 mkdir -p "$out"
 run=.gpu-bundle/run
 log="$out/session.log"
-summary=()
-note() { summary+=("$*"); echo "== $*" | tee -a "$log"; }
-step() {  # step NAME SECONDS COMMAND...: runs it bounded, appends its output to the log
-  local name="$1" seconds="$2"; shift 2
-  echo "---- $name: $*" >> "$log"
-  local begin=$SECONDS
-  timeout -k 5 "$seconds" "$@" >> "$log" 2>&1
-  local rc=$?
-  note "$name: exit $rc in $((SECONDS - begin)) s"
-  return $rc
-}
+source "$(dirname "${BASH_SOURCE[0]}")/gpu_steps.sh"
 
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv \
   | tee -a "$log"
