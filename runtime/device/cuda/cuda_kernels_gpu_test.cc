@@ -1,11 +1,11 @@
 // Every cuda kernel of the products, the element-wise ops, the reductions, the optimizer updates
 // and the synthetic source against its cpu kernel on the same random inputs
-// (cuda_kernels_gpu_fixture.h: the comparison and its tolerances; the transformer's kernels are
+// (cuda_kernels_gpu_test_util.h: the comparison and its tolerances; the transformer's kernels are
 // in cuda_transformer_kernels_gpu_test.cc). Skips without a GPU, saying why.
 #include <cstdint>
 #include <iostream>
 
-#include "runtime/device/cuda/cuda_kernels_gpu_fixture.h"
+#include "runtime/device/cuda/cuda_kernels_gpu_test_util.h"
 
 namespace softwire {
 namespace runtime {

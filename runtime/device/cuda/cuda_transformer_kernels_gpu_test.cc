@@ -1,10 +1,10 @@
 // The transformer's cuda kernels against their cpu kernels on the same random inputs:
 // layer_norm and its gradient, embedding and its gradient, transpose, slice, assemble, the flat
 // ops, casts, accuracy, sum_to_shape and batch_matmul's strided views
-// (cuda_kernels_gpu_fixture.h: the comparison and its tolerances). Skips without a GPU.
+// (cuda_kernels_gpu_test_util.h: the comparison and its tolerances). Skips without a GPU.
 #include <cstdint>
 
-#include "runtime/device/cuda/cuda_kernels_gpu_fixture.h"
+#include "runtime/device/cuda/cuda_kernels_gpu_test_util.h"
 
 namespace softwire {
 namespace runtime {

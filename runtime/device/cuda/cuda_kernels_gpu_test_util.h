@@ -10,8 +10,8 @@
 // (matmul with TF32 off, reductions, softmax, cross entropy, gelu, layer_norm). A NaN or an
 // infinity passes only where the cpu has the same. int32 and bfloat16 outputs (transpose, slice,
 // assemble, casts) must equal the cpu's bit for bit.
-#ifndef SOFTWIRE_RUNTIME_DEVICE_CUDA_CUDA_KERNELS_GPU_FIXTURE_H_
-#define SOFTWIRE_RUNTIME_DEVICE_CUDA_CUDA_KERNELS_GPU_FIXTURE_H_
+#ifndef SOFTWIRE_RUNTIME_DEVICE_CUDA_CUDA_KERNELS_GPU_TEST_UTIL_H_
+#define SOFTWIRE_RUNTIME_DEVICE_CUDA_CUDA_KERNELS_GPU_TEST_UTIL_H_
 
 #include <gtest/gtest.h>
 
@@ -153,4 +153,4 @@ constexpr double kReordered = 1e-5;
 }  // namespace runtime
 }  // namespace softwire
 
-#endif  // SOFTWIRE_RUNTIME_DEVICE_CUDA_CUDA_KERNELS_GPU_FIXTURE_H_
+#endif  // SOFTWIRE_RUNTIME_DEVICE_CUDA_CUDA_KERNELS_GPU_TEST_UTIL_H_
