@@ -34,6 +34,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "bench", "common"))
 from machine import cpu_model, load_average  # noqa: E402
+from softwire_runs import run_metrics  # noqa: E402
 
 JOBS = {
     "mlp": os.path.join(ROOT, "bench", "training", "mlp.pbtxt"),
@@ -48,14 +49,8 @@ def run(softwire, job, steps, extra, scratch):
     """(seconds after warm-up, user CPU seconds, losses, per-actor kernel microseconds)."""
     metrics = os.path.join(scratch, "metrics.jsonl")
     trace = os.path.join(scratch, "trace.json")
-    child = subprocess.Popen([softwire, "run", job, "--steps", str(steps), "--quiet",
-                              "--metrics-out", metrics, "--trace", trace, "--trace-steps", WINDOW]
-                             + extra, cwd=ROOT, stdout=subprocess.DEVNULL)
-    _, status, usage = os.wait4(child.pid, 0)
-    if status != 0:
-        raise RuntimeError(f"softwire run {job} {' '.join(extra)} failed: status {status}")
-    with open(metrics) as lines:
-        records = [json.loads(line) for line in lines]
+    records, user = run_metrics(softwire, job, steps, metrics,
+                                ["--trace", trace, "--trace-steps", WINDOW] + extra, ROOT)
     seconds = sum(r["seconds"] for r in records[WARMUP:])
     losses = [r["loss"] for r in records]
     with open(trace) as text:
@@ -65,7 +60,7 @@ def run(softwire, job, steps, extra, scratch):
         args = event.get("args", {})
         if event.get("ph") == "X" and args.get("kind") == "compute":
             kernels[event["name"]] = kernels.get(event["name"], 0.0) + event["dur"]
-    return seconds, usage.ru_utime, losses, kernels
+    return seconds, user, losses, kernels
 
 
 def simulated_step_ms(softwire, job, extra):

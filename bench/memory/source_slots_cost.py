@@ -32,6 +32,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "bench", "common"))
 from machine import cpu_model, load_average  # noqa: E402
+from softwire_runs import run_metrics  # noqa: E402
 
 JOB = os.path.join(ROOT, "bench", "training", "mlp.pbtxt")
 WARMUP = 5
@@ -46,17 +47,10 @@ SIDES = {"one": ["--source-slots", "1"], "two": ["--source-slots", "2"]}
 
 def run(softwire, steps, extra, metrics):
     """(median step seconds after warm-up, user CPU seconds, losses, 10th-percentile step)."""
-    child = subprocess.Popen([softwire, "run", JOB, "--steps", str(steps), "--quiet",
-                              "--metrics-out", metrics] + extra, cwd=ROOT,
-                             stdout=subprocess.DEVNULL)
-    _, status, usage = os.wait4(child.pid, 0)
-    if status != 0:
-        raise RuntimeError(f"softwire run {JOB} {' '.join(extra)} failed: status {status}")
-    with open(metrics) as lines:
-        records = [json.loads(line) for line in lines]
+    records, user = run_metrics(softwire, JOB, steps, metrics, extra, ROOT)
     seconds = sorted(r["seconds"] for r in records[WARMUP:])
     step = statistics.median(seconds)
-    return step, usage.ru_utime, [r["loss"] for r in records], seconds[len(seconds) // 10]
+    return step, user, [r["loss"] for r in records], seconds[len(seconds) // 10]
 
 
 def planned_bytes(softwire, extra):

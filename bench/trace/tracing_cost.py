@@ -33,6 +33,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "bench", "common"))
 from machine import cpu_model, load_average  # noqa: E402
+from softwire_runs import run_metrics  # noqa: E402
 
 JOBS = {
     "mlp": os.path.join(ROOT, "bench", "training", "mlp.pbtxt"),
@@ -43,11 +44,8 @@ WARMUP = 5
 
 def step_seconds(softwire, job, steps, extra, scratch):
     metrics = os.path.join(scratch, "metrics.jsonl")
-    subprocess.run([softwire, "run", job, "--steps", str(steps), "--quiet", "--metrics-out",
-                    metrics] + extra, check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
-    with open(metrics) as lines:
-        seconds = [json.loads(line)["seconds"] for line in lines]
-    return sum(seconds[WARMUP:])
+    records, _ = run_metrics(softwire, job, steps, metrics, extra, ROOT)
+    return sum(r["seconds"] for r in records[WARMUP:])
 
 
 def firings_per_step(trace, steps):
