@@ -255,6 +255,7 @@ runtime::RunOptions MakeRunOptions(const RunFlags& flags,
     }
   }
   options.progress = std::move(progress);
+  options.read_variables = !flags.save.empty();  // A copy of the weights, only to save them.
   if (flags.checkpoint_every > 0) {
     options.checkpoint.every = flags.checkpoint_every;
     options.checkpoint.keep = static_cast<int>(flags.keep_checkpoints);

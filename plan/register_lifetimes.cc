@@ -35,7 +35,10 @@ bool FusedKernelMayWriteOver(const proto::KernelDef& kernel, int input, int outp
   for (const proto::Attribute& attribute : kernel.attr()) {
     if (attribute.name() != "program") continue;
     StatusOr<FusedProgram> program = ParseFusedProgram(attribute.string());
-    return program.ok() && FusedMayWriteOver(*program, input, output);
+    const bool float32_output = std::any_of(
+        kernel.output().begin(), kernel.output().end(),
+        [](const proto::TensorDesc& desc) { return desc.dtype() == proto::DATA_TYPE_FLOAT32; });
+    return program.ok() && FusedMayWriteOver(*program, input, output, float32_output);
   }
   return false;
 }

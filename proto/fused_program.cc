@@ -488,10 +488,13 @@ StatusOr<FusedLayout> InferFusedLayout(const FusedProgram& program,
   return LayoutBuilder(program, input_shapes, input_dtypes).Build();
 }
 
-bool FusedMayWriteOver(const FusedProgram& program, int input, int output) {
+bool FusedMayWriteOver(const FusedProgram& program, int input, int output, bool float32_output) {
   if (input == program.after_input) return false;  // Its bytes belong to someone else.
   if (!program.HasProduct()) return true;
   if (input < 2 || output < 0 || output >= static_cast<int>(program.outputs.size())) return false;
+  const bool product_kept =
+      std::find(program.outputs.begin(), program.outputs.end(), 0) != program.outputs.end();
+  if (!product_kept && float32_output) return false;  // An output is c's home.
   return program.outputs[static_cast<size_t>(output)] != 0;
 }
 

@@ -147,7 +147,11 @@ int64_t FusedStepWork(const FusedStep& step);
 // without a product (a block's outputs are stored after its statements read their inputs);
 // with a product, never over the product's operands (other bands still read them) and never
 // for the output that is the product's value (its bands are written as they are computed).
-bool FusedMayWriteOver(const FusedProgram& program, int input, int output);
+// And never when the product's value is no output but `float32_output` (some output is
+// float32): the kernel then writes c's bands into a float32 output that overlaps no input
+// (runtime/kernels/cpu/fused_kernel.cc ProductHome) instead of into scratch memory outside
+// the plan, which an output laid over an input would leave it without.
+bool FusedMayWriteOver(const FusedProgram& program, int input, int output, bool float32_output);
 
 }  // namespace softwire
 

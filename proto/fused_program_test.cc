@@ -78,8 +78,8 @@ TEST(FusedProgram, AnOrderingInputIsReadByNoStatementAndNeverWrittenOver) {
       InferFusedLayout(*program, {Shape({4, 8}), Shape({3})}, {DType::kFloat32, DType::kFloat32});
   ASSERT_TRUE(layout.ok()) << layout.status();
   EXPECT_EQ(layout->input_period, (std::vector<int64_t>{32, 0}));
-  EXPECT_FALSE(FusedMayWriteOver(*program, 1, 0));
-  EXPECT_TRUE(FusedMayWriteOver(*program, 0, 0));
+  EXPECT_FALSE(FusedMayWriteOver(*program, 1, 0, true));
+  EXPECT_TRUE(FusedMayWriteOver(*program, 0, 0, true));
   // A statement may not read it, and nothing may follow it.
   StatusOr<FusedProgram> read = ParseFusedProgram("t0 = add(x0, x1); y0 = t0; after x1");
   ASSERT_TRUE(read.ok());
@@ -182,14 +182,24 @@ TEST(FusedProgram, RefusesAProductThatIsNotTheFirstStatementOrSharesItsOperands)
 TEST(FusedProgram, WithAProductNoOutputLiesOverTheOperandsOrIsTheProductsValue) {
   StatusOr<FusedProgram> plain = ParseFusedProgram("t0 = add(x0, x1); y0 = t0");
   ASSERT_TRUE(plain.ok());
-  EXPECT_TRUE(FusedMayWriteOver(*plain, 0, 0));
+  EXPECT_TRUE(FusedMayWriteOver(*plain, 0, 0, true));
   StatusOr<FusedProgram> product =
       ParseFusedProgram("t0 = matmul(x0, x1); t1 = add(t0, x2); t2 = relu(t1); y0 = t0; y1 = t2");
   ASSERT_TRUE(product.ok());
-  EXPECT_FALSE(FusedMayWriteOver(*product, 0, 1)) << "a's rows are read by every column band";
-  EXPECT_FALSE(FusedMayWriteOver(*product, 1, 1));
-  EXPECT_FALSE(FusedMayWriteOver(*product, 2, 0)) << "c's bands land before x2 is read";
-  EXPECT_TRUE(FusedMayWriteOver(*product, 2, 1));
+  EXPECT_FALSE(FusedMayWriteOver(*product, 0, 1, true)) << "a's rows are read by every column band";
+  EXPECT_FALSE(FusedMayWriteOver(*product, 1, 1, true));
+  EXPECT_FALSE(FusedMayWriteOver(*product, 2, 0, true)) << "c's bands land before x2 is read";
+  EXPECT_TRUE(FusedMayWriteOver(*product, 2, 1, true));
+}
+
+TEST(FusedProgram, AProductNoOutputKeepsLandsInAFloat32OutputNotLaidOverAnInput) {
+  StatusOr<FusedProgram> product =
+      ParseFusedProgram("t0 = matmul(x0, x1, transpose_b); t1 = gelu_grad(t0, x2); y0 = t1");
+  ASSERT_TRUE(product.ok());
+  EXPECT_FALSE(FusedMayWriteOver(*product, 2, 0, /*float32_output=*/true))
+      << "y0 is where c's bands land; over x2 they would land before x2 is read";
+  EXPECT_TRUE(FusedMayWriteOver(*product, 2, 0, /*float32_output=*/false))
+      << "bfloat16 outputs cannot hold c: its bands go to scratch, and y0 may lie over x2";
 }
 
 }  // namespace

@@ -389,16 +389,37 @@ def softwire_order_bounds(softwire, job, flags=()):
             "ordering_edges": sum(len(w) for w in ordering.values())}
 
 
+def anonymous_resident_bytes(pid):
+    """RssAnon of /proc/PID/status (the process's own memory: heap, stacks, the arena; not the
+    file pages of its code), bytes; 0 once it has exited."""
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            for line in status:
+                if line.startswith("RssAnon:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
 def softwire_peak_rss(softwire, job, steps):
-    """ru_maxrss of `softwire run JOB --steps N --quiet`, bytes."""
+    """`softwire run JOB --steps N --quiet`: (ru_maxrss, the largest RssAnon of samples every
+    millisecond), bytes. The kernel keeps no high-water mark of anonymous memory alone; the
+    arena is held from the first step to the last, so the samples see it."""
     process = subprocess.Popen([softwire, "run", job, "--steps", str(steps), "--quiet"],
                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(process.pid, 0)
+    anonymous = 0
+    while True:
+        pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+        if pid != 0:
+            break
+        anonymous = max(anonymous, anonymous_resident_bytes(process.pid))
+        time.sleep(0.001)
     process.returncode = os.waitstatus_to_exitcode(status)
     stderr = process.stderr.read().decode(errors="replace")
     if process.returncode != 0:
         raise RuntimeError(f"softwire run {job} failed ({process.returncode}): {stderr}")
-    return usage.ru_maxrss * 1024
+    return usage.ru_maxrss * 1024, anonymous
 
 
 def smaps_breakdown(pid):
@@ -467,7 +488,7 @@ def measure(arguments, name, job):
     other = pytorch_side(name, job, not PEERS[name])
     plan = softwire_planned(arguments.softwire, job)
     device = plan["devices"][0]
-    rss = softwire_peak_rss(arguments.softwire, job, arguments.run_steps)
+    rss, anonymous = softwire_peak_rss(arguments.softwire, job, arguments.run_steps)
     bounds = softwire_order_bounds(arguments.softwire, job)
     # The same plan without ordering edges, and with every recompute candidate (docs/PROTOCOL.md,
     # "Ordering inputs"; docs/PARALLELISM.md, "A memory budget the compiler meets").
@@ -481,14 +502,15 @@ def measure(arguments, name, job):
              max(peer["saved_activation_bytes"], peer["gradient_bytes"]))
     return {"job": name, "pytorch": peer, "pytorch_other_zeroing": other,
             "lower_bound_bytes": bound, "planned": device, "peak_rss_bytes": rss,
-            "order_bounds": bounds, "variants": variants, "rss_breakdown": breakdown,
+            "peak_anonymous_bytes": anonymous, "order_bounds": bounds, "variants": variants, "rss_breakdown": breakdown,
             "run_steps": arguments.run_steps}
 
 
 def print_table(results):
     print("| job | PyTorch live peak | other zeroing | lower bound (params + optimizer + max(saved"
-          ", grads)) | softwire planned | planned / PyTorch | peak RSS | RSS - planned |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+          ", grads)) | softwire planned | planned / PyTorch | peak RSS | RSS - planned |"
+          " peak anonymous | anonymous - planned |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for r in results:
         p = r["pytorch"]
         planned = r["planned"]["planned_bytes"]
@@ -498,7 +520,8 @@ def print_table(results):
               f"{mib(p['optimizer_state_bytes'])} + max({mib(p['saved_activation_bytes'])}, "
               f"{mib(p['gradient_bytes'])}) | {mib(planned)} MiB ({planned:,} B) | "
               f"{planned / p['peak_bytes']:.2f}x | {mib(r['peak_rss_bytes'])} MiB | "
-              f"{mib(r['peak_rss_bytes'] - planned)} MiB |")
+              f"{mib(r['peak_rss_bytes'] - planned)} MiB | {mib(r['peak_anonymous_bytes'])} MiB |"
+              f" {mib(r['peak_anonymous_bytes'] - planned)} MiB |")
     print()
     for r in results:
         p = r["pytorch"]
@@ -562,15 +585,17 @@ def main(argv):
         tiny = os.path.join(workdir, "tiny.pbtxt")
         with open(tiny, "w") as out:
             out.write(TINY_JOB)
+        tiny_rss, tiny_anonymous = softwire_peak_rss(arguments.softwire, tiny, 4)
         fixed = {"planned": softwire_planned(arguments.softwire, tiny)["devices"][0],
-                 "peak_rss_bytes": softwire_peak_rss(arguments.softwire, tiny, 4),
+                 "peak_rss_bytes": tiny_rss, "peak_anonymous_bytes": tiny_anonymous,
                  "rss_breakdown": softwire_rss_breakdown(arguments.softwire, tiny, 2000)}
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     print_table(results)
     parts = fixed["rss_breakdown"] or {}
     print(f"tiny job (the fixed overhead): planned {fixed['planned']['planned_bytes']:,} B, peak RSS"
-          f" {mib(fixed['peak_rss_bytes'])} MiB; resident at the fullest smaps sample of a 2000-step"
+          f" {mib(fixed['peak_rss_bytes'])} MiB (anonymous {mib(fixed['peak_anonymous_bytes'])} MiB);"
+          " resident at the fullest smaps sample of a 2000-step"
           " run: " + ", ".join(f"{k} {mib(v)}" for k, v in parts.items() if isinstance(v, int)) +
           " (MiB)")
     if arguments.json:

@@ -27,8 +27,9 @@ int64_t StateBytesOf(const Compilation& compilation, const TaskDef& task) {
                         compilation.tasks.OutputTypes(task.id), task.attributes);
 }
 
-// Docs/OPS.md: no kernel needs scratch today; a kernel that does declares its size there and
-// this is where it gets planned.
+// Docs/OPS.md: no kernel needs planned scratch today (a product epilogue's c lands in one of
+// its outputs, or where all are bfloat16 in a band kept per kernel thread); a kernel that does
+// declares its size there and this is where it gets planned.
 int64_t WorkspaceBytesOf(const TaskDef&) {
   return 0;
 }

@@ -106,7 +106,9 @@ StatusOr<RunResult> LoadedPlan::Run() {
     memory.allocated_bytes = job_->arenas()[i]->allocated_bytes();
     result_.memory.push_back(memory);
   }
-  SOFTWIRE_ASSIGN_OR_RETURN(result_.variables, job_->ReadVariables());
+  if (options_.read_variables) {
+    SOFTWIRE_ASSIGN_OR_RETURN(result_.variables, job_->ReadVariables());
+  }
   result_.sim_timing = job_->sim_stats();
   return std::move(result_);
 }

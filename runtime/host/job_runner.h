@@ -86,6 +86,10 @@ struct RunOptions {
   // resume->step), reports them numbered from resume->step on, and reads the batches that an
   // unbroken run would have read. Borrowed for Load; null: start afresh.
   const TrainingState* resume = nullptr;
+  // Read every variable's final value out of the arena into RunResult::variables when the run
+  // ends (a copy the size of the weights, held while the arena still is). Off: the map stays
+  // empty (the CLI's `run` without `--save`).
+  bool read_variables = true;
 };
 
 // Memory of one device.
@@ -98,7 +102,8 @@ struct DeviceMemory {
 struct RunResult {
   std::vector<StepResult> steps;
   // Final value of every PlanVariable, its parts stitched together, by name. Variables with a
-  // part on a sim device are missing: sim devices compute no values.
+  // part on a sim device are missing: sim devices compute no values. Empty unless
+  // RunOptions::read_variables.
   std::map<std::string, NpyArray> variables;
   std::vector<DeviceMemory> memory;  // Plan device order; sim devices allocate 0 bytes.
   double seconds = 0;                // Wall time from the actors' start to the end.

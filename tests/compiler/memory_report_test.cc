@@ -197,7 +197,10 @@ constexpr int64_t kPyTorchCharlmPeak = 54825088;  // 52.3 MiB
 // The target is planned <= 1.0x PyTorch's peak on both jobs (0.9x a stretch). With the
 // ordering edges (order_weight_gradients: each weight-gradient product runs right after its data
 // gradient, and the backward pass starts after the loss, as PyTorch runs them) charlm plans
-// 0.93x, and 0.86x with every recompute candidate. The MLP plans at most 1.0x: on one cpu device
+// 0.95x (0.93x until a fused product's rows were made to land in one of its float32 outputs,
+// which then may not lie over an input: 1 MiB more planned, 4 MiB less scratch outside the
+// plan, proto/fused_program.h FusedMayWriteOver), and 0.86x with every recompute candidate.
+// The MLP plans at most 1.0x: on one cpu device
 // its batch has one slot (plan_registers: a second would only let the source fill the next
 // batch in the strand's turn, docs/DECISIONS.md "A source's second slot"), and 0.77 MiB more
 // with `--source-slots 2`. These bounds are what is reached; they keep the figures from growing.
@@ -205,7 +208,7 @@ TEST(MemoryReport, TheBenchJobsPlanWithinTheirRatioToPyTorchsLivePeak) {
   const int64_t mlp = Compile("bench/training/mlp.pbtxt").device(0).planned_bytes();
   const int64_t charlm = Compile("demos/charlm/charlm.pbtxt").device(0).planned_bytes();
   EXPECT_LE(mlp, kPyTorchMlpPeak) << mlp;
-  EXPECT_LE(charlm, kPyTorchCharlmPeak * 93 / 100) << charlm;
+  EXPECT_LE(charlm, kPyTorchCharlmPeak * 95 / 100) << charlm;
   CompileOptions two_source_slots;
   two_source_slots.source_slots = 2;
   const int64_t double_buffered =

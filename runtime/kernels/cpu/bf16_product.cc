@@ -8,6 +8,7 @@
 #include "base/cpu_features.h"
 #include "runtime/kernels/cpu/gemm_shape.h"
 #include "runtime/kernels/cpu/parallel_for.h"
+#include "runtime/kernels/cpu/thread_buffers.h"
 
 #ifdef SOFTWIRE_HAVE_DNNL
 #include <omp.h>
@@ -66,7 +67,8 @@ constexpr int64_t kBandedWork = int64_t{4} * 65536;
 
 // One band of rows [row_begin, row_begin + rows) of c, with everything its execution needs, so
 // Run creates nothing: the primitive, memory objects whose handles Run points at the slots,
-// a stream and a scratchpad of its own (bands run concurrently).
+// a stream of its own (bands run concurrently); its scratchpad is the executing thread's
+// (thread_buffers.h).
 struct Band {
   int64_t row_begin = 0;
   int64_t rows = 0;
@@ -74,8 +76,8 @@ struct Band {
   memory a;
   memory b;
   memory c;
-  memory scratchpad;
-  std::vector<uint8_t> scratchpad_bytes;
+  memory scratchpad;  // Its bytes: ThreadBuffer's, set per execution.
+  size_t scratchpad_bytes = 0;
   dnnl::stream stream;
 };
 
@@ -114,7 +116,7 @@ class OneDnnProduct final : public Bf16Product {
   }
 
   // Small products (one band each) whole, spread over lanes: lane i runs products i, i +
-  // lanes, ... with its own stream and scratchpad, so lanes run concurrently.
+  // lanes, ... with its own stream, so lanes run concurrently.
   void RunBatch(ParallelRunner* parallel, const BFloat16* a, const BFloat16* b, float* c,
                 int64_t batch) override {
     if (bands_.size() > 1 || batch <= 1) {
@@ -165,8 +167,8 @@ class OneDnnProduct final : public Bf16Product {
       band.a = memory(descriptor.src_desc(), engine_, DNNL_MEMORY_NONE);
       band.b = memory(descriptor.weights_desc(), engine_, DNNL_MEMORY_NONE);
       band.c = memory(descriptor.dst_desc(), engine_, DNNL_MEMORY_NONE);
-      band.scratchpad_bytes.resize(std::max<size_t>(1, descriptor.scratchpad_desc().get_size()));
-      band.scratchpad = memory(descriptor.scratchpad_desc(), engine_, band.scratchpad_bytes.data());
+      band.scratchpad_bytes = descriptor.scratchpad_desc().get_size();
+      band.scratchpad = memory(descriptor.scratchpad_desc(), engine_, DNNL_MEMORY_NONE);
       band.stream = dnnl::stream(engine_);
       bands_.push_back(std::move(band));
     }
@@ -175,8 +177,7 @@ class OneDnnProduct final : public Bf16Product {
     }
   }
 
-  // A band like `band` (same rows, same primitive) with its own memory objects, stream and
-  // scratchpad.
+  // A band like `band` (same rows, same primitive) with its own memory objects and stream.
   Band Copy(const Band& band, const dnnl::matmul::primitive_desc& descriptor) const {
     Band copy;
     copy.row_begin = band.row_begin;
@@ -185,8 +186,8 @@ class OneDnnProduct final : public Bf16Product {
     copy.a = memory(descriptor.src_desc(), engine_, DNNL_MEMORY_NONE);
     copy.b = memory(descriptor.weights_desc(), engine_, DNNL_MEMORY_NONE);
     copy.c = memory(descriptor.dst_desc(), engine_, DNNL_MEMORY_NONE);
-    copy.scratchpad_bytes.resize(band.scratchpad_bytes.size());
-    copy.scratchpad = memory(descriptor.scratchpad_desc(), engine_, copy.scratchpad_bytes.data());
+    copy.scratchpad_bytes = band.scratchpad_bytes;
+    copy.scratchpad = memory(descriptor.scratchpad_desc(), engine_, DNNL_MEMORY_NONE);
     copy.stream = dnnl::stream(engine_);
     return copy;
   }
@@ -212,6 +213,8 @@ class OneDnnProduct final : public Bf16Product {
     band.a.set_data_handle(const_cast<BFloat16*>(a_band));
     band.b.set_data_handle(const_cast<BFloat16*>(b));
     band.c.set_data_handle(c_rows);
+    band.scratchpad.set_data_handle(
+        ThreadBuffer(ThreadBufferUse::kScratchpad, band.scratchpad_bytes));
     // The C interface takes the arguments as an array: no map to build per firing.
     dnnl_exec_arg_t arguments[] = {{DNNL_ARG_SRC, band.a.get()},
                                    {DNNL_ARG_WEIGHTS, band.b.get()},

@@ -6,7 +6,7 @@
 //   bf16 (base/cpu_features.h) and the build found oneDNN. c is cut into bands of rows, one
 //   primitive per band size, each band run on one of the device's threads with oneDNN
 //   single-threaded there (no OpenMP pool beside the device's threads, as for OpenBLAS:
-//   docs/KERNELS.md); a user-mode scratchpad per band, allocated at creation.
+//   docs/KERNELS.md); a user-mode scratchpad, the executing thread's (thread_buffers.h).
 // - Elsewhere (a Zen 3, a build without oneDNN, SOFTWIRE_CPU_FEATURES_OFF=avx512_bf16): both
 //   inputs widened to float32 (exact) into buffers owned by the product, then OpenBLAS sgemm.
 //   The result is the float32 product of the same bf16 values; slower than float32, since the

@@ -25,11 +25,14 @@
 // in the same bands, so c holds the same values), and each band of c's rows, as soon as it is
 // computed, goes through the statements above on the thread that computed it, while it is in
 // cache (product_epilogue.h). A band lands in the output that is the product's value when the
-// program keeps it (the backward pass reads it), else in a scratch band of the thread's own,
-// grown to the largest band it sees and kept for later firings; c is never written whole. The
-// compiler never lays an output of such a kernel over the product's operands or lays the
-// product's value over an input (proto/fused_program.h FusedMayWriteOver): other bands read
-// all of b, and a band of c lands before the statements read their inputs.
+// program keeps it (the backward pass reads it), else in a float32 output of c's size that no
+// input overlaps (ProductHome: that output is stored from its statement's block, after the
+// block's statements have read c), else in a scratch band of the thread's own, grown to the
+// largest band it sees and kept for later firings (memory outside the plan: only where every
+// output is bfloat16, too small for c). The compiler never lays an output of such a kernel over
+// the product's operands or lays the product's value over an input, nor, where an output can
+// be c's home, any output over an input (proto/fused_program.h FusedMayWriteOver): other bands
+// read all of b, and a band of c lands before the statements read their inputs.
 #include <algorithm>
 #include <cstring>
 #include <memory>
@@ -150,9 +153,10 @@ class FusedKernel final : public Kernel {
   }
 
   Status Run(const KernelContext& context) override {
-    const uint32_t direct = DirectOutputs(context);
+    uint32_t direct = DirectOutputs(context);
     if (has_product_) {
-      Epilogue epilogue(*this, context, direct);
+      float* home = ProductHome(context, &direct);
+      Epilogue epilogue(*this, context, direct, home);
       if (bf16_product_ != nullptr) {
         bf16_product_->Run(context.parallel, context.inputs[0].As<BFloat16>(),
                            context.inputs[1].As<BFloat16>(), epilogue);
@@ -172,15 +176,12 @@ class FusedKernel final : public Kernel {
   // The statements after the product, on each band of its rows (see the file comment).
   class Epilogue final : public ProductEpilogue {
    public:
-    Epilogue(const FusedKernel& kernel, const KernelContext& context, uint32_t direct)
-        : kernel_(kernel), context_(context), direct_(direct) {}
+    Epilogue(const FusedKernel& kernel, const KernelContext& context, uint32_t direct, float* home)
+        : kernel_(kernel), context_(context), direct_(direct), home_(home) {}
 
     float* Rows(int64_t begin, int64_t end) override {
       const int64_t columns = kernel_.gemm_.n;
-      if (kernel_.product_output_ >= 0) {
-        return context_.outputs[static_cast<size_t>(kernel_.product_output_)].As<float>() +
-               begin * columns;
-      }
+      if (home_ != nullptr) return home_ + begin * columns;
       // On a cache line, as the arena's registers are: the product's vector stores and the
       // statements' loads would otherwise split lines.
       thread_local std::vector<float> scratch;
@@ -211,6 +212,7 @@ class FusedKernel final : public Kernel {
     const FusedKernel& kernel_;
     const KernelContext& context_;
     const uint32_t direct_;
+    float* const home_;  // ProductHome: where c's rows go; null: a scratch band.
   };
 
   explicit FusedKernel(int64_t elements) : elements_(elements) {}
@@ -322,17 +324,42 @@ class FusedKernel final : public Kernel {
     uint32_t direct = 0;
     for (size_t output = 0; output < outputs_.size(); ++output) {
       if (!outputs_[output].may_write_directly) continue;
-      const TensorView& written = context.outputs[output];
-      const char* begin = static_cast<const char*>(written.data);
-      const char* end = begin + written.NumBytes();
-      bool overlaps = false;
-      for (const TensorView& input : context.inputs) {
-        const char* input_begin = static_cast<const char*>(input.data);
-        if (input_begin < end && begin < input_begin + input.NumBytes()) overlaps = true;
-      }
-      if (!overlaps) direct |= uint32_t{1} << output;
+      if (!OverlapsAnInput(context, context.outputs[output])) direct |= uint32_t{1} << output;
     }
     return direct;
+  }
+
+  // Where the product's rows land this firing: the output that is its value when the program
+  // keeps it; else, when one exists, a float32 output of c's size that overlaps no input and
+  // is stored from its statement's block (its bit in *direct cleared): a block's statements
+  // read its elements of c before the block's stores overwrite them, and blocks are disjoint,
+  // so c needs no memory of its own (the compiler keeps such outputs off the inputs: proto/
+  // fused_program.h FusedMayWriteOver); else null (a scratch band of the thread's own).
+  float* ProductHome(const KernelContext& context, uint32_t* direct) const {
+    if (product_output_ >= 0) {
+      return context.outputs[static_cast<size_t>(product_output_)].As<float>();
+    }
+    const int64_t c_bytes = gemm_.m * gemm_.n * static_cast<int64_t>(sizeof(float));
+    for (size_t output = 0; output < outputs_.size(); ++output) {
+      const TensorView& candidate = context.outputs[output];
+      if (outputs_[output].store != StoreKind::kCopy || candidate.NumBytes() != c_bytes ||
+          OverlapsAnInput(context, candidate)) {
+        continue;
+      }
+      *direct &= ~(uint32_t{1} << output);
+      return candidate.As<float>();
+    }
+    return nullptr;
+  }
+
+  static bool OverlapsAnInput(const KernelContext& context, const TensorView& written) {
+    const char* begin = static_cast<const char*>(written.data);
+    const char* end = begin + written.NumBytes();
+    for (const TensorView& input : context.inputs) {
+      const char* input_begin = static_cast<const char*>(input.data);
+      if (input_begin < end && begin < input_begin + input.NumBytes()) return true;
+    }
+    return false;
   }
 
   // Flat elements [begin, end); `product`: the product's value there (a product epilogue);

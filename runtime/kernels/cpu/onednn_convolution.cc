@@ -13,6 +13,7 @@
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include "runtime/kernels/cpu/onednn_threads.h"
+#include "runtime/kernels/cpu/thread_buffers.h"
 #endif
 
 namespace softwire {
@@ -39,8 +40,9 @@ constexpr int64_t kMaxLanes = 2;
 // (inputs) or out (the output); else both are the same memory object.
 struct Operand {
   memory user;
-  memory internal;
-  std::vector<uint8_t> bytes;
+  memory internal;  // When reordered, its bytes are ThreadBuffer's, set per execution.
+  size_t bytes = 0;
+  ThreadBufferUse use = ThreadBufferUse::kOperandA;
   dnnl::primitive reorder;
   bool reordered = false;
 };
@@ -54,8 +56,8 @@ struct Lane {
   Operand b;
   memory bias;
   Operand out;
-  memory scratchpad;
-  std::vector<uint8_t> scratchpad_bytes;
+  memory scratchpad;  // Its bytes: ThreadBuffer's, set per execution.
+  size_t scratchpad_bytes = 0;
   std::vector<float> partial;  // Backward weights, lanes after the first: their dw.
   dnnl::stream stream;
 };
@@ -242,15 +244,17 @@ class Convolution final : public OneDnnConvolution {
   }
 
   // `internal` as the primitive wants it, `user` as the slots hold it.
-  Operand MakeOperand(const memory::desc& internal, const memory::desc& user, bool output) const {
+  Operand MakeOperand(const memory::desc& internal, const memory::desc& user, bool output,
+                      ThreadBufferUse use) const {
     Operand operand;
     operand.user = memory(user, engine_, DNNL_MEMORY_NONE);
     if (internal == user) {
       operand.internal = operand.user;
       return operand;
     }
-    operand.bytes.resize(std::max<size_t>(1, internal.get_size()));
-    operand.internal = memory(internal, engine_, operand.bytes.data());
+    operand.bytes = internal.get_size();
+    operand.use = use;
+    operand.internal = memory(internal, engine_, DNNL_MEMORY_NONE);
     operand.reorder = output ? dnnl::reorder(operand.internal, operand.user)
                              : dnnl::reorder(operand.user, operand.internal);
     operand.reordered = true;
@@ -265,11 +269,14 @@ class Convolution final : public OneDnnConvolution {
     lane.primitive = dnnl::primitive(descriptor);
     switch (pass_) {
       case ConvolutionPass::kForward:
-        lane.a = MakeOperand(descriptor.src_desc(),
-                             Images(shape_.x, shape_.x_layout, count, in, false), false);
-        lane.b = MakeOperand(descriptor.weights_desc(), Weights(in, false), false);
-        lane.out = MakeOperand(descriptor.dst_desc(),
-                               Images(shape_.y, shape_.y_layout, count, out, false), true);
+        lane.a =
+            MakeOperand(descriptor.src_desc(), Images(shape_.x, shape_.x_layout, count, in, false),
+                        false, ThreadBufferUse::kOperandA);
+        lane.b = MakeOperand(descriptor.weights_desc(), Weights(in, false), false,
+                             ThreadBufferUse::kOperandB);
+        lane.out =
+            MakeOperand(descriptor.dst_desc(), Images(shape_.y, shape_.y_layout, count, out, false),
+                        true, ThreadBufferUse::kOperandOut);
         if (shape_.has_bias) {
           lane.bias =
               memory(descriptor.query_md(dnnl::query::weights_md, 1), engine_, DNNL_MEMORY_NONE);
@@ -277,22 +284,28 @@ class Convolution final : public OneDnnConvolution {
         break;
       case ConvolutionPass::kBackwardData:
         lane.a = MakeOperand(descriptor.diff_dst_desc(),
-                             Images(shape_.y, shape_.y_layout, count, in, false), false);
-        lane.b = MakeOperand(descriptor.weights_desc(), Weights(in, false), false);
+                             Images(shape_.y, shape_.y_layout, count, in, false), false,
+                             ThreadBufferUse::kOperandA);
+        lane.b = MakeOperand(descriptor.weights_desc(), Weights(in, false), false,
+                             ThreadBufferUse::kOperandB);
         lane.out = MakeOperand(descriptor.diff_src_desc(),
-                               Images(shape_.x, shape_.x_layout, count, out, false), true);
+                               Images(shape_.x, shape_.x_layout, count, out, false), true,
+                               ThreadBufferUse::kOperandOut);
         break;
       case ConvolutionPass::kBackwardWeights:
         lane.a = MakeOperand(descriptor.diff_dst_desc(),
-                             Images(shape_.y, shape_.y_layout, count, in, false), false);
-        lane.b = MakeOperand(descriptor.src_desc(),
-                             Images(shape_.x, shape_.x_layout, count, in, false), false);
-        lane.out = MakeOperand(descriptor.diff_weights_desc(), Weights(f32, false), true);
+                             Images(shape_.y, shape_.y_layout, count, in, false), false,
+                             ThreadBufferUse::kOperandA);
+        lane.b =
+            MakeOperand(descriptor.src_desc(), Images(shape_.x, shape_.x_layout, count, in, false),
+                        false, ThreadBufferUse::kOperandB);
+        lane.out = MakeOperand(descriptor.diff_weights_desc(), Weights(f32, false), true,
+                               ThreadBufferUse::kOperandOut);
         if (lane.begin > 0) lane.partial.resize(static_cast<size_t>(shape_.w.NumElements()));
         break;
     }
-    lane.scratchpad_bytes.resize(std::max<size_t>(1, descriptor.scratchpad_desc().get_size()));
-    lane.scratchpad = memory(descriptor.scratchpad_desc(), engine_, lane.scratchpad_bytes.data());
+    lane.scratchpad_bytes = descriptor.scratchpad_desc().get_size();
+    lane.scratchpad = memory(descriptor.scratchpad_desc(), engine_, DNNL_MEMORY_NONE);
     lane.stream = dnnl::stream(engine_);
   }
 
@@ -336,6 +349,13 @@ class Convolution final : public OneDnnConvolution {
         lane.out.user.set_data_handle(lane.partial.empty() ? out : lane.partial.data());
         break;
     }
+    for (Operand* operand : {&lane.a, &lane.b, &lane.out}) {
+      if (operand->reordered) {
+        operand->internal.set_data_handle(ThreadBuffer(operand->use, operand->bytes));
+      }
+    }
+    lane.scratchpad.set_data_handle(
+        ThreadBuffer(ThreadBufferUse::kScratchpad, lane.scratchpad_bytes));
     Reorder(lane.a, lane.stream, false);
     Reorder(lane.b, lane.stream, false);
     dnnl_exec_arg_t arguments[5] = {{a_argument, lane.a.internal.get()},
