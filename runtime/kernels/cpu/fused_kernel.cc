@@ -27,12 +27,13 @@
 // cache (product_epilogue.h). A band lands in the output that is the product's value when the
 // program keeps it (the backward pass reads it), else in a float32 output of c's size that no
 // input overlaps (ProductHome: that output is stored from its statement's block, after the
-// block's statements have read c), else in a scratch band of the thread's own, grown to the
-// largest band it sees and kept for later firings (memory outside the plan: only where every
-// output is bfloat16, too small for c). The compiler never lays an output of such a kernel over
-// the product's operands or lays the product's value over an input, nor, where an output can
-// be c's home, any output over an input (proto/fused_program.h FusedMayWriteOver): other bands
-// read all of b, and a band of c lands before the statements read their inputs.
+// block's statements have read c), else in a band of the thread's own, grown to the largest
+// band it sees and kept for later firings (memory outside the plan, thread_buffers.h: only
+// where every output is bfloat16, too small for c). The compiler never lays an output of such
+// a kernel over the product's operands or lays the product's value over an input, nor, where
+// an output can be c's home, any output over an input (proto/fused_program.h
+// FusedMayWriteOver): other bands read all of b, and a band of c lands before the statements
+// read their inputs.
 #include <algorithm>
 #include <cstring>
 #include <memory>
@@ -50,6 +51,7 @@
 #include "runtime/kernels/cpu/kernel_signature.h"
 #include "runtime/kernels/cpu/parallel_for.h"
 #include "runtime/kernels/cpu/product_epilogue.h"
+#include "runtime/kernels/cpu/thread_buffers.h"
 
 namespace softwire {
 namespace runtime {
@@ -182,16 +184,10 @@ class FusedKernel final : public Kernel {
     float* Rows(int64_t begin, int64_t end) override {
       const int64_t columns = kernel_.gemm_.n;
       if (home_ != nullptr) return home_ + begin * columns;
-      // On a cache line, as the arena's registers are: the product's vector stores and the
-      // statements' loads would otherwise split lines.
-      thread_local std::vector<float> scratch;
-      constexpr size_t kLine = 64;
-      const size_t size = static_cast<size_t>((end - begin) * columns);
-      if (scratch.size() < size + kLine / sizeof(float))
-        scratch.resize(size + kLine / sizeof(float));
-      void* data = scratch.data();
-      size_t space = scratch.size() * sizeof(float);
-      return static_cast<float*>(std::align(kLine, size * sizeof(float), data, space));
+      // The thread's own band (page-aligned: the product's vector stores and the statements'
+      // loads never split a cache line).
+      const size_t bytes = static_cast<size_t>((end - begin) * columns) * sizeof(float);
+      return static_cast<float*>(ThreadBuffer(ThreadBufferUse::kProductRows, bytes));
     }
 
     void Written(float* rows, int64_t begin, int64_t end, ParallelRunner* parallel) override {

@@ -1,22 +1,27 @@
 #include "runtime/kernels/cpu/thread_buffers.h"
 
+#include <glog/logging.h>
+#include <sys/mman.h>
+
 #include <array>
-#include <memory>
-#include <new>
 
 namespace softwire {
 namespace runtime {
 namespace {
 
-constexpr std::align_val_t kAlignment{64};
-
-struct AlignedFree {
-  void operator()(void* data) const { ::operator delete(data, kAlignment); }
-};
-
+// Mapped, not malloc'd: a buffer given back when it grows (or its thread ends) returns its
+// pages to the system at once, where a freed malloc block of this size stays resident in the
+// thread's malloc arena (glibc raises its mmap threshold after such a free).
 struct Buffer {
-  std::unique_ptr<void, AlignedFree> data;
+  void* data = nullptr;
   size_t bytes = 0;
+
+  ~Buffer() { Release(); }
+  void Release() {
+    if (data != nullptr) ::munmap(data, bytes);
+    data = nullptr;
+    bytes = 0;
+  }
 };
 
 }  // namespace
@@ -24,13 +29,14 @@ struct Buffer {
 void* ThreadBuffer(ThreadBufferUse use, size_t bytes) {
   thread_local std::array<Buffer, static_cast<size_t>(ThreadBufferUse::kCount)> buffers;
   Buffer& buffer = buffers[static_cast<size_t>(use)];
-  if (buffer.bytes < bytes || buffer.data == nullptr) {
-    buffer.data.reset();  // Free first: the old and the new never held at once.
-    const size_t size = bytes == 0 ? 1 : bytes;
-    buffer.data.reset(::operator new(size, kAlignment));
-    buffer.bytes = size;
-  }
-  return buffer.data.get();
+  if (buffer.data != nullptr && buffer.bytes >= bytes) return buffer.data;
+  buffer.Release();  // First: the old and the new are never held at once.
+  const size_t size = bytes == 0 ? 1 : bytes;
+  void* data = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  CHECK(data != MAP_FAILED) << "ThreadBuffer: mmap of " << size << " bytes failed";
+  buffer.data = data;
+  buffer.bytes = size;
+  return data;
 }
 
 }  // namespace runtime
