@@ -6,7 +6,8 @@ For each link rate a cluster, `scripts/cluster up 2 --netns --link-rate RATE`, a
 once; then R rounds, each a calibration run (`softwire run` of the job on one 1-core cpu
 device, traced: the rate of its matmul kernels is the cost model's FLOP/s for this cpu,
 measured in the same sitting) followed by the job submitted to each cluster (pp 2). The prediction simulates the 2-node cluster spec
-with that rate and the link's bandwidth. The job's ops are pinned to the stages the server
+with that rate and the link's bandwidth as one TCP stream between the two namespaces carries it
+in the same round (the nominal rate's payload is printed beside it). The job's ops are pinned to the stages the server
 chooses for its nodes (fc1, fc1_bias, relu1 | the rest), so the plan simulated is the plan run:
 the server does not know the links' bandwidth, and at 1 Gbit/s placement would otherwise cut
 the graph elsewhere in the simulation than on the nodes.
@@ -84,6 +85,67 @@ def matmul_rate(trace, skip):
         flops += MATMUL_FLOPS[e["name"].split(".")[0]]
         seconds += e["dur"] / 1e6
     return flops / seconds
+
+
+RECEIVER = r"""
+import socket, sys, time
+server = socket.socket()
+server.bind((sys.argv[1], 0))
+server.listen(1)
+print(server.getsockname()[1], flush=True)
+connection, _ = server.accept()
+total, first = 0, None
+while True:
+    data = connection.recv(1 << 20)
+    if not data:
+        break
+    if first is None:
+        first = time.perf_counter()
+    total += len(data)
+print(total, time.perf_counter() - first, flush=True)
+"""
+SENDER = r"""
+import socket, sys
+connection = socket.create_connection((sys.argv[1], int(sys.argv[2])))
+chunk = bytes(1 << 20)
+for _ in range(int(sys.argv[3])):
+    connection.sendall(chunk)
+connection.close()
+"""
+
+
+def netns_env(cluster_dir):
+    values = {}
+    with open(os.path.join(cluster_dir, "netns.env")) as f:
+        for line in f:
+            key, _, value = line.strip().partition("=")
+            if key:
+                values[key] = value
+    return values
+
+
+def link_rate(cluster_dir, nominal_bytes_per_s, repeats=3):
+    """Bytes/s of one TCP stream from node0's namespace to node1's over the shaped path (the
+    data plane's one ordered stream per direction): the median of `repeats` transfers of 1 MiB
+    writes, each about half a second at the nominal rate (at least 64 MiB), timed by the
+    receiver from its first byte to the last."""
+    ns = netns_env(cluster_dir)
+    mib = max(64, int(nominal_bytes_per_s * 0.5 / (1 << 20)))
+    rates = []
+    for _ in range(repeats):
+        receiver = subprocess.Popen(["ip", "netns", "exec", ns["NETNS_NAMESPACE_1"], sys.executable,
+                                     "-c", RECEIVER, ns["NETNS_ADDRESS_1"]],
+                                    stdout=subprocess.PIPE, text=True)
+        try:
+            port = receiver.stdout.readline().strip()
+            run(["ip", "netns", "exec", ns["NETNS_NAMESPACE_0"], sys.executable, "-c", SENDER,
+                 ns["NETNS_ADDRESS_1"], port, str(mib)], timeout=120)
+            total, seconds = receiver.stdout.readline().split()
+            rates.append(int(total) / float(seconds))
+        finally:
+            receiver.kill()
+            receiver.wait()
+    return statistics.median(rates)
 
 
 def pinned_job(path):
@@ -178,29 +240,38 @@ def main():
                   "from the step time); load %s"
                   % (r + 1, one_device * 1e3, kernel_flops / 1e9, step_flops / 1e9, load()))
             for rate in rates:
-                bandwidth = rate_bits(rate) / 8 * PAYLOAD_SHARE
+                nominal = rate_bits(rate) / 8 * PAYLOAD_SHARE
+                # The link as it carries one stream here, measured as the matmuls are: the
+                # shaper sets it at 1 Gbit/s; at 10 Gbit/s the veth pair and the two vCPUs do.
+                bandwidth = link_rate(clusters[rate][0]["SOFTWIRE_CLUSTER_DIR"], nominal)
                 measured_file = os.path.join(work, "cluster-%s-%d.jsonl" % (rate, r))
                 run(clusters[rate][1] + ["--steps", str(args.steps), "--metrics-out",
                                          measured_file])
                 measured = steady_seconds(measured_file, args.skip)
                 predicted = {}
-                for name, flops in (("kernels", kernel_flops), ("step", step_flops)):
-                    spec = write(os.path.join(work, "two-%s-%d-%s.pbtxt" % (rate, r, name)),
+                for name, flops, link in (("kernels", kernel_flops, bandwidth),
+                                          ("step", step_flops, bandwidth),
+                                          ("nominal link", kernel_flops, nominal)):
+                    spec = write(os.path.join(work, "two-%s-%d-%s.pbtxt" % (rate, r, name[0])),
                                  'node { name: "node0" %s }\nnode { name: "node1" %s }\n'
                                  'link { from: "node0" to: "node1" bandwidth: %.6g }\n'
-                                 % (device(flops), device(flops), bandwidth))
+                                 % (device(flops), device(flops), link))
                     predicted[name] = simulate(softwire, job, spec, pp, m, args.steps)
                 error = (measured - predicted["kernels"]) / predicted["kernels"]
                 step_error = (measured - predicted["step"]) / predicted["step"]
+                nominal_error = (measured - predicted["nominal link"]) / predicted["nominal link"]
                 rounds[rate].append(dict(
                     one_device_s=one_device, kernel_flops=kernel_flops, step_flops=step_flops,
+                    link_bytes_per_s=bandwidth, nominal_bytes_per_s=nominal,
                     measured_s=measured, predicted_s=predicted["kernels"], error=error,
                     predicted_from_step_s=predicted["step"], error_from_step=step_error,
-                    load=load()))
-                print("  %-7s predicted %.1f ms, measured %.1f ms: error %+.1f%%  (from the step "
-                      "time: predicted %.1f ms, %+.1f%%)"
-                      % (rate, predicted["kernels"] * 1e3, measured * 1e3, error * 100,
-                         predicted["step"] * 1e3, step_error * 100))
+                    predicted_nominal_link_s=predicted["nominal link"],
+                    error_nominal_link=nominal_error, load=load()))
+                print("  %-7s link %.2f Gbit/s of payload (nominal %.2f); predicted %.1f ms, "
+                      "measured %.1f ms: error %+.1f%%  (from the step time %+.1f%%; with the "
+                      "nominal link %+.1f%%)"
+                      % (rate, bandwidth * 8 / 1e9, nominal * 8 / 1e9, predicted["kernels"] * 1e3,
+                         measured * 1e3, error * 100, step_error * 100, nominal_error * 100))
     finally:
         for cluster_env, _ in clusters.values():
             subprocess.run([cluster_script, "down"], env=cluster_env, stdout=subprocess.DEVNULL,
@@ -212,14 +283,19 @@ def main():
         predicted = statistics.median(x["predicted_s"] for x in rounds[rate])
         median_error = statistics.median(x["error"] for x in rounds[rate])
         step_error = statistics.median(x["error_from_step"] for x in rounds[rate])
-        print("%s: measured %.1f ms/step (median of %d), predicted %.1f ms (median); median "
-              "error %+.1f%% (target within 5%%: %s); from the step time: %+.1f%%; %.0f samples/s"
-              % (rate, measured * 1e3, len(rounds[rate]), predicted * 1e3, median_error * 100,
-                 "met" if abs(median_error) <= 0.05 else "missed", step_error * 100,
-                 samples / measured))
+        nominal_error = statistics.median(x["error_nominal_link"] for x in rounds[rate])
+        link = statistics.median(x["link_bytes_per_s"] for x in rounds[rate])
+        print("%s: link %.2f Gbit/s of payload (median); measured %.1f ms/step (median of %d), "
+              "predicted %.1f ms (median); median error %+.1f%% (target within 5%%: %s); from "
+              "the step time: %+.1f%%; with the nominal link: %+.1f%%; %.0f samples/s"
+              % (rate, link * 8 / 1e9, measured * 1e3, len(rounds[rate]), predicted * 1e3,
+                 median_error * 100, "met" if abs(median_error) <= 0.05 else "missed",
+                 step_error * 100, nominal_error * 100, samples / measured))
         results.append(dict(rate=rate, bandwidth=rate_bits(rate) / 8 * PAYLOAD_SHARE,
-                            rounds=rounds[rate], measured_s=measured, predicted_s=predicted,
-                            median_error=median_error, median_error_from_step=step_error))
+                            link_bytes_per_s=link, rounds=rounds[rate], measured_s=measured,
+                            predicted_s=predicted, median_error=median_error,
+                            median_error_from_step=step_error,
+                            median_error_nominal_link=nominal_error))
     print("\nload average at the end: %s" % load())
     if args.json:
         with open(args.json, "w") as f:
