@@ -218,7 +218,7 @@ int RunChild(const std::string& plan_file, const std::string& peer, int shm_chun
 // whole), which loopback moves faster than one call per large tensor: the best this plain
 // socket does. Twice: the first round warms the connection (window and buffer growth), as the
 // data plane's connection is warm after its first run; the reader times the second. Then
-// prints "cpu SECONDS" : its CPU (user + system) in the second round.
+// prints "cpu SECONDS": its CPU (user + system) in the second round.
 int RunRawWriter(const std::string& address, int64_t size, int64_t total) {
   DieWithParent();
   std::vector<char> data(static_cast<size_t>(size), 'x');
