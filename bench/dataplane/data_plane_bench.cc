@@ -346,7 +346,7 @@ Rates MeasureRates(int64_t size, int64_t total, int repeats, int wire_slots, int
       CHECK_EQ(child.ReadLine(), "attached");
       share.Attach({{"node0", address}}, /*trace=*/true);
       child.Send("run");
-      share.Run();
+      const double traced_seconds = share.Run();
       const std::string cpu = child.ReadLine();
       CHECK_EQ(cpu.rfind("cpu ", 0), 0u) << cpu;
       const std::string count = child.ReadLine();
@@ -366,7 +366,10 @@ Rates MeasureRates(int64_t size, int64_t total, int repeats, int wire_slots, int
       fills.receiver_cpu_us = share.cpu_seconds() * 1e6 / fill_count;
       fills.sender_switches = static_cast<double>(sender_switches) / fill_count;
       fills.receiver_switches = static_cast<double>(share.switches()) / fill_count;
-      timeline = Describe(fills);
+      char rate[64];
+      std::snprintf(rate, sizeof(rate), "; this traced run %.2f GB/s",
+                    static_cast<double>(pieces * size) / traced_seconds / 1e9);
+      timeline = Describe(fills) + rate;
     }
   }
   return Rates{Median(baselines), Median(rates), Median(writer_cpu), Median(reader_cpu), timeline};
