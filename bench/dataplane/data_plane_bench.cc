@@ -61,9 +61,10 @@ struct ProcessUsage {
   int64_t switches = 0;
 };
 
-ProcessUsage UsageNow() {
+// `who`: RUSAGE_SELF (every thread) or RUSAGE_THREAD (the calling thread).
+ProcessUsage UsageNow(int who = RUSAGE_SELF) {
   rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
+  getrusage(who, &usage);
   const auto seconds = [](const timeval& time) { return time.tv_sec + time.tv_usec / 1e6; };
   return {seconds(usage.ru_utime) + seconds(usage.ru_stime),
           static_cast<int64_t>(usage.ru_nvcsw + usage.ru_nivcsw)};
@@ -216,7 +217,8 @@ int RunChild(const std::string& plan_file, const std::string& peer, int shm_chun
 // 2 x TOTAL bytes in SIZE tensors, each in the data plane's chunks (1 MiB; smaller tensors
 // whole), which loopback moves faster than one call per large tensor: the best this plain
 // socket does. Twice: the first round warms the connection (window and buffer growth), as the
-// data plane's connection is warm after its first run; the reader times the second.
+// data plane's connection is warm after its first run; the reader times the second. Then
+// prints "cpu SECONDS": its CPU (user + system) in the second round.
 int RunRawWriter(const std::string& address, int64_t size, int64_t total) {
   DieWithParent();
   std::vector<char> data(static_cast<size_t>(size), 'x');
@@ -224,17 +226,28 @@ int RunRawWriter(const std::string& address, int64_t size, int64_t total) {
       runtime::net::Socket::Connect(address, std::chrono::seconds(5));
   CHECK(socket.ok()) << socket.status();
   const int64_t chunk = std::min<int64_t>(size, int64_t{1} << 20);
+  ProcessUsage timed_began;
   for (int64_t sent = 0; sent < 2 * total; sent += size) {
+    if (sent == total) timed_began = UsageNow();
     for (int64_t at = 0; at < size; at += chunk) {
       CHECK(socket->SendAll(data.data() + at, std::min(chunk, size - at)).ok());
     }
   }
+  std::cout << "cpu " << UsageNow().cpu_seconds - timed_began.cpu_seconds << std::endl;
   return 0;
 }
 
+// One measurement of a baseline: bytes per second, and for raw TCP the CPU per tensor of its
+// writer and reader (0 for memcpy).
+struct Baseline {
+  double rate = 0;
+  double writer_cpu_us = 0;
+  double reader_cpu_us = 0;
+};
+
 // Bytes per second over a plain loopback socket: a --raw-writer child writes, this process
 // reads into one buffer.
-double RawTcpRate(int64_t size, int64_t total) {
+Baseline RawTcpRate(int64_t size, int64_t total) {
   std::vector<char> buffer(static_cast<size_t>(size), 0);  // Touched: no page faults timed.
   StatusOr<runtime::net::Socket> listener = runtime::net::Socket::Listen("127.0.0.1:0");
   CHECK(listener.ok()) << listener.status();
@@ -246,16 +259,22 @@ double RawTcpRate(int64_t size, int64_t total) {
     CHECK(socket->ReceiveAll(buffer.data(), size).ok());
   }
   const Clock::time_point began = Clock::now();
+  const ProcessUsage reader_began = UsageNow(RUSAGE_THREAD);
   for (int64_t got = 0; got < total; got += size) {
     CHECK(socket->ReceiveAll(buffer.data(), size).ok());
   }
   const double seconds = std::chrono::duration<double>(Clock::now() - began).count();
-  return static_cast<double>(total) / seconds;
+  const double reader_cpu = UsageNow(RUSAGE_THREAD).cpu_seconds - reader_began.cpu_seconds;
+  const std::string writer_cpu = writer.ReadLine();
+  CHECK_EQ(writer_cpu.rfind("cpu ", 0), 0u) << writer_cpu;
+  const double tensors = static_cast<double>(total / size);
+  return {static_cast<double>(total) / seconds, std::stod(writer_cpu.substr(4)) * 1e6 / tensors,
+          reader_cpu * 1e6 / tensors};
 }
 
 // Bytes per second of memcpy of `size` bytes at a time over `total` bytes, between buffers
 // alternating as the transfer's slots do: what the same-host path is measured against.
-double MemcpyRate(int64_t size, int64_t total) {
+Baseline MemcpyRate(int64_t size, int64_t total) {
   // Two source and two destination buffers, as the transfer's 2-slot registers have.
   std::vector<std::vector<char>> from(2, std::vector<char>(static_cast<size_t>(size), 'x'));
   std::vector<std::vector<char>> to(2, std::vector<char>(static_cast<size_t>(size), 0));
@@ -266,7 +285,7 @@ double MemcpyRate(int64_t size, int64_t total) {
     from[copies % 2][static_cast<size_t>(copies) % from[0].size()] ^= 1;  // Kept.
   }
   const double seconds = std::chrono::duration<double>(Clock::now() - began).count();
-  return static_cast<double>(total) / seconds;
+  return {static_cast<double>(total) / seconds};
 }
 
 int32_t ActorId(const proto::Plan& plan, const std::string& name) {
@@ -280,6 +299,9 @@ int32_t ActorId(const proto::Plan& plan, const std::string& name) {
 struct Rates {
   double baseline = 0;
   double plane = 0;
+  // Medians of the baselines' CPU per tensor (raw TCP's writer and reader; 0 for memcpy).
+  double baseline_writer_cpu_us = 0;
+  double baseline_reader_cpu_us = 0;
   std::string timeline;  // Of one more, traced run (--trace); empty otherwise.
 };
 
@@ -288,7 +310,7 @@ struct Rates {
 // `shm_chunks`: both data planes' shared_memory_chunks (0: over TCP).
 Rates MeasureRates(int64_t size, int64_t total, int repeats, int wire_slots, int send_in_flight,
                    int shm_chunks, bool traced, const std::string& plan_file,
-                   const std::function<double(int64_t size, int64_t total)>& baseline) {
+                   const std::function<Baseline(int64_t size, int64_t total)>& baseline) {
   const int64_t pieces = std::max<int64_t>(8, total / size);
   const proto::Plan plan = TransferPlan(size, pieces, wire_slots, send_in_flight);
   CHECK(WriteFileAtomically(plan_file, plan.SerializeAsString()).ok());
@@ -299,6 +321,8 @@ Rates MeasureRates(int64_t size, int64_t total, int repeats, int wire_slots, int
   CHECK(plane.ok()) << plane.status();
   std::vector<double> rates;
   std::vector<double> baselines;
+  std::vector<double> writer_cpu;
+  std::vector<double> reader_cpu;
   std::string timeline;
   {
     ShareRunner share(plan, "node1", plane->get());
@@ -306,7 +330,10 @@ Rates MeasureRates(int64_t size, int64_t total, int repeats, int wire_slots, int
         {SelfPath(), "--child", plan_file, (*plane)->address(), std::to_string(shm_chunks)});
     const std::string address = child.ReadLine().substr(8);
     for (int r = 0; r < repeats; ++r) {
-      baselines.push_back(baseline(size, pieces * size));
+      const Baseline measured = baseline(size, pieces * size);
+      baselines.push_back(measured.rate);
+      writer_cpu.push_back(measured.writer_cpu_us);
+      reader_cpu.push_back(measured.reader_cpu_us);
       child.Send("attach");
       CHECK_EQ(child.ReadLine(), "attached");
       share.Attach({{"node0", address}});
@@ -319,7 +346,7 @@ Rates MeasureRates(int64_t size, int64_t total, int repeats, int wire_slots, int
       CHECK_EQ(child.ReadLine(), "attached");
       share.Attach({{"node0", address}}, /*trace=*/true);
       child.Send("run");
-      share.Run();
+      const double traced_seconds = share.Run();
       const std::string cpu = child.ReadLine();
       CHECK_EQ(cpu.rfind("cpu ", 0), 0u) << cpu;
       const std::string count = child.ReadLine();
@@ -339,10 +366,13 @@ Rates MeasureRates(int64_t size, int64_t total, int repeats, int wire_slots, int
       fills.receiver_cpu_us = share.cpu_seconds() * 1e6 / fill_count;
       fills.sender_switches = static_cast<double>(sender_switches) / fill_count;
       fills.receiver_switches = static_cast<double>(share.switches()) / fill_count;
-      timeline = Describe(fills);
+      char rate[64];
+      std::snprintf(rate, sizeof(rate), "; this traced run %.2f GB/s",
+                    static_cast<double>(pieces * size) / traced_seconds / 1e9);
+      timeline = Describe(fills) + rate;
     }
   }
-  return Rates{Median(baselines), Median(rates), timeline};
+  return Rates{Median(baselines), Median(rates), Median(writer_cpu), Median(reader_cpu), timeline};
 }
 
 int Main(int argc, char** argv) {
@@ -400,7 +430,12 @@ int Main(int argc, char** argv) {
     std::printf("%-10lld %9.2f %9.2f %5.0f%%   %9.2f %9.2f %5.0f%%\n", static_cast<long long>(size),
                 tcp.baseline / 1e9, tcp.plane / 1e9, 100.0 * tcp.plane / tcp.baseline,
                 shm.baseline / 1e9, shm.plane / 1e9, 100.0 * shm.plane / shm.baseline);
-    if (traced) std::printf("  TCP: %s\n  shm: %s\n", tcp.timeline.c_str(), shm.timeline.c_str());
+    if (traced) {
+      std::printf("  TCP: %s\n  shm: %s\n", tcp.timeline.c_str(), shm.timeline.c_str());
+      std::printf(
+          "  raw TCP per tensor (median of the repeats): cpu writer %.1f us, reader %.1f us\n",
+          tcp.baseline_writer_cpu_us, tcp.baseline_reader_cpu_us);
+    }
     std::fflush(stdout);
   }
   std::remove(plan_file.c_str());

@@ -43,7 +43,7 @@ void OutboundStream::SendMessage(const actors::ProtocolMessage& message) {
     MutexLock lock(&mutex_);
     if (!messages_.empty() || writing_ || stopping_) {
       messages_.push_back(std::move(item));
-      changed_.NotifyOne();
+      WakeWriterIfIdle();
       return;
     }
     writing_ = true;  // Idle: try it now on this thread, without waiting for room.
@@ -58,7 +58,7 @@ void OutboundStream::SendMessage(const actors::ProtocolMessage& message) {
     messages_.push_front(std::move(item));  // Before anything queued meanwhile.
   }
   writing_ = false;
-  changed_.NotifyAll();
+  WakeWriterIfIdle();
 }
 
 namespace {
@@ -91,7 +91,7 @@ void OutboundStream::SendBytes(const FrameHeader& header, const char* data,
     if (!messages_.empty() || !fills_.empty() || writing_ || stopping_ ||
         header.payload_bytes > inline_bytes_) {
       fills_.push_back(std::move(item));
-      changed_.NotifyOne();
+      WakeWriterIfIdle();
       return;
     }
     writing_ = true;  // Nothing queued, the socket idle: write on this thread, no hand-off.
@@ -101,9 +101,19 @@ void OutboundStream::SendBytes(const FrameHeader& header, const char* data,
   {
     MutexLock lock(&mutex_);
     writing_ = false;
-    changed_.NotifyAll();  // Messages queued meanwhile go out after these bytes.
+    WakeWriterIfIdle();  // Messages queued meanwhile go out after these bytes.
   }
   item.done(broken_.load() ? broken_status_ : Status::Ok());
+}
+
+// Only the writer thread waits on `changed_`, and only for work while nobody writes: a caller
+// that wrote inline and left nothing queued does not wake it (a wake-up and a context switch
+// per message or fill, twice per small fill, for nothing), and one that queues while another
+// thread writes leaves the wake-up to that thread, which finds the queue when it is done.
+void OutboundStream::WakeWriterIfIdle() {
+  if (writing_) return;
+  if (messages_.empty() && fills_.empty() && !stopping_) return;
+  changed_.NotifyOne();
 }
 
 void OutboundStream::WriteLoop() {
@@ -143,8 +153,7 @@ void OutboundStream::WriteLoop() {
     }
     if (have_fill) WriteFill(fill);
     MutexLock lock(&mutex_);
-    writing_ = false;
-    changed_.NotifyAll();
+    writing_ = false;  // This thread looks at the queues again next; nobody else waits.
   }
 }
 

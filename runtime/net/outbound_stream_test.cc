@@ -100,6 +100,52 @@ TEST(OutboundStreamTest, ASmallFillOnAnIdleStreamIsWrittenOnTheCallersThread) {
   EXPECT_EQ(payload, bytes);
 }
 
+// The writer thread is not woken when a caller writes inline and leaves nothing queued; a
+// message queued while a caller writes a fill is then the caller's to hand over when it is done.
+TEST(OutboundStreamTest, AMessageQueuedWhileTheCallerWritesAFillGoesOutOnceTheFillIsDone) {
+  SocketPair pair = Connect();
+  const std::vector<char> bytes(64 << 20, 'h');  // Blocks the caller until the test reads.
+  OutboundStream stream(
+      std::move(pair.sender), "peer", 1 << 20, [](const Status&) {}, nullptr,
+      /*inline_bytes=*/static_cast<int64_t>(bytes.size()));
+  std::promise<std::thread::id> done_on;
+  std::thread caller([&] {
+    stream.SendBytes(FillHeader(10, static_cast<int64_t>(bytes.size())), bytes.data(),
+                     [&](Status status) {
+                       EXPECT_TRUE(status.ok()) << status;
+                       done_on.set_value(std::this_thread::get_id());
+                     });
+  });
+  const std::thread::id caller_id = caller.get_id();
+  FrameHeader header;
+  ASSERT_TRUE(pair.receiver.ReceiveAll(&header, sizeof(header)).ok());  // It has begun.
+  EXPECT_EQ(header.register_id, 10);
+  actors::ProtocolMessage message;
+  message.job = 5;
+  message.register_id = 11;
+  stream.SendMessage(message);  // Queued: the caller owns the socket.
+  std::vector<char> payload(bytes.size());
+  ASSERT_TRUE(pair.receiver.ReceiveAll(payload.data(), header.payload_bytes).ok());
+  EXPECT_EQ(payload, bytes);
+  caller.join();
+  EXPECT_EQ(done_on.get_future().get(), caller_id);  // Written inline, on the caller's thread.
+  // The message follows without any further call on the stream.
+  std::future<Status> next = std::async(std::launch::async, [&] {
+    Status status = pair.receiver.ReceiveAll(&header, sizeof(header));
+    if (!status.ok()) return status;
+    actors::ProtocolMessage received;
+    status = pair.receiver.ReceiveAll(&received, sizeof(received));
+    if (status.ok() && received.register_id != 11) status = InternalError("another message");
+    return status;
+  });
+  if (next.wait_for(10s) != std::future_status::ready) {
+    pair.receiver.Shutdown();  // Ends the read; the test fails.
+    FAIL() << "the queued message never went out";
+  }
+  EXPECT_TRUE(next.get().ok());
+  EXPECT_EQ(header.type, FrameType::kMessage);
+}
+
 TEST(OutboundStreamTest, AStoppedJobsQueuedFillIsCancelledUnwrittenAndTheOneInFlightFinishes) {
   SocketPair pair = Connect();
   OutboundStream stream(std::move(pair.sender), "peer", 1 << 20, [](const Status&) {});

@@ -1,5 +1,7 @@
 #include "runtime/net/receive_buffer.h"
 
+#include <sys/uio.h>
+
 #include <algorithm>
 #include <cstring>
 
@@ -23,11 +25,29 @@ Status ReceiveBuffer::ReceiveAll(void* data, int64_t bytes) {
       bytes -= taken;
       continue;
     }
-    if (bytes >= direct_bytes_) return socket_->ReceiveAll(at, bytes);  // A payload: no copy.
+    if (bytes >= direct_bytes_) return ReceiveDirect(at, bytes);
     SOFTWIRE_ASSIGN_OR_RETURN(
         int64_t got, socket_->ReceiveSome(buffer_.data(), static_cast<int64_t>(buffer_.size())));
     begin_ = 0;
     end_ = got;
+  }
+  return Status::Ok();
+}
+
+// A payload straight into its destination (no copy). Each call also offers the empty buffer
+// behind it, so the one that ends the payload takes the frames already after it (its Ready,
+// other sends' Releases) instead of leaving them to a recv of their own.
+Status ReceiveBuffer::ReceiveDirect(char* at, int64_t bytes) {
+  while (bytes > 0) {
+    const iovec parts[2] = {{at, static_cast<size_t>(bytes)}, {buffer_.data(), buffer_.size()}};
+    SOFTWIRE_ASSIGN_OR_RETURN(int64_t got, socket_->ReceiveSome(parts, 2));
+    if (got > bytes) {  // The payload is in; what followed it is buffered.
+      begin_ = 0;
+      end_ = got - bytes;
+      return Status::Ok();
+    }
+    at += got;
+    bytes -= got;
   }
   return Status::Ok();
 }

@@ -4,7 +4,9 @@
 // payload still goes from the socket straight into its slot.
 //
 // ReceiveAll(bytes) first hands out what the buffer holds; a remainder of at least
-// `direct_bytes` is then received straight into the destination (no copy); a smaller one
+// `direct_bytes` is then received straight into the destination (no copy), each recvmsg
+// offering the buffer behind it, so the frames that already follow the payload (its Ready)
+// come in with its last bytes rather than with a recv of their own; a smaller one
 // refills the buffer with whatever the socket has ready (one recv of up to `capacity` bytes,
 // waiting only for the first), so the next frames are already here. At most `capacity` bytes of
 // a payload are copied once more than without the buffer.
@@ -38,6 +40,8 @@ class ReceiveBuffer {
   int64_t buffered() const { return end_ - begin_; }
 
  private:
+  Status ReceiveDirect(char* at, int64_t bytes);
+
   Socket* const socket_;
   const int64_t direct_bytes_;
   std::vector<char> buffer_;

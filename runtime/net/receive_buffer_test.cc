@@ -62,6 +62,29 @@ TEST_F(ReceiveBufferTest, ALargePayloadAfterAHeaderArrivesWhole) {
   EXPECT_EQ(buffer.buffered(), 0);
 }
 
+TEST_F(ReceiveBufferTest, FramesThatFollowALargePayloadComeInWithItsLastBytes) {
+  std::vector<char> payload(64 << 10);
+  std::iota(payload.begin(), payload.end(), 0);
+  const std::string header = "header";
+  const std::string after = "ready;release;";
+  ASSERT_TRUE(writer_.SendAll(header.data(), static_cast<int64_t>(header.size())).ok());
+  ReceiveBuffer buffer(&reader_);
+  std::string got_header(header.size(), '\0');
+  ASSERT_TRUE(buffer.ReceiveAll(got_header.data(), static_cast<int64_t>(header.size())).ok());
+  // Everything is sent before the payload is read (a socketpair holds ~200 KiB).
+  ASSERT_TRUE(writer_.SendAll(payload.data(), static_cast<int64_t>(payload.size())).ok());
+  ASSERT_TRUE(writer_.SendAll(after.data(), static_cast<int64_t>(after.size())).ok());
+  std::vector<char> got(payload.size());
+  ASSERT_TRUE(buffer.ReceiveAll(got.data(), static_cast<int64_t>(got.size())).ok());
+  EXPECT_EQ(got_header, header);
+  EXPECT_EQ(got, payload);
+  // What followed the payload came in with it: buffered, no further system call needed.
+  EXPECT_EQ(buffer.buffered(), static_cast<int64_t>(after.size()));
+  std::string got_after(after.size(), '\0');
+  ASSERT_TRUE(buffer.ReceiveAll(got_after.data(), static_cast<int64_t>(after.size())).ok());
+  EXPECT_EQ(got_after, after);
+}
+
 TEST_F(ReceiveBufferTest, TheEndOfTheStreamBeforeAllBytesIsAnError) {
   ASSERT_TRUE(writer_.SendAll("abc", 3).ok());
   writer_.Close();

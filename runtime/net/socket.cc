@@ -191,6 +191,18 @@ StatusOr<int64_t> Socket::ReceiveSome(void* data, int64_t bytes) {
   }
 }
 
+StatusOr<int64_t> Socket::ReceiveSome(const struct iovec* iov, int count) {
+  msghdr message{};
+  message.msg_iov = const_cast<struct iovec*>(iov);
+  message.msg_iovlen = static_cast<size_t>(count);
+  while (true) {
+    const ssize_t got = recvmsg(fd_, &message, 0);
+    if (got > 0) return static_cast<int64_t>(got);
+    if (got == 0) return UnavailableError("the peer closed the connection");
+    if (errno != EINTR) return UnavailableError("receive: " + ErrnoText());
+  }
+}
+
 bool Socket::PeerClosed() const {
   pollfd state{fd_, POLLRDHUP, 0};
   return poll(&state, 1, 0) > 0 && (state.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0;

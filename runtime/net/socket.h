@@ -50,6 +50,8 @@ class Socket {
   // Receives what the socket has, 1 to `bytes` bytes, waiting only for the first: how many;
   // Unavailable on end of stream (or shutdown).
   StatusOr<int64_t> ReceiveSome(void* data, int64_t bytes);
+  // The same into `count` buffers in order (one recvmsg): the first filled before the next.
+  StatusOr<int64_t> ReceiveSome(const struct iovec* iov, int count);
 
   // Whether the peer closed or reset the connection (without reading from it). Thread-safe.
   bool PeerClosed() const;

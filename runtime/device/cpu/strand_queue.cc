@@ -23,7 +23,9 @@ DeviceQueue::Outcome StrandQueue::Launch(const LaunchRequest& request, Status* k
     held_ = true;
   }
   if (request.kernel->finishes_off_queue()) {
-    Start(request);
+    // Its work may end before Start returns (a small fill written on this thread): then it
+    // completed inline, and the caller holds the strand as after any inline run.
+    if (Start(request, kernel_status) == Started::kCompleted) return Outcome::kRanInline;
     ReleaseInline();  // Runs what queued meanwhile, then lets go.
     return Outcome::kDeferred;
   }
@@ -45,7 +47,7 @@ void StrandQueue::ReleaseInline() {
       deferred_.pop_front();
     }
     if (request.kernel->finishes_off_queue()) {
-      Start(request);  // Reported when its work ends.
+      Start(request, nullptr);  // Reported to its actor, on another thread, when its work ends.
       continue;
     }
     // Reported after the kernel returned and while we still hold the strand: the owner's
@@ -54,19 +56,44 @@ void StrandQueue::ReleaseInline() {
   }
 }
 
-void StrandQueue::Start(const LaunchRequest& request) {
+namespace {
+
+// One started firing's report: exactly one, also when Start throws after handing `done` on
+// (then the first of the two wins: the throw's error, or the work's end). Until the launching
+// thread's Start returned, a completion is kept here for it instead of going to the listener.
+struct StartedFiring {
+  std::atomic<bool> reported{false};
+  Mutex mutex;
+  bool start_returned GUARDED_BY(mutex) = false;
+  bool completed GUARDED_BY(mutex) = false;
+  Status status GUARDED_BY(mutex);
+};
+
+}  // namespace
+
+StrandQueue::Started StrandQueue::Start(const LaunchRequest& request, Status* early_status) {
   if (request.stopping->load(std::memory_order_relaxed)) {
     request.listener->OnLaunchCompleted(request.actor, request.firing,
                                         CancelledError("the job is stopping"));
-    return;
+    return Started::kReported;
   }
-  // Exactly one report, also when Start throws after handing `done` on (then the first of the
-  // two wins: the throw's error, or the work's end).
-  auto reported = std::make_shared<std::atomic<bool>>(false);
-  auto report = [request, reported](Status status) {
-    if (reported->exchange(true)) return;
+  auto firing = std::make_shared<StartedFiring>();
+  if (early_status == nullptr) {
+    MutexLock lock(&firing->mutex);
+    firing->start_returned = true;  // Nobody takes an early completion: report every one.
+  }
+  auto report = [request, firing](Status status) {
+    if (firing->reported.exchange(true)) return;
     if (request.times != nullptr) {
       request.times->end.store(TraceClock::Now(), std::memory_order_release);
+    }
+    {
+      MutexLock lock(&firing->mutex);
+      if (!firing->start_returned) {  // The launching thread takes it when Start returns.
+        firing->completed = true;
+        firing->status = std::move(status);
+        return;
+      }
     }
     request.listener->OnLaunchCompleted(request.actor, request.firing, std::move(status));
   };
@@ -78,6 +105,12 @@ void StrandQueue::Start(const LaunchRequest& request) {
     return Status::Ok();
   });
   if (!started.ok()) report(std::move(started));
+  if (early_status == nullptr) return Started::kInFlight;
+  MutexLock lock(&firing->mutex);
+  firing->start_returned = true;
+  if (!firing->completed) return Started::kInFlight;
+  *early_status = std::move(firing->status);
+  return Started::kCompleted;
 }
 
 Status StrandQueue::Run(const LaunchRequest& request) const {

@@ -8,9 +8,14 @@
 //
 // A kernel that finishes off the queue (Kernel::finishes_off_queue: a send, whose bytes the
 // data plane's writer thread writes) is started on the strand and the strand let go at once:
-// its launch is always deferred, and its completion reaches the listener from whichever
-// thread ends its work (Kernel::Start's `done`), while the strand runs other launches. Its
-// FiringTimes span start to `done`, so its trace slice covers the transfer.
+// its launch is deferred, and its completion reaches the listener from whichever thread ends
+// its work (Kernel::Start's `done`), while the strand runs other launches. Its FiringTimes span
+// start to `done`, so its trace slice covers the transfer. When its work ends before Start
+// returned (`done` called first: a small fill that the data plane wrote on this thread, or the
+// in-process transport's memcpy), the launch ran inline instead (kRanInline, the strand held
+// until ReleaseInline), and the listener is not told: the actor continues at once, without a
+// completion message to itself (one CAF message and its dispatch per small fill). A launch
+// that was queued behind a busy strand and started by its holder is always reported.
 //
 // Threading: thread-safe. The strand is held by at most one thread at a time.
 #ifndef SOFTWIRE_RUNTIME_DEVICE_CPU_STRAND_QUEUE_H_
@@ -33,8 +38,11 @@ class StrandQueue final : public DeviceQueue {
 
  private:
   Status Run(const LaunchRequest& request) const;
-  // Starts a kernel that finishes off the queue; its completion is reported by `done`.
-  static void Start(const LaunchRequest& request);
+  enum class Started { kInFlight, kReported, kCompleted };
+  // Starts a kernel that finishes off the queue; its completion is reported by `done` to the
+  // listener (kInFlight, or kReported: cancelled at once). With `early_status`, a completion
+  // that comes before Start returned is not reported but stored there (kCompleted).
+  static Started Start(const LaunchRequest& request, Status* early_status);
 
   Mutex mutex_;
   bool held_ GUARDED_BY(mutex_) = false;

@@ -111,6 +111,19 @@ class OffQueueKernel final : public Kernel {
   int starts = 0;
 };
 
+// Finishes off the queue, but its work ends before Start returns (a small fill written on the
+// launching thread), with `status`.
+class DoneInStartKernel final : public Kernel {
+ public:
+  explicit DoneInStartKernel(Status status) : status_(std::move(status)) {}
+  Status Run(const KernelContext&) override { return InternalError("Run on an off-queue kernel"); }
+  bool finishes_off_queue() const override { return true; }
+  void Start(const KernelContext&, std::function<void(Status)> done) override { done(status_); }
+
+ private:
+  Status status_;
+};
+
 // One strand, its listener, and the stopping flag of its job; Launch builds the request.
 class StrandQueueTest : public ::testing::Test {
  protected:
@@ -237,6 +250,51 @@ TEST_F(StrandQueueTest, AKernelThatFinishesOffTheQueueLetsTheStrandGoUntilItsWor
   EXPECT_TRUE(completions[0].status.ok());
   EXPECT_EQ(completions[0].thread, writer_id);
   EXPECT_GE(times.end.load(), times.start.load());
+}
+
+TEST_F(StrandQueueTest, AnOffQueueLaunchWhoseWorkEndsInStartRanInlineAndHoldsTheStrand) {
+  DoneInStartKernel send(Status::Ok());
+  FiringTimes times;
+  LaunchRequest request = RequestFor(1, 5, &send);
+  request.times = &times;
+  Status status = InternalError("unset");
+  ASSERT_EQ(queue_.Launch(request, &status), DeviceQueue::Outcome::kRanInline);
+  EXPECT_TRUE(status.ok()) << status;
+  EXPECT_GE(times.end.load(), times.start.load());
+  EXPECT_GE(times.start.load(), 0);
+  // The caller holds the strand, as after any inline run: another launch waits behind it.
+  CountingKernel other;
+  Status unused;
+  std::thread other_thread(
+      [&] { EXPECT_EQ(Launch(2, 0, &other, &unused), DeviceQueue::Outcome::kDeferred); });
+  other_thread.join();
+  EXPECT_EQ(other.runs, 0);
+  queue_.ReleaseInline();  // Runs the waiting launch, which alone is reported.
+  EXPECT_EQ(other.runs, 1);
+  std::vector<RecordingListener::Completion> completions = listener_.completions();
+  ASSERT_EQ(completions.size(), 1u);
+  EXPECT_EQ(completions[0].actor, 2);
+  // A failure that ends the work in Start comes back the same way.
+  DoneInStartKernel failing(UnavailableError("connection to node1 broke"));
+  ASSERT_EQ(Launch(3, 0, &failing, &status), DeviceQueue::Outcome::kRanInline);
+  EXPECT_EQ(status.code(), StatusCode::kUnavailable);
+  queue_.ReleaseInline();
+  EXPECT_EQ(listener_.completions().size(), 1u);
+}
+
+TEST_F(StrandQueueTest, AnOffQueueLaunchStartedByTheHolderIsReportedAlsoWhenItEndsInStart) {
+  GateKernel gate;
+  DoneInStartKernel send(Status::Ok());
+  std::thread holder = HoldStrand(&gate);
+  Status unused;
+  ASSERT_EQ(Launch(2, 6, &send, &unused), DeviceQueue::Outcome::kDeferred);
+  gate.Open();
+  holder.join();
+  std::vector<RecordingListener::Completion> completions = listener_.completions();
+  ASSERT_EQ(completions.size(), 1u);
+  EXPECT_EQ(completions[0].actor, 2);
+  EXPECT_EQ(completions[0].firing, 6);
+  EXPECT_TRUE(completions[0].status.ok());
 }
 
 TEST_F(StrandQueueTest, AnOffQueueLaunchQueuedBehindABusyStrandIsStartedByTheHolder) {
