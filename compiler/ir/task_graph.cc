@@ -249,7 +249,10 @@ Status Broken(const std::string& message) {
 // hundreds of readers).
 class FlatLists {
  public:
-  explicit FlatLists(size_t lists) { begin_.reserve(lists + 1); }
+  FlatLists(size_t lists, size_t values) {
+    begin_.reserve(lists + 1);
+    values_.reserve(values);
+  }
 
   template <typename Iterator>
   void Append(Iterator first, Iterator last) {
@@ -283,11 +286,15 @@ Status TaskGraph::Verify(int64_t total_pieces, bool slots_planned) const {
   const TaskId task_count = static_cast<TaskId>(tasks_.size());
   // Every task's inputs and every register's readers, sorted, in two flat arrays (a few large
   // allocations rather than millions of small ones).
-  FlatLists inputs_of(tasks_.size());
+  size_t input_count = 0;
+  for (const TaskDef& task : tasks_) input_count += task.inputs.size();
+  size_t reader_count = 0;
+  for (const TaskRegister& reg : registers_) reader_count += reg.readers.size();
+  FlatLists inputs_of(tasks_.size(), input_count);
   for (size_t i = 0; i < tasks_.size(); ++i) {
     inputs_of.Append(tasks_[i].inputs.begin(), tasks_[i].inputs.end());
   }
-  FlatLists readers_of(registers_.size());
+  FlatLists readers_of(registers_.size(), reader_count);
   for (size_t i = 0; i < registers_.size(); ++i) {
     readers_of.AppendReaders(registers_[i].readers);
   }
