@@ -244,39 +244,62 @@ Status Broken(const std::string& message) {
   return InternalError("task graph invariant broken: " + message);
 }
 
-// One sorted list per index, stored back to back: counting a value in a list is a binary
-// search (a pack or assemble task may read hundreds of registers, and a register may have
-// hundreds of readers).
-class FlatLists {
+// Counting a value in a list: a scan of the list itself while it is short, as almost all are
+// (a task reads a few registers, a register has a few readers); a binary search in a sorted
+// copy when it is long (a pack or assemble task may read hundreds of registers, a register may
+// have hundreds of readers). The copies lie back to back in one array, and only long lists get
+// one: copying and sorting every list cost more than the scans it saved.
+class ListCounter {
  public:
-  FlatLists(size_t lists, size_t values) {
-    begin_.reserve(lists + 1);
-    values_.reserve(values);
+  static constexpr size_t kShort = 16;
+
+  explicit ListCounter(size_t lists) : begin_(lists, -1) {}
+
+  // Keeps a sorted copy of list `list`, [first, last) mapped through `value_of`, when it is long.
+  template <typename Iterator, typename ValueOf>
+  void Add(size_t list, Iterator first, Iterator last, ValueOf value_of) {
+    const size_t size = static_cast<size_t>(last - first);
+    if (size <= kShort) return;
+    begin_[list] = static_cast<int64_t>(values_.size());
+    for (; first != last; ++first) values_.push_back(value_of(*first));
+    std::sort(values_.end() - static_cast<int64_t>(size), values_.end());
   }
 
-  template <typename Iterator>
-  void Append(Iterator first, Iterator last) {
-    begin_.push_back(values_.size());
-    values_.insert(values_.end(), first, last);
-    std::sort(values_.begin() + static_cast<int64_t>(begin_.back()), values_.end());
-  }
-  void AppendReaders(const std::vector<RegisterReader>& readers) {
-    begin_.push_back(values_.size());
-    for (const RegisterReader& reader : readers) values_.push_back(reader.task);
-    std::sort(values_.begin() + static_cast<int64_t>(begin_.back()), values_.end());
-  }
-  int64_t Count(size_t list, int64_t value) const {
-    auto first = values_.begin() + static_cast<int64_t>(begin_[list]);
-    auto last = list + 1 < begin_.size() ? values_.begin() + static_cast<int64_t>(begin_[list + 1])
-                                         : values_.end();
-    auto range = std::equal_range(first, last, value);
+  // How often `value` occurs in list `list`, which is [first, last) mapped through `value_of`.
+  template <typename Iterator, typename ValueOf>
+  int64_t Count(size_t list, Iterator first, Iterator last, ValueOf value_of, int64_t value) const {
+    const size_t size = static_cast<size_t>(last - first);
+    if (size <= kShort) {
+      int64_t count = 0;
+      for (; first != last; ++first) count += value_of(*first) == value ? 1 : 0;
+      return count;
+    }
+    auto sorted = values_.begin() + begin_[list];
+    auto range = std::equal_range(sorted, sorted + static_cast<int64_t>(size), value);
     return range.second - range.first;
   }
 
  private:
-  std::vector<size_t> begin_;
+  std::vector<int64_t> begin_;  // Per list: its copy's start in values_, or -1 when short.
   std::vector<int64_t> values_;
 };
+
+// Whether `values` holds a value twice: a scan of the earlier values for a short list (a task
+// writes a few registers), a sorted copy in `scratch` for a long one.
+bool HasRepeat(const std::vector<int64_t>& values, std::vector<int64_t>* scratch) {
+  if (values.size() <= ListCounter::kShort) {
+    for (size_t i = 1; i < values.size(); ++i) {
+      if (std::find(values.begin(), values.begin() + static_cast<int64_t>(i), values[i]) !=
+          values.begin() + static_cast<int64_t>(i)) {
+        return true;
+      }
+    }
+    return false;
+  }
+  *scratch = values;
+  std::sort(scratch->begin(), scratch->end());
+  return std::adjacent_find(scratch->begin(), scratch->end()) != scratch->end();
+}
 
 }  // namespace
 
@@ -284,19 +307,17 @@ class FlatLists {
 // graphs of millions of tasks.
 Status TaskGraph::Verify(int64_t total_pieces, bool slots_planned) const {
   const TaskId task_count = static_cast<TaskId>(tasks_.size());
-  // Every task's inputs and every register's readers, sorted, in two flat arrays (a few large
-  // allocations rather than millions of small ones).
-  size_t input_count = 0;
-  for (const TaskDef& task : tasks_) input_count += task.inputs.size();
-  size_t reader_count = 0;
-  for (const TaskRegister& reg : registers_) reader_count += reg.readers.size();
-  FlatLists inputs_of(tasks_.size(), input_count);
+  // Every long list of inputs and of readers, sorted, in two flat arrays (a few large
+  // allocations rather than millions of small ones); short ones are scanned in place.
+  auto register_of = [](RegisterId id) { return id; };
+  auto task_of = [](const RegisterReader& reader) { return reader.task; };
+  ListCounter inputs_of(tasks_.size());
   for (size_t i = 0; i < tasks_.size(); ++i) {
-    inputs_of.Append(tasks_[i].inputs.begin(), tasks_[i].inputs.end());
+    inputs_of.Add(i, tasks_[i].inputs.begin(), tasks_[i].inputs.end(), register_of);
   }
-  FlatLists readers_of(registers_.size(), reader_count);
+  ListCounter readers_of(registers_.size());
   for (size_t i = 0; i < registers_.size(); ++i) {
-    readers_of.AppendReaders(registers_[i].readers);
+    readers_of.Add(i, registers_[i].readers.begin(), registers_[i].readers.end(), task_of);
   }
   for (size_t i = 0; i < registers_.size(); ++i) {
     const TaskRegister& reg = registers_[i];
@@ -312,7 +333,9 @@ Status TaskGraph::Verify(int64_t total_pieces, bool slots_planned) const {
     int phase_one_readers = 0;
     for (const RegisterReader& reader : reg.readers) {
       if (reader.task < 0 || reader.task >= task_count) return fail("reader id");
-      if (inputs_of.Count(reader.task, reg.id) != 1) {
+      const std::vector<RegisterId>& inputs = tasks_[reader.task].inputs;
+      if (inputs_of.Count(static_cast<size_t>(reader.task), inputs.begin(), inputs.end(),
+                          register_of, reg.id) != 1) {
         return fail("reader '" + tasks_[reader.task].name + "' does not read it once");
       }
       if (reader.phase != 0 && reader.phase != 1) return fail("phase not 0 or 1");
@@ -338,12 +361,8 @@ Status TaskGraph::Verify(int64_t total_pieces, bool slots_planned) const {
     auto fail = [&task](const std::string& what) {
       return Broken("task '" + task.name + "': " + what);
     };
-    outputs = task.outputs;
-    std::sort(outputs.begin(), outputs.end());
-    if (std::adjacent_find(outputs.begin(), outputs.end()) != outputs.end()) {
-      return fail("lists an output twice");
-    }
-    listings += outputs.size();
+    if (HasRepeat(task.outputs, &outputs)) return fail("lists an output twice");
+    listings += task.outputs.size();
     if (task.id != static_cast<TaskId>(i)) return fail("id differs from index");
     if (task.period <= 0 || task.period * task.firings != total_pieces) {
       return fail("period " + std::to_string(task.period) + " times firings " +
@@ -366,7 +385,8 @@ Status TaskGraph::Verify(int64_t total_pieces, bool slots_planned) const {
     }
     for (RegisterId input : task.inputs) {
       const TaskRegister& reg = register_at(input);
-      if (readers_of.Count(input, task.id) == 0) {
+      if (readers_of.Count(static_cast<size_t>(input), reg.readers.begin(), reg.readers.end(),
+                           task_of, task.id) == 0) {
         return fail("reads '" + reg.name + "' without being its reader");
       }
       if (reg.period % task.period != 0) {

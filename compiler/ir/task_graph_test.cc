@@ -1,0 +1,113 @@
+// TaskGraph::Verify on hand-built graphs: producers, readers and inputs agree, with short lists
+// (scanned in place) and long ones (over ListCounter::kShort entries, counted in sorted copies),
+// and each broken invariant named.
+#include "compiler/ir/task_graph.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace softwire {
+namespace compiler {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr int64_t kPieces = 2;
+
+TaskId AddTask(TaskGraph& graph, const std::string& name) {
+  TaskDef task;
+  task.name = name;
+  task.kind = proto::ACTOR_KIND_COMPUTE;
+  task.device = 0;
+  task.period = 1;
+  task.firings = kPieces;
+  task.op_type = "identity";
+  return graph.AddTask(std::move(task));
+}
+
+RegisterId AddRegister(TaskGraph& graph, TaskId producer, const std::string& name) {
+  TaskRegister reg;
+  reg.name = name;
+  reg.producer = producer;
+  reg.device = 0;
+  reg.type = TensorType{DType::kFloat32, Shape{4}, Layout::kPlain};
+  return graph.AddRegister(std::move(reg));
+}
+
+// `fan` producers each write a register that one `pack` task reads (pack's inputs are a long
+// list); one `source` register is read by `fan` readers (a long reader list); `fan` of 3 keeps
+// every list short.
+TaskGraph FanGraph(int fan) {
+  TaskGraph graph;
+  const TaskId source = AddTask(graph, "source");
+  const RegisterId value = AddRegister(graph, source, "value");
+  const TaskId pack = AddTask(graph, "pack");
+  for (int i = 0; i < fan; ++i) {
+    const TaskId part = AddTask(graph, "part" + std::to_string(i));
+    graph.AddReader(value, part, 0);
+    graph.AddReader(AddRegister(graph, part, "p" + std::to_string(i)), pack, 0);
+  }
+  AddRegister(graph, pack, "packed");
+  return graph;
+}
+
+std::string ErrorOf(const TaskGraph& graph) {
+  Status status = graph.Verify(kPieces, /*slots_planned=*/false);
+  EXPECT_EQ(status.code(), StatusCode::kInternal) << status;
+  return status.message();
+}
+
+class TaskGraphVerifyTest : public ::testing::TestWithParam<int> {};
+
+TEST_P(TaskGraphVerifyTest, AcceptsAConsistentGraph) {
+  const TaskGraph graph = FanGraph(GetParam());
+  EXPECT_TRUE(graph.Verify(kPieces, false).ok()) << graph.Verify(kPieces, false);
+}
+
+TEST_P(TaskGraphVerifyTest, NamesAReaderThatDoesNotReadTheRegister) {
+  TaskGraph graph = FanGraph(GetParam());
+  // The last part's register lists pack as its reader, but pack reads 'value' in its place.
+  TaskDef& pack = graph.mutable_task(1);
+  const RegisterId last = pack.inputs.back();
+  pack.inputs.back() = 0;
+  EXPECT_THAT(ErrorOf(graph), HasSubstr("register 'p" + std::to_string(GetParam() - 1) +
+                                        "': reader 'pack' does not read it once"));
+  pack.inputs.back() = last;
+  graph.mutable_register(last).readers.push_back({0, 0});  // source never reads it.
+  EXPECT_THAT(ErrorOf(graph), HasSubstr("reader 'source' does not read it once"));
+}
+
+TEST_P(TaskGraphVerifyTest, NamesATaskReadingARegisterTwice) {
+  TaskGraph graph = FanGraph(GetParam());
+  TaskDef& pack = graph.mutable_task(1);
+  pack.inputs.push_back(pack.inputs.front());
+  EXPECT_THAT(ErrorOf(graph), HasSubstr("register 'p0': reader 'pack' does not read it once"));
+}
+
+TEST_P(TaskGraphVerifyTest, NamesATaskReadingWithoutBeingAReader) {
+  TaskGraph graph = FanGraph(GetParam());
+  std::vector<RegisterReader>& readers = graph.mutable_register(0).readers;
+  const int64_t fan = GetParam();
+  // The last part still reads 'value', which no longer lists it.
+  readers.erase(readers.end() - 1);
+  EXPECT_THAT(ErrorOf(graph), HasSubstr("task 'part" + std::to_string(fan - 1) +
+                                        "': reads 'value' without being its reader"));
+}
+
+TEST_P(TaskGraphVerifyTest, NamesATaskListingAnOutputTwice) {
+  TaskGraph graph = FanGraph(GetParam());
+  TaskDef& pack = graph.mutable_task(1);
+  // pack writes as many outputs as the fan (long or short), the first one twice.
+  for (int i = 1; i < GetParam(); ++i) AddRegister(graph, 1, "extra" + std::to_string(i));
+  graph.mutable_task(1).outputs.push_back(pack.outputs.front());
+  EXPECT_THAT(ErrorOf(graph), HasSubstr("task 'pack': lists an output twice"));
+}
+
+// 3: every list short; 40: the pack's inputs and outputs and the value's readers are long.
+INSTANTIATE_TEST_SUITE_P(ShortAndLongLists, TaskGraphVerifyTest, ::testing::Values(3, 40));
+
+}  // namespace
+}  // namespace compiler
+}  // namespace softwire
