@@ -104,12 +104,18 @@ Status Compilation::Verify() const {
     verified_logical_ = key;
   }
   if (!tasks.empty()) {
+    // The registers' annotations again only when a pass may have changed a register (or the
+    // slots were not planned at the last check): passes after estimate_costs read them only.
+    const bool annotations_checked = verified_task_annotations_ == tasks.annotation_version() &&
+                                     verified_task_slots_ == registers_planned;
     if (tasks.structure_version() != verified_task_structure_) {
       SOFTWIRE_RETURN_IF_ERROR(tasks.Verify(schedule.total_pieces(), registers_planned));
       verified_task_structure_ = tasks.structure_version();
-    } else if (registers_planned) {
+    } else if (registers_planned && !annotations_checked) {
       SOFTWIRE_RETURN_IF_ERROR(tasks.VerifyAnnotations());
     }
+    verified_task_annotations_ = tasks.annotation_version();
+    verified_task_slots_ = registers_planned;
   }
   if (plan.has_value() && plan_version_ != verified_plan_version_) {
     Status plan_status = CheckEmittedPlan(*plan);

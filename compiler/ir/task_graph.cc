@@ -208,6 +208,7 @@ const TaskRegister& TaskGraph::register_at(RegisterId id) const {
 
 TaskRegister& TaskGraph::mutable_register(RegisterId id) {
   CHECK(id >= 0 && id < static_cast<RegisterId>(registers_.size())) << "register id " << id;
+  ++annotation_version_;
   return registers_[id];
 }
 

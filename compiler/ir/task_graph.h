@@ -131,12 +131,16 @@ class TaskGraph {
   // MergeTasks and RemoveTasks, which is what structure_version() counts.
   TaskDef& mutable_task(TaskId id);
   const TaskRegister& register_at(RegisterId id) const;
+  // Counts as a possible change of the registers' annotations (annotation_version()).
   TaskRegister& mutable_register(RegisterId id);
 
   const std::vector<TaskDef>& tasks() const { return tasks_; }
   const std::vector<TaskRegister>& registers() const { return registers_; }
   std::vector<TaskDef>& mutable_tasks() { return tasks_; }
-  std::vector<TaskRegister>& mutable_registers() { return registers_; }
+  std::vector<TaskRegister>& mutable_registers() {
+    ++annotation_version_;
+    return registers_;
+  }
   bool empty() const { return tasks_.empty(); }
 
   // Types of a task's kernel inputs (not its ordering inputs) and outputs, in kernel order.
@@ -159,6 +163,10 @@ class TaskGraph {
   // Changes with every structural change (AddTask, AddRegister, ...), so a caller can skip
   // re-checking an unchanged structure (Compilation::Verify after every pass).
   int64_t structure_version() const { return structure_version_; }
+  // Changes whenever a register may have changed: with every structural change and every
+  // mutable access to registers (mutable_register, mutable_registers), so that a caller can skip
+  // VerifyAnnotations after a pass that changed no register.
+  int64_t annotation_version() const { return structure_version_ + annotation_version_; }
 
   // Room for this many tasks and registers (expand_physical knows roughly how many).
   void Reserve(size_t tasks, size_t registers);
@@ -167,6 +175,7 @@ class TaskGraph {
   std::vector<TaskDef> tasks_;
   std::vector<TaskRegister> registers_;
   int64_t structure_version_ = 0;
+  int64_t annotation_version_ = 0;  // Mutable accesses to registers.
 };
 
 }  // namespace compiler

@@ -105,6 +105,23 @@ TEST_P(TaskGraphVerifyTest, NamesATaskListingAnOutputTwice) {
   EXPECT_THAT(ErrorOf(graph), HasSubstr("task 'pack': lists an output twice"));
 }
 
+TEST(TaskGraphAnnotationVersionTest, ChangesWithMutableRegistersAndStructureOnly) {
+  TaskGraph graph = FanGraph(3);
+  const int64_t start = graph.annotation_version();
+  const TaskGraph& read_only = graph;
+  EXPECT_EQ(read_only.register_at(0).slots, 0);
+  graph.mutable_task(0).estimated_seconds = 1;  // Tasks' annotations: not the registers'.
+  EXPECT_EQ(graph.annotation_version(), start);
+  graph.mutable_register(0).slots = 2;
+  const int64_t after_one = graph.annotation_version();
+  EXPECT_GT(after_one, start);
+  graph.mutable_registers()[1].slots = 2;
+  EXPECT_GT(graph.annotation_version(), after_one);
+  const int64_t after_all = graph.annotation_version();
+  AddTask(graph, "another");
+  EXPECT_GT(graph.annotation_version(), after_all);
+}
+
 // 3: every list short; 40: the pack's inputs and outputs and the value's readers are long.
 INSTANTIATE_TEST_SUITE_P(ShortAndLongLists, TaskGraphVerifyTest, ::testing::Values(3, 40));
 
