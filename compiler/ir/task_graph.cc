@@ -212,6 +212,17 @@ TaskRegister& TaskGraph::mutable_register(RegisterId id) {
   return registers_[id];
 }
 
+size_t TaskGraph::KernelInputCount(TaskId id) const {
+  const TaskDef& reader = task(id);
+  return reader.inputs.size() - static_cast<size_t>(reader.ordering_inputs);
+}
+
+const TensorType& TaskGraph::InputType(TaskId id, size_t k) const {
+  const TaskDef& reader = task(id);
+  CHECK_LT(k, KernelInputCount(id)) << "task '" << reader.name << "' kernel input";
+  return reader.input_types.empty() ? register_at(reader.inputs[k]).type : reader.input_types[k];
+}
+
 std::vector<TensorType> TaskGraph::InputTypes(TaskId id) const {
   const TaskDef& reader = task(id);
   const size_t kernel_inputs = reader.inputs.size() - static_cast<size_t>(reader.ordering_inputs);

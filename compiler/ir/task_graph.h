@@ -146,6 +146,10 @@ class TaskGraph {
   // Types of a task's kernel inputs (not its ordering inputs) and outputs, in kernel order.
   std::vector<TensorType> InputTypes(TaskId task) const;
   std::vector<TensorType> OutputTypes(TaskId task) const;
+  // The same one at a time, without copies (emit_plan walks millions of tasks): how many inputs
+  // the kernel reads, and the type it reads input `k` (below that count) as.
+  size_t KernelInputCount(TaskId task) const;
+  const TensorType& InputType(TaskId task, size_t k) const;
 
   // The phase in which `task` reads `register_id`. CHECKs that it does.
   int PhaseOf(RegisterId register_id, TaskId task) const;

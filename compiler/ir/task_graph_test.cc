@@ -122,6 +122,19 @@ TEST(TaskGraphAnnotationVersionTest, ChangesWithMutableRegistersAndStructureOnly
   EXPECT_GT(graph.annotation_version(), after_all);
 }
 
+TEST(TaskGraphInputTypeTest, ReadsTheViewTypeAndLeavesOrderingInputsOut) {
+  TaskGraph graph = FanGraph(3);
+  TaskDef& pack = graph.mutable_task(1);
+  pack.ordering_inputs = 1;  // Its last input is waited for only.
+  EXPECT_EQ(graph.KernelInputCount(1), 2u);
+  EXPECT_EQ(graph.InputType(1, 1), graph.register_at(pack.inputs[1]).type);
+  EXPECT_EQ(graph.InputTypes(1).size(), 2u);
+  const TensorType view{DType::kFloat32, Shape{2, 2}, Layout::kPlain};
+  pack.input_types = {view, view, view};
+  EXPECT_EQ(graph.InputType(1, 0), view);
+  EXPECT_EQ(graph.InputTypes(1), (std::vector<TensorType>{view, view}));
+}
+
 // 3: every list short; 40: the pack's inputs and outputs and the value's readers are long.
 INSTANTIATE_TEST_SUITE_P(ShortAndLongLists, TaskGraphVerifyTest, ::testing::Values(3, 40));
 
