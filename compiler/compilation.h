@@ -278,6 +278,7 @@ class Compilation {
   // slots were planned then; an unchanged pair skips VerifyAnnotations.
   mutable int64_t verified_task_annotations_ = -1;
   mutable bool verified_task_slots_ = false;
+  mutable int64_t verified_task_pieces_ = -1;  // total_pieces at the last structural check.
   // The plan as MarkPlanChanged last counted it, and as Verify last checked it.
   int64_t plan_version_ = 0;
   mutable int64_t verified_plan_version_ = -1;

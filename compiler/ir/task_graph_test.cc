@@ -135,6 +135,81 @@ TEST(TaskGraphInputTypeTest, ReadsTheViewTypeAndLeavesOrderingInputsOut) {
   EXPECT_EQ(graph.InputTypes(1), (std::vector<TensorType>{view, view}));
 }
 
+// The change log: after StartChangeLog, VerifyChanged checks only what was touched, yet finds
+// a relation broken from either end, as Verify does.
+TEST_P(TaskGraphVerifyTest, VerifyChangedFindsARelationBrokenFromTheUntouchedEnd) {
+  TaskGraph graph = FanGraph(GetParam());
+  const std::string last = "part" + std::to_string(GetParam() - 1);
+  graph.StartChangeLog();
+  ASSERT_TRUE(graph.ChangeLogComplete());
+  // 'value' forgets its last reader; the part, untouched, still reads it.
+  graph.mutable_register(0).readers.pop_back();
+  ASSERT_TRUE(graph.ChangeLogComplete());
+  Status changed = graph.VerifyChanged(kPieces, false);
+  EXPECT_THAT(changed.message(),
+              HasSubstr("task '" + last + "': reads 'value' without being its reader"));
+  EXPECT_EQ(changed, graph.Verify(kPieces, false));
+
+  graph = FanGraph(GetParam());
+  graph.StartChangeLog();
+  // pack stops reading its last input; that register, untouched, still lists it.
+  graph.mutable_task(1).inputs.pop_back();
+  changed = graph.VerifyChanged(kPieces, false);
+  EXPECT_THAT(changed.message(), HasSubstr("register 'p" + std::to_string(GetParam() - 1) +
+                                           "': reader 'pack' does not read it once"));
+  EXPECT_EQ(changed, graph.Verify(kPieces, false));
+
+  graph = FanGraph(GetParam());
+  graph.StartChangeLog();
+  // p0 names another producer; part0, untouched, still lists it.
+  graph.mutable_register(1).producer = 3;
+  EXPECT_EQ(graph.VerifyChanged(kPieces, false).code(), StatusCode::kInternal);
+  EXPECT_EQ(graph.Verify(kPieces, false).code(), StatusCode::kInternal);
+}
+
+TEST_P(TaskGraphVerifyTest, VerifyChangedAcceptsValidChanges) {
+  TaskGraph graph = FanGraph(GetParam());
+  graph.StartChangeLog();
+  const TaskId extra = AddTask(graph, "extra");
+  graph.AddReader(AddRegister(graph, extra, "e"), 1, 0);  // pack reads one more.
+  graph.AddReader(0, extra, 0);                           // extra reads 'value'.
+  graph.mutable_register(0).slots = 3;
+  ASSERT_TRUE(graph.ChangeLogComplete());
+  EXPECT_TRUE(graph.VerifyChanged(kPieces, false).ok()) << graph.VerifyChanged(kPieces, false);
+  EXPECT_TRUE(graph.Verify(kPieces, false).ok());
+  // A new task that reads what does not list it is found from the new task's end.
+  TaskDef orphan;
+  orphan.name = "orphan";
+  orphan.kind = proto::ACTOR_KIND_COMPUTE;
+  orphan.period = 1;
+  orphan.firings = kPieces;
+  orphan.inputs = {0};
+  graph.AddTask(std::move(orphan));
+  EXPECT_THAT(graph.VerifyChanged(kPieces, false).message(),
+              HasSubstr("task 'orphan': reads 'value' without being its reader"));
+}
+
+TEST(TaskGraphChangeLogTest, EndsAtAChangeOfEverything) {
+  TaskGraph graph = FanGraph(3);
+  EXPECT_FALSE(graph.ChangeLogComplete());  // Not started.
+  graph.StartChangeLog();
+  graph.mutable_tasks();
+  EXPECT_FALSE(graph.ChangeLogComplete());
+  graph.StartChangeLog();
+  graph.mutable_registers();
+  EXPECT_FALSE(graph.ChangeLogComplete());
+  graph.StartChangeLog();
+  std::vector<bool> removed(graph.tasks().size(), false);
+  graph.RemoveTasks(removed);
+  EXPECT_FALSE(graph.ChangeLogComplete());
+  // Touching more than the graph holds ends it too (a check of everything is then cheaper).
+  graph.StartChangeLog();
+  for (size_t i = 0; i < graph.tasks().size() + graph.registers().size() + 4096; ++i) {
+    graph.mutable_register(0);
+  }
+  EXPECT_FALSE(graph.ChangeLogComplete());
+}
+
 // 3: every list short; 40: the pack's inputs and outputs and the value's readers are long.
 INSTANTIATE_TEST_SUITE_P(ShortAndLongLists, TaskGraphVerifyTest, ::testing::Values(3, 40));
 
