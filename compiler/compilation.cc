@@ -104,12 +104,27 @@ Status Compilation::Verify() const {
     verified_logical_ = key;
   }
   if (!tasks.empty()) {
+    // The registers' annotations again only when a pass may have changed a register (or the
+    // slots were not planned at the last check): passes after estimate_costs read them only.
+    const bool annotations_checked = verified_task_annotations_ == tasks.annotation_version() &&
+                                     verified_task_slots_ == registers_planned;
     if (tasks.structure_version() != verified_task_structure_) {
-      SOFTWIRE_RETURN_IF_ERROR(tasks.Verify(schedule.total_pieces(), registers_planned));
+      // Only what changed since the last check when the graph logged every change since then
+      // (TaskGraph::StartChangeLog) and the same invariants apply; else the whole graph.
+      if (tasks.ChangeLogComplete() && verified_task_slots_ == registers_planned &&
+          verified_task_pieces_ == schedule.total_pieces()) {
+        SOFTWIRE_RETURN_IF_ERROR(tasks.VerifyChanged(schedule.total_pieces(), registers_planned));
+      } else {
+        SOFTWIRE_RETURN_IF_ERROR(tasks.Verify(schedule.total_pieces(), registers_planned));
+      }
       verified_task_structure_ = tasks.structure_version();
-    } else if (registers_planned) {
+      verified_task_pieces_ = schedule.total_pieces();
+      tasks.StartChangeLog();
+    } else if (registers_planned && !annotations_checked) {
       SOFTWIRE_RETURN_IF_ERROR(tasks.VerifyAnnotations());
     }
+    verified_task_annotations_ = tasks.annotation_version();
+    verified_task_slots_ = registers_planned;
   }
   if (plan.has_value() && plan_version_ != verified_plan_version_) {
     Status plan_status = CheckEmittedPlan(*plan);

@@ -274,6 +274,11 @@ class Compilation {
   // The task graph structure last verified whole; later checks of an unchanged structure check
   // only its annotations (the emitted plan is checked whole again).
   mutable int64_t verified_task_structure_ = -1;
+  // The registers' annotations as last checked (TaskGraph::annotation_version), and whether
+  // slots were planned then; an unchanged pair skips VerifyAnnotations.
+  mutable int64_t verified_task_annotations_ = -1;
+  mutable bool verified_task_slots_ = false;
+  mutable int64_t verified_task_pieces_ = -1;  // total_pieces at the last structural check.
   // The plan as MarkPlanChanged last counted it, and as Verify last checked it.
   int64_t plan_version_ = 0;
   mutable int64_t verified_plan_version_ = -1;

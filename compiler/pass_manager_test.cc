@@ -48,6 +48,12 @@ Status BreakTheGraph(Compilation& compilation) {
   return Status::Ok();
 }
 
+// A late pass that changes a register's annotations only (no structural change).
+Status ZeroTheFirstRegistersSlots(Compilation& compilation) {
+  compilation.tasks.mutable_register(0).slots = 0;
+  return Status::Ok();
+}
+
 Status FailOnPurpose(Compilation&) {
   return InvalidArgumentError("bad input, on purpose");
 }
@@ -79,6 +85,22 @@ TEST_F(PassManagerTest, ReportsAPassThatBreaksAnInvariantAsInternalNamingIt) {
   EXPECT_EQ(status.code(), StatusCode::kInternal);
   EXPECT_THAT(status.message(), HasSubstr("after pass 'break_the_graph': "));
   EXPECT_THAT(status.message(), HasSubstr("tensor 'x' has no producer"));
+}
+
+// Registers' annotations are re-checked only after a pass that may have changed one
+// (TaskGraph::annotation_version): one that did, after passes that did not, is still caught.
+TEST_F(PassManagerTest, ReportsAPassThatBreaksARegistersSlotsAfterPassesThatOnlyRead) {
+  Compilation compilation(job_, options_, registry_);
+  std::vector<Pass> passes;
+  for (const Pass& pass : StandardPasses()) {
+    passes.push_back(pass);
+    if (pass.name == "check_deadlock") break;
+  }
+  passes.push_back({"zero_slots", ZeroTheFirstRegistersSlots});
+  Status status = PassManager(passes).Run(compilation);
+  EXPECT_EQ(status.code(), StatusCode::kInternal);
+  EXPECT_THAT(status.message(), HasSubstr("after pass 'zero_slots': "));
+  EXPECT_THAT(status.message(), HasSubstr("fewer than one slot"));
 }
 
 TEST_F(PassManagerTest, StopsAtTheFirstFailingPassAndReturnsItsError) {

@@ -16,13 +16,35 @@ namespace softwire {
 namespace plan {
 namespace {
 
-// One byte range [begin, end) of a device arena and what owns it.
+// What owns a region of an arena.
+enum class RegionKind : int8_t { kSlots, kWorkspace, kState };
+
+// One byte range [begin, end) of a device arena and what owns it: a register's slots, or an
+// actor's workspace or state. Only ids: the owner's label is built for a failure's message
+// alone (plans have millions of registers and actors).
 struct ArenaRegion {
   int64_t begin = 0;
   int64_t end = 0;
-  std::string owner;         // "register 'x' (0) slots", "actor 'fc1' (3) workspace", ...
-  int64_t register_id = -1;  // For register slots.
+  int64_t owner = -1;  // A register id for kSlots, an actor id otherwise.
+  RegionKind kind = RegionKind::kSlots;
 };
+
+// "register 'x' (0) slots", "actor 'fc1' (3) workspace", "actor 'fc1' (3) state".
+std::string OwnerText(const proto::Plan& plan, int64_t owner, RegionKind kind) {
+  switch (kind) {
+    case RegionKind::kSlots:
+      return RegisterLabel(plan.register_def(static_cast<int>(owner))) + " slots";
+    case RegionKind::kWorkspace:
+      return ActorLabel(plan.actor(static_cast<int>(owner))) + " workspace";
+    case RegionKind::kState:
+      return ActorLabel(plan.actor(static_cast<int>(owner))) + " state";
+  }
+  return "";
+}
+
+std::string OwnerText(const proto::Plan& plan, const ArenaRegion& region) {
+  return OwnerText(plan, region.owner, region.kind);
+}
 
 bool Declared(const proto::RegisterDef& reg, int64_t other) {
   return std::find(reg.shares_bytes_with().begin(), reg.shares_bytes_with().end(), other) !=
@@ -31,9 +53,9 @@ bool Declared(const proto::RegisterDef& reg, int64_t other) {
 
 // Overlapping regions are allowed only between two registers that list each other.
 bool MayOverlap(const proto::Plan& plan, const ArenaRegion& a, const ArenaRegion& b) {
-  if (a.register_id < 0 || b.register_id < 0) return false;
-  return Declared(plan.register_def(static_cast<int>(a.register_id)), b.register_id) &&
-         Declared(plan.register_def(static_cast<int>(b.register_id)), a.register_id);
+  if (a.kind != RegionKind::kSlots || b.kind != RegionKind::kSlots) return false;
+  return Declared(plan.register_def(static_cast<int>(a.owner)), b.owner) &&
+         Declared(plan.register_def(static_cast<int>(b.owner)), a.owner);
 }
 
 std::string RangeText(const ArenaRegion& region) {
@@ -67,29 +89,28 @@ Status CheckRegisterSlots(const proto::RegisterDef& r) {
 }
 
 // Adds [offset, offset + bytes) to its device's list; empty ranges take no memory.
-Status AddRegion(const std::string& owner, int64_t offset, int64_t bytes,
-                 std::vector<ArenaRegion>* regions, int64_t register_id = -1) {
+Status AddRegion(const proto::Plan& plan, int64_t owner, RegionKind kind, int64_t offset,
+                 int64_t bytes, std::vector<ArenaRegion>* regions) {
   if (bytes < 0 || offset < 0) {
-    return InvalidArgumentError(owner + ": negative offset or size");
+    return InvalidArgumentError(OwnerText(plan, owner, kind) + ": negative offset or size");
   }
-  if (bytes > 0) regions->push_back(ArenaRegion{offset, offset + bytes, owner, register_id});
+  if (bytes > 0) regions->push_back(ArenaRegion{offset, offset + bytes, owner, kind});
   return Status::Ok();
 }
 
 Status CheckDeviceArena(const proto::Plan& plan, const proto::PlanDevice& device,
                         std::vector<ArenaRegion> regions) {
-  const std::string device_label = DeviceLabel(device);
   std::stable_sort(regions.begin(), regions.end(),
                    [](const ArenaRegion& a, const ArenaRegion& b) { return a.begin < b.begin; });
   for (size_t i = 0; i < regions.size(); ++i) {
     for (size_t j = i + 1; j < regions.size() && regions[j].begin < regions[i].end; ++j) {
       if (MayOverlap(plan, regions[i], regions[j])) continue;
-      return InvalidArgumentError(device_label + ": " + regions[i].owner + " " +
-                                  RangeText(regions[i]) + " overlaps " + regions[j].owner + " " +
-                                  RangeText(regions[j]));
+      return InvalidArgumentError(DeviceLabel(device) + ": " + OwnerText(plan, regions[i]) + " " +
+                                  RangeText(regions[i]) + " overlaps " +
+                                  OwnerText(plan, regions[j]) + " " + RangeText(regions[j]));
     }
     if (regions[i].end > device.planned_bytes()) {
-      return InvalidArgumentError(device_label + ": " + regions[i].owner + " " +
+      return InvalidArgumentError(DeviceLabel(device) + ": " + OwnerText(plan, regions[i]) + " " +
                                   RangeText(regions[i]) + " ends beyond planned_bytes " +
                                   std::to_string(device.planned_bytes()));
     }
@@ -116,26 +137,28 @@ Status CheckSharedBytes(const proto::Plan& plan) {
   std::unique_ptr<RegisterLifetimes> lifetimes;
   for (const proto::RegisterDef& r : plan.register_def()) {
     for (int64_t other_id : r.shares_bytes_with()) {
-      const std::string pair =
-          RegisterLabel(r) + " shares bytes with register " + std::to_string(other_id);
+      auto pair = [&] {
+        return RegisterLabel(r) + " shares bytes with register " + std::to_string(other_id);
+      };
       if (other_id < 0 || other_id >= plan.register_def_size() || other_id == r.id()) {
-        return InvalidArgumentError(pair + ", which is not another register of the plan");
+        return InvalidArgumentError(pair() + ", which is not another register of the plan");
       }
       const proto::RegisterDef& other = plan.register_def(static_cast<int>(other_id));
       if (other.device() != r.device()) {
-        return InvalidArgumentError(pair + " on another device");
+        return InvalidArgumentError(pair() + " on another device");
       }
       if (!Declared(other, r.id())) {
-        return InvalidArgumentError(pair + ", which does not list it back");
+        return InvalidArgumentError(pair() + ", which does not list it back");
       }
       if (!lifetimes) lifetimes = std::make_unique<RegisterLifetimes>(plan);
       if (!lifetimes->analyzed()) {
-        return InvalidArgumentError(pair + ", but lifetimes cannot be proven: " + lifetimes->why());
+        return InvalidArgumentError(pair() +
+                                    ", but lifetimes cannot be proven: " + lifetimes->why());
       }
       if (!lifetimes->NeverLiveTogether(r.id(), other_id) &&
           !WrittenInPlace(plan, *lifetimes, r.id(), other_id) &&
           !WrittenInPlace(plan, *lifetimes, other_id, r.id())) {
-        return InvalidArgumentError(pair + " (" + RegisterLabel(other) +
+        return InvalidArgumentError(pair() + " (" + RegisterLabel(other) +
                                     "), but both can be live at once under some firing order");
       }
     }
@@ -149,15 +172,14 @@ Status CheckArenaLayout(const proto::Plan& plan) {
   std::vector<std::vector<ArenaRegion>> regions(plan.device_size());
   for (const proto::RegisterDef& r : plan.register_def()) {
     SOFTWIRE_RETURN_IF_ERROR(CheckRegisterSlots(r));
-    SOFTWIRE_RETURN_IF_ERROR(AddRegion(RegisterLabel(r) + " slots", r.offset(),
-                                       r.slots() * r.bytes_per_slot(), &regions[r.device()],
-                                       r.id()));
+    SOFTWIRE_RETURN_IF_ERROR(AddRegion(plan, r.id(), RegionKind::kSlots, r.offset(),
+                                       r.slots() * r.bytes_per_slot(), &regions[r.device()]));
   }
   for (const proto::ActorDef& a : plan.actor()) {
-    SOFTWIRE_RETURN_IF_ERROR(AddRegion(ActorLabel(a) + " workspace", a.workspace_offset(),
+    SOFTWIRE_RETURN_IF_ERROR(AddRegion(plan, a.id(), RegionKind::kWorkspace, a.workspace_offset(),
                                        a.workspace_bytes(), &regions[a.device()]));
-    SOFTWIRE_RETURN_IF_ERROR(AddRegion(ActorLabel(a) + " state", a.state_offset(), a.state_bytes(),
-                                       &regions[a.device()]));
+    SOFTWIRE_RETURN_IF_ERROR(AddRegion(plan, a.id(), RegionKind::kState, a.state_offset(),
+                                       a.state_bytes(), &regions[a.device()]));
   }
   for (const proto::PlanDevice& device : plan.device()) {
     SOFTWIRE_RETURN_IF_ERROR(CheckDeviceArena(plan, device, std::move(regions[device.id()])));

@@ -1,7 +1,6 @@
 #include "plan/ordering_inputs.h"
 
 #include <algorithm>
-#include <deque>
 #include <string>
 #include <vector>
 
@@ -28,14 +27,15 @@ std::vector<bool> ActorsOnOrBehindCycles(const proto::Plan& plan) {
       ++waiting[static_cast<size_t>(consumer.actor())];
     }
   }
-  std::deque<int64_t> ready;
+  // A queue in one vector: every actor enters it at most once.
+  std::vector<int64_t> ready;
+  ready.reserve(actors);
   for (size_t a = 0; a < actors; ++a) {
     if (waiting[a] == 0) ready.push_back(static_cast<int64_t>(a));
   }
   std::vector<bool> left(actors, true);
-  while (!ready.empty()) {
-    const int64_t a = ready.front();
-    ready.pop_front();
+  for (size_t next = 0; next < ready.size(); ++next) {
+    const int64_t a = ready[next];
     left[static_cast<size_t>(a)] = false;
     for (int64_t output : plan.actor(static_cast<int>(a)).output_register()) {
       for (const proto::RegisterConsumer& consumer :

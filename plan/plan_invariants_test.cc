@@ -63,6 +63,44 @@ TEST(PlanInvariantsTest, NamesTheDeviceWhoseArenaOverlaps) {
                                        "overlaps register 'z' (3) slots [4, 12)"));
 }
 
+TEST(PlanInvariantsTest, NamesTheActorWorkspaceOrStateAtFault) {
+  proto::Plan plan = testing::TwoNodePlan();
+  plan.mutable_actor(3)->set_workspace_bytes(4);  // relu's workspace over y's first slot.
+  EXPECT_THAT(ErrorOf(plan), HasSubstr("device 1 (node1/cpu:0): register 'y' (2) slots [0, 8) "
+                                       "overlaps actor 'relu' (3) workspace [0, 4)"));
+  plan = testing::TwoNodePlan();
+  const int64_t end = plan.device(1).planned_bytes();
+  plan.mutable_actor(3)->set_state_offset(end);
+  plan.mutable_actor(3)->set_state_bytes(4);
+  EXPECT_THAT(ErrorOf(plan), HasSubstr("actor 'relu' (3) state [" + std::to_string(end) + ", " +
+                                       std::to_string(end + 4) + ") ends beyond planned_bytes " +
+                                       std::to_string(end)));
+  plan = testing::TwoNodePlan();
+  plan.mutable_actor(3)->set_state_offset(-4);
+  plan.mutable_actor(3)->set_state_bytes(4);
+  EXPECT_THAT(ErrorOf(plan), HasSubstr("actor 'relu' (3) state: negative offset or size"));
+}
+
+// Many actors: the name check is a hash table, which must still find the one repeat among
+// 200,000 names (and accept them all when they differ), and name its first repeat.
+TEST(PlanInvariantsTest, FindsTheOneRepeatedNameAmongManyActors) {
+  proto::Plan plan = testing::TwoNodePlan();
+  constexpr int kExtra = 200000;
+  for (int i = 0; i < kExtra; ++i) {
+    proto::ActorDef* actor = plan.add_actor();
+    actor->set_id(plan.actor_size() - 1);
+    actor->set_name("extra" + std::to_string(i));
+    actor->set_device(i % 2);
+  }
+  EXPECT_TRUE(CheckIds(plan).ok()) << CheckIds(plan);
+  plan.mutable_actor(plan.actor_size() - 2)->set_name("extra12345");
+  plan.mutable_actor(plan.actor_size() - 1)->set_name("relu");
+  Status status = CheckIds(plan);
+  EXPECT_THAT(status.message(),
+              HasSubstr("actor 'extra12345' (" + std::to_string(plan.actor_size() - 2) +
+                        "): name is not unique"));
+}
+
 TEST(PlanInvariantsTest, NamesAnActorWritingARegisterWithAShorterPeriod) {
   proto::Plan plan = testing::TwoNodePlan();
   plan.mutable_actor(1)->set_period(2);

@@ -131,17 +131,30 @@ class TaskGraph {
   // MergeTasks and RemoveTasks, which is what structure_version() counts.
   TaskDef& mutable_task(TaskId id);
   const TaskRegister& register_at(RegisterId id) const;
+  // Counts as a possible change of the registers' annotations (annotation_version()).
   TaskRegister& mutable_register(RegisterId id);
 
   const std::vector<TaskDef>& tasks() const { return tasks_; }
   const std::vector<TaskRegister>& registers() const { return registers_; }
-  std::vector<TaskDef>& mutable_tasks() { return tasks_; }
-  std::vector<TaskRegister>& mutable_registers() { return registers_; }
+  // Access to every task or register at once ends the change log.
+  std::vector<TaskDef>& mutable_tasks() {
+    EndChangeLog();
+    return tasks_;
+  }
+  std::vector<TaskRegister>& mutable_registers() {
+    ++annotation_version_;
+    EndChangeLog();
+    return registers_;
+  }
   bool empty() const { return tasks_.empty(); }
 
   // Types of a task's kernel inputs (not its ordering inputs) and outputs, in kernel order.
   std::vector<TensorType> InputTypes(TaskId task) const;
   std::vector<TensorType> OutputTypes(TaskId task) const;
+  // The same one at a time, without copies (emit_plan walks millions of tasks): how many inputs
+  // the kernel reads, and the type it reads input `k` (below that count) as.
+  size_t KernelInputCount(TaskId task) const;
+  const TensorType& InputType(TaskId task, size_t k) const;
 
   // The phase in which `task` reads `register_id`. CHECKs that it does.
   int PhaseOf(RegisterId register_id, TaskId task) const;
@@ -159,14 +172,44 @@ class TaskGraph {
   // Changes with every structural change (AddTask, AddRegister, ...), so a caller can skip
   // re-checking an unchanged structure (Compilation::Verify after every pass).
   int64_t structure_version() const { return structure_version_; }
+  // Changes whenever a register may have changed: with every structural change and every
+  // mutable access to registers (mutable_register, mutable_registers), so that a caller can skip
+  // VerifyAnnotations after a pass that changed no register.
+  int64_t annotation_version() const { return structure_version_ + annotation_version_; }
 
   // Room for this many tasks and registers (expand_physical knows roughly how many).
   void Reserve(size_t tasks, size_t registers);
 
+  // The change log, for a verifier that checks only what changed (Compilation::Verify after
+  // order_weight_gradients and insert_send_recv, which touch a few thousand of millions of
+  // tasks). StartChangeLog begins it, once the verifier has checked the whole graph. From then
+  // on every task and register a change may have touched is logged, with what it was related
+  // to before: mutable_task logs the task and its inputs and outputs, mutable_register the
+  // register, its producer and its readers, since the caller may rewrite any of them; the
+  // structural methods log what they change. A relation that held at the last check and was
+  // broken since therefore has an end in the log, and VerifyChanged, which checks the logged
+  // tasks and registers (each against everything it now refers to) as Verify checks every one,
+  // finds what Verify would. The log ends, incomplete, at a change of everything
+  // (mutable_tasks, mutable_registers, RemoveTasks, MergeTasks) or when it grows past the
+  // graph's size (plus 4096 entries); the verifier then checks the whole graph again. Passes must
+  // change the graph only through these accessors and methods (there is no other non-const access).
+  void StartChangeLog() const;
+  bool ChangeLogComplete() const { return logging_; }
+  Status VerifyChanged(int64_t total_pieces, bool slots_planned) const;
+
  private:
+  void LogTask(TaskId id, bool with_relations) const;
+  void LogRegister(RegisterId id, bool with_relations) const;
+  void EndChangeLog() const;
+  bool ChangeLogFull() const;
   std::vector<TaskDef> tasks_;
   std::vector<TaskRegister> registers_;
   int64_t structure_version_ = 0;
+  int64_t annotation_version_ = 0;  // Mutable accesses to registers.
+  // The change log (bookkeeping for verifiers, hence mutable: StartChangeLog is const).
+  mutable bool logging_ = false;
+  mutable std::vector<TaskId> changed_tasks_;
+  mutable std::vector<RegisterId> changed_registers_;
 };
 
 }  // namespace compiler

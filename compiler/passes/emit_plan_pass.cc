@@ -155,9 +155,11 @@ void EmitActor(const Compilation& compilation,
   }
   // The inputs the kernel reads; ordering inputs, last, have no descriptor
   // (plan/ordering_inputs.h).
-  kernel->mutable_input()->Reserve(static_cast<int>(task.inputs.size()));
-  for (const TensorType& input : tasks.InputTypes(task.id))
-    ToTensorDesc(input, kernel->add_input());
+  const size_t kernel_inputs = tasks.KernelInputCount(task.id);
+  kernel->mutable_input()->Reserve(static_cast<int>(kernel_inputs));
+  for (size_t k = 0; k < kernel_inputs; ++k) {
+    ToTensorDesc(tasks.InputType(task.id, k), kernel->add_input());
+  }
   CHECK(task.ordering_inputs == 0 || kernel->input_size() > 0)
       << task.name << ": ordering inputs need a kernel that reads an input";
   kernel->mutable_output()->Reserve(static_cast<int>(task.outputs.size()));
