@@ -229,18 +229,28 @@ TEST_F(JobTraceTest, AJobStarvedByOneSlowStageNamesItTheBottleneck) {
                     .Attr("micros", 10000));
   builder.Actor(
       Spec("fast", proto::ACTOR_KIND_SINK, "sleep", {"y"}, {}).OnDevice(2).Attr("micros", 1000));
-  trace::TraceModel model = RunTraced(builder.Build(), Options(/*caf_threads=*/4));
-  trace::TraceSummary summary = trace::Summarize(model);
-  const std::string text = trace::FormatSummary(model, summary);
-  EXPECT_EQ(summary.bottleneck, ActorId(model, "slow")) << text;
-  EXPECT_NE(text.find("bottleneck: actor 'slow'"), std::string::npos) << text;
-  const trace::ActorUsage& fast = summary.actors[static_cast<size_t>(ActorId(model, "fast"))];
-  const trace::ActorUsage& slow = summary.actors[static_cast<size_t>(ActorId(model, "slow"))];
-  EXPECT_GT(fast.starved, 0.7) << text;
-  EXPECT_GT(slow.busy, 0.85) << text;
-  EXPECT_LT(slow.blocked, 0.05) << text;
-  // The steady steps' critical path (steps 1-11) is the slow stage's firings back to back.
-  EXPECT_GE(summary.bottleneck_seconds, 0.9 * 11 * 0.010) << text;
+  const proto::Plan plan = builder.Build();
+  // The shares are timing: a sleep that overshoots on a busy machine (a 1 ms kernel taking 3)
+  // turns the fast actor's starved time into busy time. Like the bubble above, they are
+  // retried (the last run reported); the bottleneck's identity is asserted in every run.
+  std::string text;
+  bool shares = false;
+  for (int attempt = 0; attempt < 3 && !shares; ++attempt) {
+    trace::TraceModel model = RunTraced(plan, Options(/*caf_threads=*/4));
+    trace::TraceSummary summary = trace::Summarize(model);
+    text = trace::FormatSummary(model, summary);
+    EXPECT_EQ(summary.bottleneck, ActorId(model, "slow")) << text;
+    EXPECT_NE(text.find("bottleneck: actor 'slow'"), std::string::npos) << text;
+    const trace::ActorUsage& fast = summary.actors[static_cast<size_t>(ActorId(model, "fast"))];
+    const trace::ActorUsage& slow = summary.actors[static_cast<size_t>(ActorId(model, "slow"))];
+    // The steady steps' critical path (steps 1-11) is the slow stage's firings back to back.
+    shares = fast.starved > 0.7 && slow.busy > 0.85 && slow.blocked < 0.05 &&
+             summary.bottleneck_seconds >= 0.9 * 11 * 0.010;
+  }
+  EXPECT_TRUE(shares) << "in 3 runs the fast actor was never starved > 70% with the slow one "
+                         "busy > 85%, blocked < 5% and its firings >= 99 ms of the critical "
+                         "path; the last:\n"
+                      << text;
 }
 
 TEST_F(JobTraceTest, AJobBlockedByOneSlotTooFewNamesTheSlowConsumer) {
