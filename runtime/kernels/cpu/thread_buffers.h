@@ -13,7 +13,7 @@
 // thread until that thread asks for the same use again (a larger request moves it); what it
 // held before is not kept. Uses are distinct buffers, so one call may hold several at once.
 // Thread-safe: every thread has its own. Allocates only when a request is larger than any
-// before it on that thread (kernel_allocation_test's warmed firings allocate nothing).
+// before it on that thread, and then with mmap, which no malloc counter sees.
 #ifndef SOFTWIRE_RUNTIME_KERNELS_CPU_THREAD_BUFFERS_H_
 #define SOFTWIRE_RUNTIME_KERNELS_CPU_THREAD_BUFFERS_H_
 
