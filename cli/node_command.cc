@@ -161,6 +161,8 @@ int NodeCommand(const std::vector<std::string>& args) {
   runtime::HostingOptions hosting;
   hosting.kernels.cpu = &cpu_kernels;
   hosting.blas_threads = static_cast<int>(flags.blas_threads);
+  // Bytes and messages from the other nodes are handled while a kernel runs.
+  hosting.caf.transfer_worker = true;
   StatusOr<std::unique_ptr<runtime::NodeRuntime>> runtime = runtime::NodeRuntime::Create(
       runtime::NodeRuntimeOptionsFor(runtime::ClusterDeviceSpecs(cluster), hosting));
   if (!runtime.ok()) return Fail(runtime.status().WithContext("--devices"));

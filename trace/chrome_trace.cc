@@ -29,11 +29,11 @@ int DevicePid(int32_t device) {
   return device + 1;
 }
 
-// "queue 0 (compute)"; on a cpu device, whose queues all run on its kernel threads, with their
-// names: "queue 0 (compute, threads sw:cpu0/k*)".
+// "queue 0 (compute)"; on a cpu device, whose compute queue runs on its kernel threads, with
+// their names: "queue 0 (compute, threads sw:cpu0/k*)" (its copy queues run on a CAF worker).
 std::string QueueName(const DeviceFacts& device, int32_t queue) {
   std::string role = queue == 0 ? "compute" : "copy";
-  if (!device.kernel_threads.empty()) role += ", threads " + device.kernel_threads;
+  if (queue == 0 && !device.kernel_threads.empty()) role += ", threads " + device.kernel_threads;
   return "queue " + std::to_string(queue) + " (" + role + ")";
 }
 

@@ -139,7 +139,7 @@ int Main(int argc, char** argv) {
       setup.actor = &fill.actor();
       std::unique_ptr<Kernel> kernel = std::move(kernels.Create(setup)).value();
       std::unique_ptr<DeviceArena> arena = std::move((*device)->AllocateArena(1024)).value();
-      KernelContext context = (*device)->NewKernelContext();
+      KernelContext context = (*device)->NewKernelContext(/*queue=*/0);
       TensorView view = fill.output(0).View();
       view.data = arena->base();
       context.outputs.push_back(view);
@@ -203,7 +203,7 @@ int Main(int argc, char** argv) {
       setup.plan = &matmul.plan();
       setup.actor = &matmul.actor();
       std::unique_ptr<Kernel> kernel = std::move(kernels.Create(setup)).value();
-      KernelContext context = (*device)->NewKernelContext();
+      KernelContext context = (*device)->NewKernelContext(/*queue=*/0);
       context.inputs = {matmul.input(0).View(), matmul.input(1).View()};
       context.inputs[0].data = a;
       context.inputs[1].data = b;

@@ -45,7 +45,7 @@ bool IsForward(const LogicalGraph& graph, TensorId tensor) {
 //   - a plan over several devices (dp, tp, pp): the source's device waits on the others
 //     within a step (a gradient all-reduce, boxing, the other stages' pieces), and the next
 //     fill runs in that wait.
-// Otherwise the plan is one cpu device, whose one strand runs one kernel at a time: the fill
+// Otherwise the plan is one cpu device, whose compute strand runs one kernel at a time: the fill
 // of piece i + 1 only moves on the strand, whatever the pieces of a step, and buys nothing.
 bool SourceFillOverlaps(const Compilation& compilation, const TaskDef& source) {
   if (compilation.parallel.devices() > 1) return true;

@@ -4,11 +4,14 @@
 // interface; device_factory.h is the one table that maps a kind to its implementation.
 //
 // Kinds (one folder each):
-//   - cpu/ (CpuDevice): one strand that every queue index maps onto, and kernel threads of its
-//     own, named "sw:cpu0/k1" (plan::DeviceThreadName; thread 0 is the CAF worker that holds the
-//     strand). Copies on a CPU compete for the same cores and memory bandwidth as compute, so
-//     running them beside it would only oversubscribe the device. A copy actor reads its source
-//     register in another device's arena directly (one address space).
+//   - cpu/ (CpuDevice): two strands, one for the compute queue (index 0) and one that every
+//     copy queue (index >= 1) maps onto, and kernel threads of its own, named "sw:cpu0/k1"
+//     (plan::DeviceThreadName; thread 0 is the CAF worker that holds the compute strand). The
+//     compute strand's kernels spread loops over the kernel threads; the copy strand's run on
+//     the worker that holds it, one thread, so a copy, a send or a recv goes on while a kernel
+//     runs (as on an accelerator's copy engine) without taking the kernels' cores
+//     (docs/DECISIONS.md 37). A copy actor reads its source register in another device's arena
+//     directly (one address space).
 //   - sim/ (SimDevice): one queue per queue index, timed by the runtime's SimClock: a launch
 //     takes ActorDef.estimated_seconds of real time and computes nothing, so copies (queue 1)
 //     overlap compute (queue 0) as on a real accelerator. Its arenas hold no memory.
@@ -81,7 +84,8 @@ class Device {
                               int64_t bytes) const = 0;
 
   // Queues. The queue that runs the plan's queue `index`; InvalidArgument when the device has
-  // no such queue (a cpu device maps every index >= 0 onto its one strand).
+  // no such queue (a cpu device maps index 0 onto its compute strand and every index >= 1 onto
+  // its copy strand).
   virtual StatusOr<DeviceQueue*> queue(int index) const = 0;
 
   // Completes now, with Cancelled and reported to their listeners, the launches of a stopped
@@ -92,9 +96,9 @@ class Device {
   // Kernels. The kernel of setup.actor, from this device's kernel registry; errors name the
   // actor.
   virtual StatusOr<std::unique_ptr<Kernel>> CreateKernel(const KernelSetup& setup) const = 0;
-  // The per-device part of a kernel context: the device and the runner its kernels spread
-  // loops over; the binding adds views, workspace and state.
-  virtual KernelContext NewKernelContext() const = 0;
+  // The per-device part of the context of a kernel launched on queue `queue`: the device and
+  // the runner its loops spread over; the binding adds views, workspace and state.
+  virtual KernelContext NewKernelContext(int queue) const = 0;
 
   // Threads. Kernel threads of the device (1 where kernels run on the queue's thread), and the
   // cores kernel thread t runs on (cores()[t]); empty when not pinned.

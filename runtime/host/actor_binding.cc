@@ -146,7 +146,7 @@ StatusOr<std::unique_ptr<ActorBinding>> BindActor(
   }
   const Device& device = *devices[def.device()];
   const DeviceArena& arena = *arenas[def.device()];
-  KernelContext context = device.NewKernelContext();
+  KernelContext context = device.NewKernelContext(def.queue());
   std::vector<std::vector<char*>> input_slots;
   std::vector<std::vector<char*>> output_slots;
   SOFTWIRE_RETURN_IF_ERROR(CheckRegistersHoldMemory(plan, def, devices, arenas, slots));

@@ -22,7 +22,7 @@ HostCafConfig::HostCafConfig() {
 int CafThreads(const CafOptions& options, int cpu_devices) {
   if (options.max_threads > 0) return options.max_threads;
   int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  return std::max(1, std::min(cpu_devices, cores));
+  return std::max(1, std::min(cpu_devices, cores)) + (options.transfer_worker ? 1 : 0);
 }
 
 int WorkerSpinUs(const CafOptions& options, bool has_sim_devices) {

@@ -5,7 +5,8 @@
 //     device runs its kernels inline on the worker that holds its strand and spreads loops over
 //     its own kernel threads, so more workers would only add cross-thread wake-ups (~80 us each
 //     on a small VM). CAF's own default, max(cores, 4), cut pipeline throughput by a third.
-//     A plan of sim devices only gets one worker: their kernels take no CPU.
+//     A plan of sim devices only gets one worker: their kernels take no CPU. A process with a
+//     data plane (a node agent) gets one worker more (CafOptions::transfer_worker).
 //   - scheduler.policy `sharing`: beat work stealing for pipelines and round trips on 2 cores,
 //     and leaves no worker polling when idle. Re-measure on bigger machines.
 //   - workers spin before they sleep only in plans with sim devices (SpinningWorkSharing,
@@ -30,6 +31,12 @@ struct CafOptions {
   // Scheduler worker threads; <= 0: one per cpu device of the plan, capped at the machine's
   // cores, at least 1.
   int max_threads = 0;
+  // With max_threads <= 0: one worker more than the cpu devices' strands hold, so Readies and
+  // Releases from other processes, and the sends and recvs of the devices' copy strands, are
+  // handled while every compute strand runs a kernel on its worker. For a process that moves
+  // bytes to other processes (a node agent): there a single worker running a 6 ms kernel held
+  // every transfer of its node back for as long, and the pipeline with it (docs/DECISIONS.md 37).
+  bool transfer_worker = false;
   // "sharing" or "stealing".
   std::string policy = "sharing";
   // Messages an actor handles before it yields its worker; <= 0: unlimited.
@@ -64,7 +71,8 @@ class HostCafConfig : public caf::actor_system_config {
   HostCafConfig();
 };
 
-// Worker threads the options give for a plan with `cpu_devices` cpu devices.
+// Worker threads the options give for a plan with `cpu_devices` cpu devices: max_threads, or
+// one per cpu device capped at the machine's cores (at least 1), plus the transfer worker.
 int CafThreads(const CafOptions& options, int cpu_devices);
 
 // The worker spin the options give for a plan (with or without sim devices), microseconds.

@@ -89,6 +89,10 @@ TEST(CafOptionsTest, ThreadsFollowTheOptionsOrTheDevicesCappedAtTheCores) {
   EXPECT_EQ(CafThreads(options, 1), 1);
   EXPECT_EQ(CafThreads(options, 0), 1);
   EXPECT_LE(CafThreads(options, 1000), static_cast<int>(std::thread::hardware_concurrency()));
+  options.transfer_worker = true;  // A node agent's: one more than its devices' strands.
+  EXPECT_EQ(CafThreads(options, 1), 2);
+  EXPECT_EQ(CafThreads(options, 1000),
+            static_cast<int>(std::max(1u, std::thread::hardware_concurrency())) + 1);
   options.max_threads = 3;
   EXPECT_EQ(CafThreads(options, 1), 3);
   HostCafConfig config;

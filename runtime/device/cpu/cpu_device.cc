@@ -29,7 +29,9 @@ CpuDevice::CpuDevice(const proto::PlanDevice& plan_device, const DeviceOptions& 
       kernels_(kernels),
       cores_(options.cores),
       runner_(StartKernelThreads(plan_device, options)),
-      strand_(std::make_unique<StrandQueue>()) {}
+      serial_(std::make_unique<SerialRunner>()),
+      compute_strand_(std::make_unique<StrandQueue>()),
+      copy_strand_(std::make_unique<StrandQueue>()) {}
 
 CpuDevice::~CpuDevice() = default;
 
@@ -53,7 +55,7 @@ StatusOr<DeviceQueue*> CpuDevice::queue(int index) const {
   if (index < 0) {
     return InvalidArgumentError("device '" + name() + "' has no queue " + std::to_string(index));
   }
-  return strand_.get();
+  return index == 0 ? compute_strand_.get() : copy_strand_.get();
 }
 
 StatusOr<std::unique_ptr<Kernel>> CpuDevice::CreateKernel(const KernelSetup& setup) const {
@@ -64,9 +66,9 @@ StatusOr<std::unique_ptr<Kernel>> CpuDevice::CreateKernel(const KernelSetup& set
   return kernels_->Create(setup);
 }
 
-KernelContext CpuDevice::NewKernelContext() const {
+KernelContext CpuDevice::NewKernelContext(int queue) const {
   KernelContext context;
-  context.parallel = runner_.get();
+  context.parallel = queue == 0 ? runner_.get() : serial_.get();
   context.device = this;
   return context;
 }

@@ -140,7 +140,7 @@ StatusOr<std::unique_ptr<Kernel>> CudaDevice::CreateKernel(const KernelSetup& se
   return kernel;
 }
 
-KernelContext CudaDevice::NewKernelContext() const {
+KernelContext CudaDevice::NewKernelContext(int /*queue*/) const {
   KernelContext context;
   context.parallel = runner_.get();
   context.device = this;

@@ -54,7 +54,7 @@ class CudaDevice final : public Device {
                       int64_t bytes) const override;
   StatusOr<DeviceQueue*> queue(int index) const override;
   StatusOr<std::unique_ptr<Kernel>> CreateKernel(const KernelSetup& setup) const override;
-  KernelContext NewKernelContext() const override;
+  KernelContext NewKernelContext(int queue) const override;
   int kernel_threads() const override { return 1; }
   const std::vector<int>& cores() const override { return no_cores_; }
 

@@ -104,7 +104,7 @@ TEST(CudaDeviceTest, ALaunchOfAStoppingJobIsCancelledAndAHostKernelIsRefusedNami
    public:
     Status Run(const KernelContext&) override { return Status::Ok(); }
   } host_kernel;
-  KernelContext context = (*device)->NewKernelContext();
+  KernelContext context = (*device)->NewKernelContext(/*queue=*/0);
   WaitingListener listener;
   std::atomic<bool> stopping{true};
   LaunchRequest request;
@@ -140,7 +140,7 @@ TEST(CudaDeviceTest, TracedLaunchesGetKernelTimesThatEndAfterTheyStart) {
   ASSERT_TRUE(kernel.ok()) << kernel.status().ToString();
   auto arena = (*device)->AllocateArena(4 << 20);
   ASSERT_TRUE(arena.ok());
-  KernelContext context = (*device)->NewKernelContext();
+  KernelContext context = (*device)->NewKernelContext(/*queue=*/0);
   TensorView output = harness.output(0).View();
   output.data = (*arena)->base();
   context.outputs.push_back(output);

@@ -64,7 +64,7 @@ Status RunOnCuda(CudaDevice* device, const KernelRegistry& cuda_kernels, KernelH
   const int64_t state_offset = total;
   total += Aligned(state_bytes);
   SOFTWIRE_ASSIGN_OR_RETURN(std::unique_ptr<DeviceArena> arena, device->AllocateArena(total));
-  KernelContext context = device->NewKernelContext();
+  KernelContext context = device->NewKernelContext(/*queue=*/0);
   for (size_t v = 0; v < views.size(); ++v) {
     TensorView on_device = views[v];
     on_device.data = arena->base() + offsets[v];

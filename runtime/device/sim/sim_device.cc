@@ -47,7 +47,7 @@ StatusOr<std::unique_ptr<Kernel>> SimDevice::CreateKernel(const KernelSetup& set
   return kernel;
 }
 
-KernelContext SimDevice::NewKernelContext() const {
+KernelContext SimDevice::NewKernelContext(int /*queue*/) const {
   KernelContext context;
   context.parallel = runner_.get();
   context.device = this;

@@ -32,7 +32,7 @@ class SimDevice final : public Device {
   StatusOr<DeviceQueue*> queue(int index) const override;
   void CancelLaunches(const std::atomic<bool>* stopping) override;
   StatusOr<std::unique_ptr<Kernel>> CreateKernel(const KernelSetup& setup) const override;
-  KernelContext NewKernelContext() const override;
+  KernelContext NewKernelContext(int queue) const override;
   int kernel_threads() const override { return 1; }
   const std::vector<int>& cores() const override { return no_cores_; }
 
