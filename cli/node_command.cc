@@ -40,6 +40,7 @@ struct NodeFlags {
   std::string token_file;
   std::string tls_ca;
   int64_t blas_threads = 0;
+  int64_t caf_threads = 0;
   bool help = false;
 };
 
@@ -61,6 +62,10 @@ FlagParser MakeParser(NodeFlags* flags) {
                    "check the server's TLS certificate against this authority (PEM)");
   parser.AddInt("blas-threads", &flags->blas_threads, "N",
                 "give OpenBLAS its own pool of N threads (default 0: the devices' threads)");
+  parser.AddInt("caf-threads", &flags->caf_threads, "N",
+                "CAF scheduler threads (default 0: one per cpu device, at most the cores, and "
+                "one more for transfers, so they go on while a kernel runs; 1 is faster for "
+                "streams of small fills, slower for pipelines: docs/DECISIONS.md 37)");
   parser.AddBool("help", &flags->help, "show this help");
   return parser;
 }
@@ -137,6 +142,9 @@ int NodeCommand(const std::vector<std::string>& args) {
   if (parsed.ok() && flags.blas_threads < 0) {
     parsed = InvalidArgumentError("--blas-threads must be >= 0");
   }
+  if (parsed.ok() && flags.caf_threads < 0) {
+    parsed = InvalidArgumentError("--caf-threads must be >= 0");
+  }
   if (!parsed.ok()) {
     std::fprintf(stderr,
                  "softwire node: %s\nusage: softwire node --join ADDR [flags]; see "
@@ -163,6 +171,7 @@ int NodeCommand(const std::vector<std::string>& args) {
   hosting.blas_threads = static_cast<int>(flags.blas_threads);
   // Bytes and messages from the other nodes are handled while a kernel runs.
   hosting.caf.transfer_worker = true;
+  hosting.caf.max_threads = static_cast<int>(flags.caf_threads);
   StatusOr<std::unique_ptr<runtime::NodeRuntime>> runtime = runtime::NodeRuntime::Create(
       runtime::NodeRuntimeOptionsFor(runtime::ClusterDeviceSpecs(cluster), hosting));
   if (!runtime.ok()) return Fail(runtime.status().WithContext("--devices"));

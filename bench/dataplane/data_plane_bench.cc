@@ -100,6 +100,10 @@ std::unique_ptr<runtime::NodeRuntime> RuntimeFor(const proto::Plan& plan, const 
                                                  const runtime::KernelRegistry* kernels) {
   runtime::NodeRuntimeOptions options;
   options.kernels.cpu = kernels;
+  // As `softwire node` runs (docs/DECISIONS.md 37); DATA_PLANE_BENCH_TRANSFER_WORKER=0 (both
+  // processes inherit it) runs each node on one worker, as before, to compare.
+  const char* transfer_worker = std::getenv("DATA_PLANE_BENCH_TRANSFER_WORKER");
+  options.caf.transfer_worker = transfer_worker == nullptr || std::atoi(transfer_worker) != 0;
   if (const char* spin = std::getenv("DATA_PLANE_BENCH_WORKER_SPIN_US")) {
     options.caf.worker_spin_us = std::atoi(spin);
   }

@@ -46,6 +46,7 @@ TEST(ServiceCommandsTest, HaveHelpAndRefuseBadCommandLinesWithTwo) {
         Case{"serve --nodes 2 --cluster 2cpu", "--cluster and --nodes go apart"},
         Case{"node --join 127.0.0.1:1 --devices 2x1cpu", "a node hosts the devices of one node"},
         Case{"jobs --limit -1", "--limit must be >= 0"},
+        Case{"node --join 127.0.0.1:1 --caf-threads -1", "--caf-threads must be >= 0"},
         Case{"submit x.pbtxt --token-file /nonexistent/token", "--token-file"},
         Case{"submit x.pbtxt --detach --metrics-out m.jsonl", "--detach"}}) {
     CommandOutcome outcome = Softwire(c.args);
