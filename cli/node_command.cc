@@ -64,8 +64,8 @@ FlagParser MakeParser(NodeFlags* flags) {
                 "give OpenBLAS its own pool of N threads (default 0: the devices' threads)");
   parser.AddInt("caf-threads", &flags->caf_threads, "N",
                 "CAF scheduler threads (default 0: one per cpu device, at most the cores, and "
-                "one more for transfers, so they go on while a kernel runs; 1 is faster for "
-                "streams of small fills, slower for pipelines: docs/DECISIONS.md 37)");
+                "one in reserve, which handles transfers while every other runs a long kernel: "
+                "docs/DECISIONS.md 37)");
   parser.AddBool("help", &flags->help, "show this help");
   return parser;
 }

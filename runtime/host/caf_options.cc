@@ -9,6 +9,7 @@
 
 #include "runtime/host/caf_thread_names.h"
 #include "runtime/host/host_messages.h"
+#include "runtime/host/reserve_work_sharing.h"
 #include "runtime/host/spinning_work_sharing.h"
 
 namespace softwire {
@@ -55,6 +56,10 @@ Status ConfigureCaf(const CafOptions& options, int cpu_devices, bool has_sim_dev
     config->set(kWorkerSpinKey, static_cast<size_t>(spin));
     // A scheduler module loaded by the user replaces the one `scheduler.policy` names.
     config->load<caf::scheduler::coordinator<SpinningWorkSharing>>();
+  } else if (options.transfer_worker && options.max_threads <= 0 && options.policy == "sharing") {
+    // The transfer worker is the reserve: it takes work only while every other worker runs a
+    // long kernel (reserve_work_sharing.h).
+    config->load<caf::scheduler::coordinator<ReserveWorkSharing>>();
   }
   config->add_thread_hook<CafThreadNames>(options.worker_cores, options.worker_names);
   config->add_message_types<caf::id_block::softwire_runtime>();

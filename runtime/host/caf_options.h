@@ -6,7 +6,8 @@
 //     its own kernel threads, so more workers would only add cross-thread wake-ups (~80 us each
 //     on a small VM). CAF's own default, max(cores, 4), cut pipeline throughput by a third.
 //     A plan of sim devices only gets one worker: their kernels take no CPU. A process with a
-//     data plane (a node agent) gets one worker more (CafOptions::transfer_worker).
+//     data plane (a node agent) gets one worker more, in reserve (CafOptions::transfer_worker,
+//     reserve_work_sharing.h).
 //   - scheduler.policy `sharing`: beat work stealing for pipelines and round trips on 2 cores,
 //     and leaves no worker polling when idle. Re-measure on bigger machines.
 //   - workers spin before they sleep only in plans with sim devices (SpinningWorkSharing,
@@ -33,7 +34,9 @@ struct CafOptions {
   int max_threads = 0;
   // With max_threads <= 0: one worker more than the cpu devices' strands hold, so Readies and
   // Releases from other processes, and the sends and recvs of the devices' copy strands, are
-  // handled while every compute strand runs a kernel on its worker. For a process that moves
+  // handled while every compute strand runs a kernel on its worker. With the sharing policy and
+  // no spin it is a reserve (ReserveWorkSharing): it takes work only while every other worker
+  // runs a long kernel, so short firings keep to one thread. For a process that moves
   // bytes to other processes (a node agent): there a single worker running a 6 ms kernel held
   // every transfer of its node back for as long, and the pipeline with it (docs/DECISIONS.md 37).
   bool transfer_worker = false;

@@ -172,10 +172,11 @@ void JobTraceTest::ExpectGPipeBubbleAndUtilization(bool sim) {
   constexpr int kStages = 4;
   constexpr int64_t kPieces = 4;
   const double formula = (kStages - 1.0) / (kPieces + kStages - 1.0);  // 3/7
-  // Noise only ever adds idle time (a thread woken late on a busy machine), never removes it:
-  // the bubble can never come out lower than the formula, and one run in five on a quiet
-  // enough machine matches it closely. (A machine saturated by other processes can delay
-  // every hop by milliseconds; the retry keeps the test meaningful on a loaded 2-core CI.)
+  // Noise moves the bubble both ways: a thread woken late between stages adds idle time, and a
+  // sleeping kernel woken late on a busy machine stretches its stage, adding busy time to it
+  // (stages 1-3 at 63-65% against 57%, bubble 0.40 against 0.43, once the copies ran on a strand
+  // of their own beside the kernels). One run in five on a quiet enough machine matches the
+  // formula closely; the retry keeps the test meaningful on a loaded 2-core CI.
   std::string last;
   bool matched = false;
   for (int attempt = 0; attempt < 5 && !matched; ++attempt) {
@@ -189,7 +190,6 @@ void JobTraceTest::ExpectGPipeBubbleAndUtilization(bool sim) {
     last = trace::FormatSummary(model, summary);
     EXPECT_EQ(summary.stages, kStages);
     EXPECT_NEAR(summary.bubble_formula, formula, 1e-12);
-    EXPECT_GT(summary.bubble_measured, formula - 0.02) << last;
     EXPECT_TRUE(trace::CheckChromeTrace(trace::ExportChromeTrace(model)).ok());
     // The variable's slot gated every step: stage 0 was starved on it between steps. A kernel
     // stretched by a busy machine turns starved time into busy time: retried like the bubble.

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "base/guarded_call.h"
+#include "base/long_work.h"
 #include "runtime/device/trace_clock.h"
 
 namespace softwire {
@@ -119,6 +120,9 @@ Status StrandQueue::Run(const LaunchRequest& request) const {
   }
   // Kernels return Status and must not throw; if one does anyway (std::bad_alloc), the
   // exception must not unwind through the strand, which would stay held forever.
+  // A long kernel lets a reserve worker take this thread's queued messages meanwhile (a node
+  // agent's scheduler, base/long_work.h).
+  LongWorkScope long_work(request.estimated_seconds >= kLongWorkSeconds);
   auto run = [&request] { return request.kernel->Run(*request.context); };
   if (request.times == nullptr) return GuardedCall("kernel", run);
   // Traced: read while holding the strand, so a queue's slices never overlap.
