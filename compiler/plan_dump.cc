@@ -10,6 +10,7 @@
 #include "compiler/ir/attribute_map.h"
 #include "compiler/ir/graph_text.h"
 #include "compiler/ir/tensor_type.h"
+#include "plan/input_ranges.h"
 #include "plan/labels.h"
 #include "plan/ordering_inputs.h"
 #include "plan/register_lifetimes.h"
@@ -75,6 +76,10 @@ std::string InputLines(const proto::Plan& plan, const proto::ActorDef& actor) {
     // A view (docs/PROTOCOL.md, "Views"): the kernel reads the register's bytes reshaped.
     if (k < actor.kernel().input_size() && Type(actor.kernel().input(k)) != Type(reg.tensor())) {
       text += " viewed as " + Type(actor.kernel().input(k));
+    }
+    // A range view (plan/input_ranges.h): the kernel reads from this byte of the slot on.
+    if (k < actor.kernel().input_offset_size() && plan::IsRangeInput(plan, actor, k)) {
+      text += " from byte " + std::to_string(actor.kernel().input_offset(k));
     }
     // An ordering input (plan/ordering_inputs.h): waited for, never read by the kernel.
     if (plan::IsOrderingInput(actor, k)) text += " ordering only";

@@ -244,7 +244,10 @@ Status CheckCopy(const KindCheck& check) {
   SOFTWIRE_RETURN_IF_ERROR(check.ExpectInputs(1, 1));
   SOFTWIRE_RETURN_IF_ERROR(check.ExpectOutputs(1, 1));
   SOFTWIRE_RETURN_IF_ERROR(check.ExpectRegistersHaveActorPeriod());
-  const proto::TensorDesc& from = check.input(0).tensor();
+  // What the kernel reads: the register, or a range of it (plan/input_ranges.h).
+  const proto::TensorDesc& from = check.actor.kernel().input_offset_size() > 0
+                                      ? check.actor.kernel().input(0)
+                                      : check.input(0).tensor();
   const proto::TensorDesc& to = check.output(0).tensor();
   if (check.actor.kernel().op_type() == "slice") {
     bool block = from.dtype() == to.dtype() && from.dims_size() == to.dims_size() &&

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "plan/input_ranges.h"
 #include "plan/labels.h"
 #include "plan/ordering_inputs.h"
 #include "plan/steps.h"
@@ -191,6 +192,7 @@ Status CheckPlanInvariants(const proto::Plan& plan) {
   SOFTWIRE_RETURN_IF_ERROR(CheckPeriods(plan));
   SOFTWIRE_RETURN_IF_ERROR(CheckPhases(plan));
   SOFTWIRE_RETURN_IF_ERROR(CheckOrderingInputs(plan));
+  SOFTWIRE_RETURN_IF_ERROR(CheckInputRanges(plan));
   return CheckArenaLayout(plan);
 }
 

@@ -17,8 +17,8 @@
 namespace softwire {
 namespace plan {
 
-// All the checks below, in order, with CheckOrderingInputs (plan/ordering_inputs.h) after
-// the phases.
+// All the checks below, in order, with CheckOrderingInputs (plan/ordering_inputs.h) and
+// CheckInputRanges (plan/input_ranges.h) after the phases.
 Status CheckPlanInvariants(const proto::Plan& plan);
 
 // 1. The schedule is positive and within plan/steps.h's limits; device, register and actor ids

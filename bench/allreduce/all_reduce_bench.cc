@@ -151,6 +151,7 @@ int Main(int argc, char** argv) {
   int64_t repeats = 7;
   int64_t shm_chunks = 8;
   bool trace = false;
+  bool no_views = false;
   int64_t sub_chunks_flag = 0;
   std::string python = "/usr/bin/python3";
   std::string gloo_script = BesideThisBinary("gloo_all_reduce.py");
@@ -162,6 +163,9 @@ int Main(int argc, char** argv) {
   flags.AddInt("sub-chunks", &sub_chunks_flag, "N",
                "sub-chunks per member (default: the compiler's RingSubChunks; more: a deeper "
                "pipeline of smaller steps)");
+  flags.AddBool("no-views", &no_views,
+                "split the gradient into chunk registers first (a copy, as `--no-views` "
+                "compiles it) instead of reading each chunk as a range of it");
   flags.AddString("python", &python, "PATH", "python with torch, for the gloo baseline");
   flags.AddString("gloo-script", &gloo_script, "PATH", "the gloo baseline script");
   std::vector<std::string> positional;
@@ -174,14 +178,15 @@ int Main(int argc, char** argv) {
   }
   const int sub_chunks =
       sub_chunks_flag > 0 ? static_cast<int>(sub_chunks_flag) : compiler::RingSubChunks(bytes / 2);
-  const proto::Plan plan = RingAllReducePlan(bytes, sub_chunks);
+  const proto::Plan plan = RingAllReducePlan(bytes, sub_chunks, /*range_views=*/!no_views);
   const std::string plan_file = "/tmp/all_reduce_bench." + std::to_string(getpid()) + ".plan";
   CHECK(WriteFileAtomically(plan_file, plan.SerializeAsString()).ok());
   std::printf("cpu: %s\n", CpuModel().c_str());
   std::printf(
-      "all-reduce of %lld bytes (float32) between 2 processes; ring of %d chunks; %lld "
+      "all-reduce of %lld bytes (float32) between 2 processes; ring of %d chunks (%s); %lld "
       "repeats, medians\n",
-      static_cast<long long>(bytes), 2 * sub_chunks, static_cast<long long>(repeats));
+      static_cast<long long>(bytes), 2 * sub_chunks,
+      no_views ? "split into copies" : "read as ranges", static_cast<long long>(repeats));
   std::fflush(stdout);
 
   RawExchange raw_tcp(bytes);

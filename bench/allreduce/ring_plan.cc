@@ -23,7 +23,7 @@ void SetInts(proto::ActorDef* actor, const std::string& name, const std::vector<
 
 }  // namespace
 
-proto::Plan RingAllReducePlan(int64_t bytes, int sub_chunks) {
+proto::Plan RingAllReducePlan(int64_t bytes, int sub_chunks, bool range_views) {
   CHECK_GE(bytes, 64);
   CHECK_GE(sub_chunks, 1);
   const int members = 2;
@@ -36,13 +36,21 @@ proto::Plan RingAllReducePlan(int64_t bytes, int sub_chunks) {
     return name + "@" + std::to_string(member);
   };
   const auto chunk = [](int q) { return "all_reduce.c" + std::to_string(q); };
+  std::vector<int64_t> starts;  // Element at which chunk q starts in x.
+  for (int q = 0; q < chunks; ++q) starts.push_back(q * elements / chunks);
+  // Where member m's ring reads chunk q: its split's output, or (range views) x@m itself.
+  const auto own = [&](int q, int m) {
+    return range_views ? at("x", m) : at("split." + std::to_string(q), m);
+  };
+  // Kernel inputs read as a range of x: actor name -> (input index, chunk).
+  std::map<std::string, std::pair<int, int>> ranges;
 
   runtime::testing::TestPlan builder(/*steps=*/1, /*pieces_per_step=*/1);
   std::vector<std::string> wires;
   // Registers, then actors (TestPlan resolves names when actors are added).
   for (int m = 0; m < members; ++m) {
     builder.Register(at("x", m), 1, {elements}).Register(at("y", m), 1, {elements});
-    for (int q = 0; q < chunks; ++q)
+    for (int q = 0; q < chunks && !range_views; ++q)
       builder.Register(at("split." + std::to_string(q), m), 1, {sizes[q]});
   }
   for (int q = 0; q < chunks; ++q) {
@@ -64,6 +72,7 @@ proto::Plan RingAllReducePlan(int64_t bytes, int sub_chunks) {
   for (int m = 0; m < members; ++m) {
     builder.Actor(TestActorSpec(at("source", m), proto::ACTOR_KIND_SOURCE, "noop", {}, {at("x", m)})
                       .OnDevice(m));
+    if (range_views) continue;  // fold_views made the split's chunks ranges of x.
     std::vector<std::string> split;
     for (int q = 0; q < chunks; ++q) split.push_back(at("split." + std::to_string(q), m));
     builder.Actor(TestActorSpec(at("all_reduce.split", m), proto::ACTOR_KIND_BOXING, "flat_split",
@@ -77,8 +86,7 @@ proto::Plan RingAllReducePlan(int64_t bytes, int sub_chunks) {
     const std::string add = chunk(q) + ".s1.add";
     const std::string gather = chunk(q) + ".g1";
     builder.Actor(TestActorSpec("send:" + at(reduce, owner), proto::ACTOR_KIND_SEND, "copy",
-                                {at("split." + std::to_string(q), other)},
-                                {"wire:" + at(reduce, owner)})
+                                {own(q, other)}, {"wire:" + at(reduce, owner)})
                       .OnDevice(other)
                       .OnQueue(1));
     builder.Actor(TestActorSpec("recv:" + at(reduce, owner), proto::ACTOR_KIND_RECV, "copy",
@@ -86,13 +94,16 @@ proto::Plan RingAllReducePlan(int64_t bytes, int sub_chunks) {
                       .OnDevice(owner)
                       .OnQueue(1));
     builder.Actor(TestActorSpec(at(add, owner), proto::ACTOR_KIND_BOXING, "add",
-                                {at(reduce, owner), at("split." + std::to_string(q), owner)},
-                                {at(add, owner)})
+                                {at(reduce, owner), own(q, owner)}, {at(add, owner)})
                       .OnDevice(owner));
     builder.Actor(TestActorSpec("send:" + at(gather, other), proto::ACTOR_KIND_SEND, "copy",
                                 {at(add, owner)}, {"wire:" + at(gather, other)})
                       .OnDevice(owner)
                       .OnQueue(1));
+    if (range_views) {
+      ranges["send:" + at(reduce, owner)] = {0, q};
+      ranges[at(add, owner)] = {1, q};
+    }
     builder.Actor(TestActorSpec("recv:" + at(gather, other), proto::ACTOR_KIND_RECV, "copy",
                                 {"wire:" + at(gather, other)}, {at(gather, other)})
                       .OnDevice(other)
@@ -109,9 +120,18 @@ proto::Plan RingAllReducePlan(int64_t bytes, int sub_chunks) {
   }
   proto::Plan plan = builder.Build();
   for (proto::ActorDef& actor : *plan.mutable_actor()) {
-    // The shapes the kernels read and write: their registers' (no views here).
+    // The shapes the kernels read and write: their registers', or a chunk's range of x.
     for (int64_t id : actor.input_register()) {
       *actor.mutable_kernel()->add_input() = plan.register_def(static_cast<int>(id)).tensor();
+    }
+    auto range = ranges.find(actor.name());
+    if (range != ranges.end()) {
+      const auto [input, q] = range->second;
+      proto::KernelDef* kernel = actor.mutable_kernel();
+      kernel->mutable_input(input)->set_dims(0, sizes[q]);
+      for (int k = 0; k < kernel->input_size(); ++k) {
+        kernel->add_input_offset(k == input ? starts[q] * 4 : 0);
+      }
     }
     for (int64_t id : actor.output_register()) {
       *actor.mutable_kernel()->add_output() = plan.register_def(static_cast<int>(id)).tensor();

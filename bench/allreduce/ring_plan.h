@@ -3,7 +3,8 @@
 // across nodes into a send, a wire register on the receiving device and a recv
 // (docs/DATA_PLANE.md). Used by all_reduce_bench (README.md beside this file).
 //
-//   member m (node m, cpu:0): source -> x@m -> split@m -> chunks c0..c{2s-1}
+//   member m (node m, cpu:0): source -> x@m, read by the ring as chunks c0..c{2s-1}: byte
+//                             ranges of x (range views), or split@m's copies (without)
 //   chunk q, owner o = q / s, other p: send(x.c_q@p) => wire => recv -> add(., x.c_q@o) on o,
 //                                      then send(sum@o) => wire => recv on p
 //   member m: concat(all chunks) -> y@m (read by no actor: the run ends with the concats)
@@ -24,7 +25,10 @@ namespace bench {
 // node1 (one cpu device each). Sources run `noop` (the bench times the exchange, not
 // the values; the ring's sums are tested through the compiler's plans in the multi-device
 // tests). The split, adds and concat run the cpu kernels. CHECK-fails on bytes < 64.
-proto::Plan RingAllReducePlan(int64_t bytes, int sub_chunks);
+// With `range_views` (the compiler's default, fold_views) there is no split: each chunk's
+// send and add read it as a byte range of x (plan/input_ranges.h); without, as `--no-views`
+// compiles it, the split copies x into chunk registers first.
+proto::Plan RingAllReducePlan(int64_t bytes, int sub_chunks, bool range_views = true);
 
 }  // namespace bench
 }  // namespace softwire

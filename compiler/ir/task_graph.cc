@@ -87,6 +87,7 @@ void TaskGraph::AddReader(RegisterId register_id, TaskId task, int phase) {
   ++annotation_version_;
   registers_[register_id].readers.push_back({task, phase});
   tasks_[task].inputs.push_back(register_id);
+  if (!tasks_[task].input_offsets.empty()) tasks_[task].input_offsets.push_back(0);
 }
 
 void TaskGraph::MoveReaders(RegisterId from, RegisterId to) {
@@ -112,6 +113,40 @@ void TaskGraph::MoveReaders(RegisterId from, RegisterId to) {
                                [](const RegisterReader& r) { return r.phase == 1; });
     target.insert(writer, reader);
   }
+}
+
+void TaskGraph::MoveReadersToRange(RegisterId from, RegisterId to, int64_t offset) {
+  ++structure_version_;
+  TaskRegister& source = mutable_register(from);
+  CHECK(offset >= 0 && offset + source.type.NumBytes() <= register_at(to).type.NumBytes())
+      << "a range of " << registers_[to].name << " as " << source.name << " leaves its bytes";
+  LogRegister(to, /*with_relations=*/false);
+  std::vector<RegisterReader> readers = std::move(source.readers);
+  source.readers.clear();
+  for (const RegisterReader& reader : readers) {
+    TaskDef& task = mutable_task(reader.task);
+    CHECK(std::find(task.inputs.begin(), task.inputs.end(), to) == task.inputs.end())
+        << "task '" << task.name << "' would read register '" << registers_[to].name << "' twice";
+    if (task.input_types.empty()) {
+      for (RegisterId input : task.inputs) task.input_types.push_back(register_at(input).type);
+    }
+    if (task.input_offsets.empty()) task.input_offsets.assign(task.inputs.size(), 0);
+    for (size_t k = 0; k < task.inputs.size(); ++k) {
+      if (task.inputs[k] != from) continue;
+      CHECK_EQ(task.input_offsets[k], 0) << "task '" << task.name << "' reads a range of a range";
+      task.inputs[k] = to;
+      task.input_offsets[k] = offset;
+    }
+    std::vector<RegisterReader>& target = registers_[to].readers;
+    auto writer = std::find_if(target.begin(), target.end(),
+                               [](const RegisterReader& r) { return r.phase == 1; });
+    target.insert(writer, reader);
+  }
+}
+
+int64_t TaskGraph::InputOffset(TaskId id, size_t k) const {
+  const TaskDef& reader = task(id);
+  return k < reader.input_offsets.size() ? reader.input_offsets[k] : 0;
 }
 
 void TaskGraph::MoveReader(RegisterId from, RegisterId to, TaskId reader) {
@@ -190,6 +225,10 @@ void TaskGraph::MergeTasks(TaskId into, const std::vector<TaskId>& absorbed,
                                  << "'";
       (*removed_registers)[written] = true;
     }
+  }
+  for (TaskId task : members) {
+    CHECK(tasks_[task].input_offsets.empty())
+        << "task '" << tasks_[task].name << "' reads a range view and cannot be merged";
   }
   for (TaskId task : absorbed) {
     tasks_[task].inputs.clear();
@@ -456,8 +495,18 @@ class GraphChecker {
     for (RegisterId id : task.outputs) {
       if (id < 0 || id >= register_count) return fail("lists register id " + std::to_string(id));
     }
+    if (!task.input_offsets.empty() && (task.input_offsets.size() != task.inputs.size() ||
+                                        task.input_types.size() != task.inputs.size())) {
+      return fail("has " + std::to_string(task.input_offsets.size()) + " input offsets and " +
+                  std::to_string(task.input_types.size()) + " input types for " +
+                  std::to_string(task.inputs.size()) + " inputs");
+    }
     for (size_t k = 0; k < task.input_types.size(); ++k) {
-      if (task.input_types[k].NumBytes() != registers_[task.inputs[k]].type.NumBytes()) {
+      const int64_t held = registers_[task.inputs[k]].type.NumBytes();
+      const int64_t read = task.input_types[k].NumBytes();
+      if (task.input_offsets.empty()
+              ? read != held
+              : task.input_offsets[k] < 0 || task.input_offsets[k] + read > held) {
         return fail("views input '" + registers_[task.inputs[k]].name + "' at another size");
       }
     }

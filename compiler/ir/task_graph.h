@@ -65,6 +65,10 @@ struct TaskDef {
   // Empty, or one per input: the type the kernel reads that input as. It differs from the
   // register's type only for a view (fold_views): the same bytes, reshaped.
   std::vector<TensorType> input_types;
+  // Empty, or one per input: the byte of the input register's slot the kernel's read starts at
+  // (a range view, fold_views: input_types[k] then may hold fewer bytes than the register,
+  // plan/input_ranges.h). AddReader appends 0 when it is not empty.
+  std::vector<int64_t> input_offsets;
   // The last `ordering_inputs` of `inputs` are waited for, never read by the kernel
   // (order_weight_gradients; plan/ordering_inputs.h). Add them last: AddReader appends.
   int ordering_inputs = 0;
@@ -94,6 +98,13 @@ class TaskGraph {
   RegisterId AddRegister(TaskRegister register_def);
   // Makes `task` read `register_id` in `phase`, appending it to the task's inputs.
   void AddReader(RegisterId register_id, TaskId task, int phase);
+  // Every reader of `from` (a part of `to`'s bytes from byte `offset` on) reads that range of
+  // `to` instead, at the same input position and phase and as the type it read (a range view:
+  // TaskDef::input_offsets). `from` keeps no reader. No reader of `from` may read `to` already,
+  // nor read `from` through a range of its own.
+  void MoveReadersToRange(RegisterId from, RegisterId to, int64_t offset);
+  // The byte kernel input `k` of task `id` starts at in its register's slot (0 unless a range).
+  int64_t InputOffset(TaskId id, size_t k) const;
   // Every reader of `from` reads `to` instead, at the same input position and phase, and still
   // as `from`'s type (a view of `to`'s bytes, TaskDef::input_types). `from` keeps no reader.
   // Both registers must hold as many bytes; no reader of `from` may read `to` already.

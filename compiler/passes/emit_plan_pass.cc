@@ -160,6 +160,10 @@ void EmitActor(const Compilation& compilation,
   for (size_t k = 0; k < kernel_inputs; ++k) {
     ToTensorDesc(tasks.InputType(task.id, k), kernel->add_input());
   }
+  // Range views (plan/input_ranges.h): one offset per described input, or none.
+  if (!task.input_offsets.empty()) {
+    for (size_t k = 0; k < kernel_inputs; ++k) kernel->add_input_offset(task.input_offsets[k]);
+  }
   CHECK(task.ordering_inputs == 0 || kernel->input_size() > 0)
       << task.name << ": ordering inputs need a kernel that reads an input";
   kernel->mutable_output()->Reserve(static_cast<int>(task.outputs.size()));

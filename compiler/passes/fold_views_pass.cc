@@ -18,6 +18,22 @@
 // runs on the result. Runs on the task graph before plan_registers, so every later pass plans
 // the folded graph.
 //
+// A `flat_split` is folded into range views (plan/input_ranges.h): its outputs lie one after
+// another in its input's bytes, so each reader of chunk q reads bytes [o_q, o_q + bytes(q)) of
+// the input's register where they lie (TaskDef::input_offsets) and the split and its chunk
+// registers go: the ring all-reduce's sends and adds read the gradient where it lies. The slot
+// rules, as for a reshape: the input and every chunk have the split's period, so fill s of a
+// chunk is made from fill s of the input and a reader's firing i needs the same fill of either
+// (no phase shifts); every chunk reader reads in phase 0 (a phase-1 reader would write a chunk
+// in place, inside another register's bytes); a reader reads only one chunk and not the input
+// itself (it would read one register twice); and it is a transfer (copy, or the send
+// insert_send_recv makes of it, which then sends only the range) or a boxing task, which
+// fuse_elementwise and recompute_activations never merge or clone, so no later pass has to carry
+// an offset. Each reader becomes a consumer of the input register and releases its fill as it
+// released its chunk's, so the input's fill lives until its last chunk is read (plan_registers
+// gives it the slots its copied-out readers need) and reuse sees those lives. `view_bytes`
+// counts one fill of every chunk register that is gone.
+//
 // A view is folded only where nothing else sees the difference: every reader of the view is a
 // compute task reading it in phase 0 that does not read the input too (a kernel reads each
 // register once, separate_repeated_inputs); the input has the same period as the view. An
@@ -26,6 +42,7 @@
 // also needs every reader to read it as it is (not reshaped) with a matmul or batch_matmul that can
 // take the flag there (matmul transposes only a rank-2 left input), or a batch_matmul for a strided
 // read.
+#include <algorithm>
 #include <map>
 #include <string>
 #include <variant>
@@ -139,6 +156,74 @@ bool FoldReshape(TaskGraph& tasks, const TaskDef& task, std::vector<bool>* remov
   return true;
 }
 
+// The byte at which each output of flat_split `task` starts in its input: the outputs lie one
+// after another, each of its own type's bytes.
+std::vector<int64_t> ChunkOffsets(const TaskGraph& tasks, const TaskDef& task) {
+  std::vector<int64_t> offsets;
+  int64_t offset = 0;
+  for (RegisterId output : task.outputs) {
+    offsets.push_back(offset);
+    offset += tasks.register_at(output).type.NumBytes();
+  }
+  offsets.push_back(offset);  // The end: the bytes the split reads.
+  return offsets;
+}
+
+// The conditions of a range view (see the file comment): every reader of every chunk is a
+// transfer or boxing task that reads it in phase 0 as a kernel input, reads no other chunk of
+// the split and not its input.
+bool MayFoldSplit(const TaskGraph& tasks, const TaskDef& task) {
+  if (task.op_type != "flat_split" || task.inputs.size() != 1 || task.ordering_inputs != 0 ||
+      task.outputs.empty()) {
+    return false;
+  }
+  const TaskRegister& input = tasks.register_at(task.inputs[0]);
+  if (input.period != task.period || ChunkOffsets(tasks, task).back() != input.type.NumBytes() ||
+      tasks.InputOffset(task.id, 0) != 0) {
+    return false;
+  }
+  std::vector<TaskId> seen;
+  for (RegisterId chunk : task.outputs) {
+    const TaskRegister& output = tasks.register_at(chunk);
+    if (output.device != input.device || output.period != input.period ||
+        output.type.dtype != input.type.dtype) {
+      return false;
+    }
+    for (const RegisterReader& reader : output.readers) {
+      const TaskDef& consumer = tasks.task(reader.task);
+      if (reader.phase != 0 ||
+          (consumer.kind != proto::ACTOR_KIND_BOXING && consumer.kind != proto::ACTOR_KIND_COPY)) {
+        return false;
+      }
+      if (std::find(seen.begin(), seen.end(), consumer.id) != seen.end()) return false;
+      seen.push_back(consumer.id);
+      const size_t kernel_inputs = tasks.KernelInputCount(consumer.id);
+      for (size_t k = 0; k < consumer.inputs.size(); ++k) {
+        if (consumer.inputs[k] == task.inputs[0]) return false;
+        if (consumer.inputs[k] == chunk && k >= kernel_inputs) return false;
+      }
+    }
+  }
+  return true;
+}
+
+// A flat_split whose chunks every reader can read where they lie: each reader reads its chunk
+// as a range of the split's input, and the split goes.
+bool FoldSplit(TaskGraph& tasks, const TaskDef& task, std::vector<bool>* removed,
+               std::map<int, int64_t>* saved) {
+  if (!MayFoldSplit(tasks, task)) return false;
+  const std::vector<int64_t> offsets = ChunkOffsets(tasks, task);
+  const RegisterId input = task.inputs[0];
+  const std::vector<RegisterId> chunks = task.outputs;
+  const TaskId id = task.id;
+  for (size_t q = 0; q < chunks.size(); ++q) {
+    CountSaved(tasks, ViewEdge{input, chunks[q]}, saved);
+    tasks.MoveReadersToRange(chunks[q], input, offsets[q]);
+  }
+  (*removed)[id] = true;
+  return true;
+}
+
 bool FoldTranspose(TaskGraph& tasks, const TaskDef& task, std::vector<bool>* removed,
                    std::map<int, int64_t>* saved) {
   ViewEdge edge;
@@ -177,7 +262,8 @@ Status FoldViewsPass(Compilation& compilation) {
   for (size_t i = 0; i < tasks.tasks().size(); ++i) {
     const TaskDef& task = tasks.task(static_cast<TaskId>(i));
     any |= FoldReshape(tasks, task, &removed, &compilation.view_bytes) ||
-           FoldTranspose(tasks, task, &removed, &compilation.view_bytes);
+           FoldTranspose(tasks, task, &removed, &compilation.view_bytes) ||
+           FoldSplit(tasks, task, &removed, &compilation.view_bytes);
   }
   if (any) tasks.RemoveTasks(removed);
   return Status::Ok();

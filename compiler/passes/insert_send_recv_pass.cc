@@ -8,6 +8,9 @@
 // messages (docs/PROTOCOL.md); within one process the send's bytes are a memcpy into the peer's
 // slot, between processes they travel over the data plane (runtime/net/).
 //
+// A copy that reads a range of its source (a range view, fold_views) leaves the range to the
+// send: the send reads those bytes where they lie and the wire register holds only them.
+//
 // Names: the copy "<value>@<device>" becomes "recv:<value>@<device>"; its send is
 // "send:<value>@<device>" and the wire register "wire:<value>@<device>".
 //
@@ -46,7 +49,10 @@ void SplitCopy(Compilation& compilation, TaskId recv_id) {
   wire.name = "wire:" + value;
   wire.producer = send_id;
   wire.device = copy.device;
-  wire.type = source.type;
+  // What the copy read: of a range view (fold_views), the send sends the range.
+  const TensorType sent = tasks.InputType(recv_id, 0);
+  const int64_t offset = tasks.InputOffset(recv_id, 0);
+  wire.type = sent;
   wire.period = copy.period;
   wire.logical_tensor = source.logical_tensor;
   const RegisterId wire_id = tasks.AddRegister(std::move(wire));
@@ -59,12 +65,19 @@ void SplitCopy(Compilation& compilation, TaskId recv_id) {
       phase = reader.phase;
     }
   }
-  tasks.mutable_task(send_id).inputs.push_back(source_id);
+  TaskDef& send_task = tasks.mutable_task(send_id);
+  send_task.inputs.push_back(source_id);
+  if (!copy.input_offsets.empty()) {
+    send_task.input_types = {sent};
+    send_task.input_offsets = {offset};
+  }
   tasks.mutable_register(wire_id).readers.push_back(RegisterReader{recv_id, phase});
   TaskDef& recv = tasks.mutable_task(recv_id);
   recv.kind = proto::ACTOR_KIND_RECV;
   recv.name = "recv:" + value;
   recv.inputs[0] = wire_id;
+  recv.input_types.clear();  // It reads the wire register whole.
+  recv.input_offsets.clear();
 }
 
 }  // namespace

@@ -111,7 +111,9 @@ Status ExpandPhysicalPass(Compilation& compilation);
 // Views: a reshape task, a transpose of the last two axes read only by matmuls (their transpose
 // flag flipped), and a transpose keeping the last axis last read only by batch_matmuls (read
 // strided: a_perm/b_perm) are removed; their readers read the input's register instead
-// (TaskDef::input_types). Off with CompileOptions::fold_views = false.
+// (TaskDef::input_types). So is a flat_split read only by transfers and boxing tasks: each
+// reader reads its chunk as a byte range of the input's register (TaskDef::input_offsets).
+// Off with CompileOptions::fold_views = false.
 Status FoldViewsPass(Compilation& compilation);
 
 // Budget measure 2 (compiler/memory_budget.h): kept activations of cheap element-wise compute

@@ -382,6 +382,23 @@ Status PlanRun::RunKernel(ActorRun* run, int64_t index,
   for (size_t k = 0; k < inputs.size() && kernel.input_size() == static_cast<int>(inputs.size());
        ++k) {
     const Shape shape = ShapeOf(kernel.input(static_cast<int>(k)));
+    if (k < static_cast<size_t>(kernel.input_offset_size())) {
+      // A range view (plan/input_ranges.h): the elements from the offset on, as many as the
+      // kernel reads. Checked here too: the reference does not trust the plan checker.
+      const int64_t first = kernel.input_offset(static_cast<int>(k)) / SizeOf(inputs[k]->dtype);
+      const int64_t count = shape.NumElements();
+      if (first < 0 || first + count > static_cast<int64_t>(inputs[k]->values.size())) {
+        return InvalidArgumentError("reads input " + std::to_string(k) + " " +
+                                    inputs[k]->shape.ToString() + " from element " +
+                                    std::to_string(first) + " as " + shape.ToString());
+      }
+      views[k].dtype = inputs[k]->dtype;
+      views[k].shape = shape;
+      views[k].values.assign(inputs[k]->values.begin() + first,
+                             inputs[k]->values.begin() + first + count);
+      viewed[k] = &views[k];
+      continue;
+    }
     if (shape == inputs[k]->shape) continue;
     if (shape.NumElements() != inputs[k]->shape.NumElements()) {
       return InvalidArgumentError("reads input " + std::to_string(k) + " " +

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "plan/input_ranges.h"
 #include "plan/labels.h"
 #include "plan/ordering_inputs.h"
 #include "proto/tensor_desc.h"
@@ -77,12 +78,28 @@ StatusOr<TensorView> KernelView(const proto::Plan& plan, const proto::ActorDef& 
           ? kernel_descs.Get(index)
           : register_def.tensor();
   SOFTWIRE_ASSIGN_OR_RETURN(TensorView view, ViewOf(desc, what));
-  if (view.NumBytes() > register_def.bytes_per_slot()) {
+  // A range view starts at an offset into the slot (plan/input_ranges.h).
+  const int64_t offset = input ? plan::InputOffset(def, index) : 0;
+  if (offset < 0 || view.NumBytes() > register_def.bytes_per_slot() - offset) {
     return InvalidArgumentError(what + ": the kernel's " + std::to_string(view.NumBytes()) +
-                                "-byte tensor does not fit the register's " +
+                                "-byte tensor at byte " + std::to_string(offset) +
+                                " does not fit the register's " +
                                 std::to_string(register_def.bytes_per_slot()) + "-byte slots");
   }
   return view;
+}
+
+// The addresses kernel input `index` of `def` reads in each slot: the slots' own, moved on by
+// the input's offset when it is a range view (an address-less sim slot stays null).
+std::vector<char*> InputAddresses(const proto::ActorDef& def, int index,
+                                  const std::vector<char*>& slots) {
+  const int64_t offset = plan::InputOffset(def, index);
+  std::vector<char*> addresses = slots;
+  if (offset == 0) return addresses;
+  for (char*& address : addresses) {
+    if (address != nullptr) address += offset;
+  }
+  return addresses;
 }
 
 // An actor that computes (its device holds memory) must not touch a register of a device whose
@@ -157,8 +174,10 @@ StatusOr<std::unique_ptr<ActorBinding>> BindActor(
     if (i < kernel_inputs) {
       SOFTWIRE_ASSIGN_OR_RETURN(TensorView view, KernelView(plan, def, /*input=*/true, i));
       context.inputs.push_back(std::move(view));
+      input_slots.push_back(InputAddresses(def, i, slots[def.input_register(i)]));
+    } else {
+      input_slots.push_back(slots[def.input_register(i)]);
     }
-    input_slots.push_back(slots[def.input_register(i)]);
   }
   for (int i = 0; i < def.output_register_size(); ++i) {
     SOFTWIRE_ASSIGN_OR_RETURN(TensorView view, KernelView(plan, def, /*input=*/false, i));

@@ -86,7 +86,7 @@ class ActorBinding {
   DeviceQueue* queue_;
   std::vector<KernelContext> contexts_;           // The ring: firing i uses i % size.
   std::vector<LaunchRequest> requests_;           // Parallel to contexts_.
-  std::vector<std::vector<char*>> input_slots_;   // [input][slot] -> address.
+  std::vector<std::vector<char*>> input_slots_;   // [input][slot] -> address (+ its offset).
   std::vector<std::vector<char*>> output_slots_;  // [output][slot] -> address.
   std::string display_name_;
   int64_t firing_base_ = 0;
