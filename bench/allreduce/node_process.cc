@@ -33,6 +33,7 @@ class NodePair::Share {
     runtime::testing::RegisterTestKernels(&kernels_, nullptr);
     runtime::NodeRuntimeOptions options;
     options.kernels.cpu = &kernels_;
+    options.caf.transfer_worker = true;  // As `softwire node` runs (docs/DECISIONS.md 37).
     for (const proto::PlanDevice& device : plan_.device()) {
       if (device.node() != node) continue;
       runtime::DeviceSpec spec;
