@@ -125,6 +125,13 @@ Run CompileOnce(const compiler::JobFile& job_file, const compiler::CompileOption
                 sbp.method.c_str(), sbp.chosen_seconds * 1e3, sbp.greedy_seconds * 1e3,
                 sbp.ops_changed);
   run.kinds += line;
+  const compiler::DeadlockCheckReport& deadlock = compilation.deadlock_check;
+  std::snprintf(line, sizeof(line), "\n  check_deadlock simulated %lld of %lld tasks, %lld firings",
+                static_cast<long long>(deadlock.simulated_tasks),
+                static_cast<long long>(deadlock.tasks),
+                static_cast<long long>(deadlock.simulated_firings));
+  run.kinds += line;
+  if (!deadlock.whole_because.empty()) run.kinds += " (whole: " + deadlock.whole_because + ")";
   return run;
 }
 
