@@ -3,10 +3,10 @@
 // accumulate -> update -> variable cycle once; the second proves the cycle hands its credit
 // back (the variable's slot returns after the update). Later steps repeat the second's state.
 //
-// When the data-parallel replicas are identical up to renaming (replica_symmetry.h: proven, not
-// assumed), one task per orbit is simulated: a plan at least as strict as this one, so that its
-// finishing proves this plan finishes (docs/DECISIONS.md, "The deadlock check simulates one
-// replica"). When it does not finish, the whole plan is simulated, which decides, and a
+// Under data parallelism, one task per chain of tasks that correspond from replica to replica
+// is simulated (replica_symmetry.h): the quotient of a plan at least as strict as this one, so
+// that its finishing proves this plan finishes (docs/DECISIONS.md, "The deadlock check simulates
+// one replica"). When it does not finish, the whole plan is simulated, which decides, and a
 // deadlock's message names every stuck actor as before.
 #include <algorithm>
 #include <optional>
@@ -47,10 +47,21 @@ std::optional<OrbitGraph> OneReplica(const Compilation& compilation, std::string
     *why_not = "one data-parallel replica";
     return std::nullopt;
   }
+  const int64_t replicas = compilation.parallel.data;
   std::optional<TaskGraphSymmetry> symmetry =
-      FindReplicaSymmetry(compilation.tasks, shift, why_not);
+      FindReplicaSymmetry(compilation.tasks, shift, replicas, why_not);
   if (!symmetry) return std::nullopt;
-  return BuildOrbitGraph(compilation.tasks, *symmetry, why_not);
+  std::optional<OrbitGraph> orbits =
+      BuildOrbitGraph(compilation.tasks, *symmetry, replicas, why_not);
+  // An orbit graph hardly smaller than the plan (replicas that barely correspond) costs more
+  // than it saves.
+  if (orbits && orbits->graph.tasks().size() * 4 > compilation.tasks.tasks().size() * 3) {
+    *why_not = "the replicas correspond in too few tasks (" +
+               std::to_string(orbits->graph.tasks().size()) + " orbits of " +
+               std::to_string(compilation.tasks.tasks().size()) + " tasks)";
+    return std::nullopt;
+  }
+  return orbits;
 }
 
 }  // namespace
