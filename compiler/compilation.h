@@ -172,6 +172,14 @@ struct BudgetReport {
   int attempts = 1;
 };
 
+// What check_deadlock simulated (docs/DECISIONS.md, "The deadlock check simulates one replica").
+struct DeadlockCheckReport {
+  int64_t tasks = 0;            // Tasks of the plan.
+  int64_t simulated_tasks = 0;  // Tasks simulated: one per orbit when replicas are identical.
+  int64_t simulated_firings = 0;
+  std::string whole_because;  // Why the plan was simulated whole; empty when it was not.
+};
+
 // A value reported every step, and the sink op that observes it.
 struct CompilationOutput {
   std::string name;
@@ -216,10 +224,11 @@ class Compilation {
   TaskGraph tasks;                                  // expand_physical, then every task pass
   int64_t ordering_edges = 0;                       // order_weight_gradients: edges added
   std::vector<DeviceMemoryPlan> device_memory;      // plan_memory; index = device id
-  std::map<int, int64_t> view_bytes;  // fold_views: device id -> one fill of each copy folded
-  std::optional<proto::Plan> plan;    // emit_plan
-  BudgetReport budget;                // fit_memory, recompute_activations, shard_updates,
-                                      // meet_budget; `budget.choices` by memory_budget.h
+  std::map<int, int64_t> view_bytes;   // fold_views: device id -> one fill of each copy folded
+  DeadlockCheckReport deadlock_check;  // check_deadlock
+  std::optional<proto::Plan> plan;     // emit_plan
+  BudgetReport budget;                 // fit_memory, recompute_activations, shard_updates,
+                                       // meet_budget; `budget.choices` by memory_budget.h
 
   // How far the pipeline got, so Verify checks what should hold by now.
   bool types_inferred = false;     // infer_shapes
