@@ -9,6 +9,9 @@ namespace softwire {
 namespace compiler {
 namespace {
 
+// Reader lists up to this long are also tried rotated (PairReaders).
+constexpr size_t kMaxRotatedReaders = 64;
+
 std::string TaskName(const TaskGraph& tasks, TaskId id) {
   return "'" + tasks.task(id).name + "'";
 }
@@ -202,17 +205,25 @@ class SymmetryProposal {
   }
 
   // Pairs each reader in `a` with one in `b` that corresponds to it (-1: none): in order when
-  // they all do so, otherwise each with the first unpaired one that does (an all-gather's
-  // copies to the other replicas, made in device order). True when every reader of both is
-  // paired.
+  // they all do so; else rotated, reader i with reader (i + r) % n for the first r that makes
+  // them all correspond (a ring's chunks read as ranges of one gradient register, in chunk
+  // order: replica m + 1 reads chunk q + c where replica m reads chunk q; DECISIONS 38); else
+  // each with the first unpaired one that does (an all-gather's copies to the other replicas,
+  // made in device order). True when every reader of both is paired.
   bool PairReaders(const std::vector<RegisterReader>& a, const std::vector<RegisterReader>& b,
                    std::vector<int64_t>* pairing) const {
     pairing->assign(a.size(), -1);
-    bool in_order = a.size() == b.size();
-    for (size_t i = 0; i < a.size() && in_order; ++i) in_order = Corresponds(a[i], b[i]);
-    if (in_order) {
-      for (size_t i = 0; i < a.size(); ++i) (*pairing)[i] = static_cast<int64_t>(i);
-      return true;
+    const size_t n = a.size();
+    if (n == b.size()) {
+      // Rotations only for short lists (a ring's readers): O(n^2) in the worst case.
+      const size_t rotations = n <= kMaxRotatedReaders ? n : 1;
+      for (size_t rotation = 0; rotation < rotations; ++rotation) {
+        bool alike = true;
+        for (size_t i = 0; i < n && alike; ++i) alike = Corresponds(a[i], b[(i + rotation) % n]);
+        if (!alike) continue;
+        for (size_t i = 0; i < n; ++i) (*pairing)[i] = static_cast<int64_t>((i + rotation) % n);
+        return true;
+      }
     }
     std::vector<char>& paired = paired_;
     paired.assign(b.size(), 0);
