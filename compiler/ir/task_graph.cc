@@ -1,6 +1,7 @@
 #include "compiler/ir/task_graph.h"
 
 #include <algorithm>
+#include <functional>
 #include <utility>
 
 #include "plan/labels.h"
@@ -91,10 +92,29 @@ void TaskGraph::AddReader(RegisterId register_id, TaskId task, int phase) {
 }
 
 void TaskGraph::MoveReaders(RegisterId from, RegisterId to) {
+  CHECK_EQ(register_at(from).type.NumBytes(), register_at(to).type.NumBytes())
+      << "a view of " << registers_[to].name << " as " << registers_[from].name
+      << " changes its size";
+  TransferReaders(from, to, [to](TaskDef& task, size_t k) { task.inputs[k] = to; });
+}
+
+void TaskGraph::MoveReadersToRange(RegisterId from, RegisterId to, int64_t offset) {
+  CHECK(offset >= 0 &&
+        offset + register_at(from).type.NumBytes() <= register_at(to).type.NumBytes())
+      << "a range of " << registers_[to].name << " as " << registers_[from].name
+      << " leaves its bytes";
+  TransferReaders(from, to, [to, offset](TaskDef& task, size_t k) {
+    if (task.input_offsets.empty()) task.input_offsets.assign(task.inputs.size(), 0);
+    CHECK_EQ(task.input_offsets[k], 0) << "task '" << task.name << "' reads a range of a range";
+    task.inputs[k] = to;
+    task.input_offsets[k] = offset;
+  });
+}
+
+void TaskGraph::TransferReaders(RegisterId from, RegisterId to,
+                                const std::function<void(TaskDef&, size_t)>& rebind) {
   ++structure_version_;
   TaskRegister& source = mutable_register(from);
-  CHECK_EQ(source.type.NumBytes(), register_at(to).type.NumBytes())
-      << "a view of " << registers_[to].name << " as " << source.name << " changes its size";
   LogRegister(to, /*with_relations=*/false);
   std::vector<RegisterReader> readers = std::move(source.readers);
   source.readers.clear();
@@ -106,37 +126,10 @@ void TaskGraph::MoveReaders(RegisterId from, RegisterId to) {
     if (task.input_types.empty()) {
       for (RegisterId input : task.inputs) task.input_types.push_back(register_at(input).type);
     }
-    std::replace(task.inputs.begin(), task.inputs.end(), from, to);
-    // Before an in-place (phase-1) reader, which the dump then still lists last.
-    std::vector<RegisterReader>& target = registers_[to].readers;
-    auto writer = std::find_if(target.begin(), target.end(),
-                               [](const RegisterReader& r) { return r.phase == 1; });
-    target.insert(writer, reader);
-  }
-}
-
-void TaskGraph::MoveReadersToRange(RegisterId from, RegisterId to, int64_t offset) {
-  ++structure_version_;
-  TaskRegister& source = mutable_register(from);
-  CHECK(offset >= 0 && offset + source.type.NumBytes() <= register_at(to).type.NumBytes())
-      << "a range of " << registers_[to].name << " as " << source.name << " leaves its bytes";
-  LogRegister(to, /*with_relations=*/false);
-  std::vector<RegisterReader> readers = std::move(source.readers);
-  source.readers.clear();
-  for (const RegisterReader& reader : readers) {
-    TaskDef& task = mutable_task(reader.task);
-    CHECK(std::find(task.inputs.begin(), task.inputs.end(), to) == task.inputs.end())
-        << "task '" << task.name << "' would read register '" << registers_[to].name << "' twice";
-    if (task.input_types.empty()) {
-      for (RegisterId input : task.inputs) task.input_types.push_back(register_at(input).type);
-    }
-    if (task.input_offsets.empty()) task.input_offsets.assign(task.inputs.size(), 0);
     for (size_t k = 0; k < task.inputs.size(); ++k) {
-      if (task.inputs[k] != from) continue;
-      CHECK_EQ(task.input_offsets[k], 0) << "task '" << task.name << "' reads a range of a range";
-      task.inputs[k] = to;
-      task.input_offsets[k] = offset;
+      if (task.inputs[k] == from) rebind(task, k);
     }
+    // Before an in-place (phase-1) reader, which the dump then still lists last.
     std::vector<RegisterReader>& target = registers_[to].readers;
     auto writer = std::find_if(target.begin(), target.end(),
                                [](const RegisterReader& r) { return r.phase == 1; });

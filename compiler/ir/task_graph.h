@@ -8,6 +8,7 @@
 #define SOFTWIRE_COMPILER_IR_TASK_GRAPH_H_
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -209,6 +210,10 @@ class TaskGraph {
   Status VerifyChanged(int64_t total_pieces, bool slots_planned) const;
 
  private:
+  // MoveReaders and MoveReadersToRange: every reader of `from` reads `to`, `rebind` setting
+  // input k of each (where it read `from`), in the reader's place before any phase-1 reader.
+  void TransferReaders(RegisterId from, RegisterId to,
+                       const std::function<void(TaskDef&, size_t)>& rebind);
   void LogTask(TaskId id, bool with_relations) const;
   void LogRegister(RegisterId id, bool with_relations) const;
   void EndChangeLog() const;
