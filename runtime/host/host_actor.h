@@ -17,7 +17,7 @@
 // Ownership: the binding (from the hosted plan), router, monitor and tracer (from the
 // Execution) are borrowed and outlive the actor.
 #ifndef SOFTWIRE_RUNTIME_HOST_HOST_ACTOR_H_
-#define SOFTWIRE_RUNTIME_HOST_ACTOR_H_
+#define SOFTWIRE_RUNTIME_HOST_HOST_ACTOR_H_
 
 #include <caf/event_based_actor.hpp>
 
