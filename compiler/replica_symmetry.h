@@ -56,6 +56,18 @@ std::optional<TaskGraphSymmetry> FindReplicaSymmetry(const TaskGraph& tasks,
                                                      const std::vector<int>& device_image,
                                                      int64_t replicas, std::string* why_not);
 
+// Per element: its chain's index among all chains, and its position in the chain (a cycle's
+// lowest id is at 0; a path's first element is at 0). Chains are numbered in the order their
+// first element is visited: paths from their heads, then cycles.
+struct Chains {
+  std::vector<int64_t> chain;
+  std::vector<int64_t> position;
+  int64_t count = 0;
+};
+// The chains of the partial map `image` (a correspondence's task_image or register_image);
+// elements marked in `excluded` (may be null) are in none.
+Chains ChainsOf(const std::vector<int64_t>& image, const std::vector<char>* excluded);
+
 // The orbit graph: one task per chain of corresponding tasks (the first member's kind, device
 // and period; no name) and per tail task; one register per chain of corresponding registers
 // (the fewest slots of the chain; no name) and per tail register; a chain's register read by a
