@@ -24,7 +24,6 @@
 #ifndef SOFTWIRE_RUNTIME_HOST_RESERVE_WORK_SHARING_H_
 #define SOFTWIRE_RUNTIME_HOST_RESERVE_WORK_SHARING_H_
 
-#include <caf/policy/unprofiled.hpp>
 #include <caf/resumable.hpp>
 #include <caf/scheduler/abstract_coordinator.hpp>
 #include <chrono>
@@ -33,6 +32,7 @@
 
 #include "base/long_work.h"
 #include "base/mutex.h"
+#include "runtime/host/central_queue_policy.h"
 
 namespace softwire {
 namespace runtime {
@@ -40,7 +40,7 @@ namespace runtime {
 // How long the reserve sleeps before it looks at the queue unasked.
 constexpr std::chrono::milliseconds kReserveRescue{20};
 
-class ReserveWorkSharing : public caf::policy::unprofiled {
+class ReserveWorkSharing : public CentralQueuePolicy<ReserveWorkSharing> {
  public:
   struct coordinator_data final : LongWorkListener {
     explicit coordinator_data(caf::scheduler::abstract_coordinator*) {}
@@ -92,26 +92,6 @@ class ReserveWorkSharing : public caf::policy::unprofiled {
     if (wake_reserve) data.reserve_wake.NotifyOne();
   }
 
-  template <class Coordinator>
-  void central_enqueue(Coordinator* self, caf::resumable* job) {
-    enqueue(self, job);
-  }
-
-  template <class Worker>
-  void external_enqueue(Worker* self, caf::resumable* job) {
-    enqueue(self->parent(), job);
-  }
-
-  template <class Worker>
-  void internal_enqueue(Worker* self, caf::resumable* job) {
-    enqueue(self->parent(), job);
-  }
-
-  template <class Worker>
-  void resume_job_later(Worker* self, caf::resumable* job) {
-    enqueue(self->parent(), job);
-  }
-
   template <class Worker>
   caf::resumable* dequeue(Worker* self) {
     coordinator_data& data = d(self->parent());
@@ -137,9 +117,6 @@ class ReserveWorkSharing : public caf::policy::unprofiled {
     }
     return PopLocked(&data);
   }
-
-  template <class Worker, class UnaryFunction>
-  void foreach_resumable(Worker*, UnaryFunction) {}
 
   template <class Coordinator, class UnaryFunction>
   void foreach_central_resumable(Coordinator* self, UnaryFunction f) {

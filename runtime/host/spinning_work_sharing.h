@@ -19,7 +19,6 @@
 #include <atomic>
 #include <caf/actor_system_config.hpp>
 #include <caf/config_value.hpp>
-#include <caf/policy/unprofiled.hpp>
 #include <caf/resumable.hpp>
 #include <caf/scheduler/abstract_coordinator.hpp>
 #include <caf/settings.hpp>
@@ -28,6 +27,7 @@
 #include <deque>
 
 #include "base/mutex.h"
+#include "runtime/host/central_queue_policy.h"
 
 namespace softwire {
 namespace runtime {
@@ -36,7 +36,7 @@ namespace runtime {
 // An array, not a pointer: CAF 0.17's string_view takes a `const char*` only under GCC.
 constexpr char kWorkerSpinKey[] = "softwire.worker-spin-us";
 
-class SpinningWorkSharing : public caf::policy::unprofiled {
+class SpinningWorkSharing : public CentralQueuePolicy<SpinningWorkSharing> {
  public:
   struct coordinator_data {
     explicit coordinator_data(caf::scheduler::abstract_coordinator* coordinator)
@@ -69,26 +69,6 @@ class SpinningWorkSharing : public caf::policy::unprofiled {
     if (wake) data.wake.NotifyOne();
   }
 
-  template <class Coordinator>
-  void central_enqueue(Coordinator* self, caf::resumable* job) {
-    enqueue(self, job);
-  }
-
-  template <class Worker>
-  void external_enqueue(Worker* self, caf::resumable* job) {
-    enqueue(self->parent(), job);
-  }
-
-  template <class Worker>
-  void internal_enqueue(Worker* self, caf::resumable* job) {
-    enqueue(self->parent(), job);
-  }
-
-  template <class Worker>
-  void resume_job_later(Worker* self, caf::resumable* job) {
-    enqueue(self->parent(), job);
-  }
-
   template <class Worker>
   caf::resumable* dequeue(Worker* self) {
     coordinator_data& data = d(self->parent());
@@ -108,9 +88,6 @@ class SpinningWorkSharing : public caf::policy::unprofiled {
     --data.sleepers;
     return PopLocked(&data);
   }
-
-  template <class Worker, class UnaryFunction>
-  void foreach_resumable(Worker*, UnaryFunction) {}
 
   template <class Coordinator, class UnaryFunction>
   void foreach_central_resumable(Coordinator* self, UnaryFunction f) {
